@@ -1,0 +1,145 @@
+"""The runtime-neutral transcript model every importer produces and every runtime converter reads.
+
+One :class:`Message` per provider-visible message, in conversation order. Tool results are always
+their own ``TOOL`` message (one per result), even where the source format packs several into one
+user message (Anthropic, Claude Code); converters regroup them for runtimes that expect that shape.
+Each message keeps the raw record it came from and where it came from (line, record index) so the
+dashboard can point at the source and errors can name a place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+from simulator.jsonvalue import JSON
+
+
+class Role(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+@dataclass(frozen=True, slots=True)
+class TextPart:
+    text: str
+    kind: Literal["text"] = "text"
+
+
+ImageSource = Literal["base64", "url", "marker", "file"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    """An image as the source held it: inline base64 data, a URL, a ``[IMAGE:...]`` marker or a file id."""
+
+    source: ImageSource
+    data: str
+    media_type: str | None = None
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingPart:
+    text: str
+    signature: str | None = None
+    redacted: bool = False
+    kind: Literal["thinking"] = "thinking"
+
+
+Part = TextPart | ImagePart | ThinkingPart
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call issued by an assistant. ``arguments`` is the JSON text as the provider sent it."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    call_id: str
+    name: str | None
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Provider-reported token accounting attached to an assistant message (its request's input)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    total_tokens: int | None = None
+
+    @property
+    def prompt_tokens(self) -> int | None:
+        """All input the provider counted for the request, cached or not."""
+        if self.input_tokens is None:
+            return None
+        return self.input_tokens + (self.cache_read_tokens or 0) + (self.cache_write_tokens or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRef:
+    """Where a message came from: 1-based line for line formats, 0-based record index otherwise."""
+
+    line: int | None = None
+    record: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    parts: tuple[Part, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_result: ToolResult | None = None
+    id: str | None = None
+    timestamp_ms: int | None = None
+    usage: Usage | None = None
+    model: str | None = None
+    provider: str | None = None
+    source: SourceRef = field(default_factory=SourceRef)
+    raw: JSON = None
+
+    @property
+    def text(self) -> str:
+        """Concatenated text parts (what most estimators read as the message content)."""
+        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def images(self) -> tuple[ImagePart, ...]:
+        return tuple(p for p in self.parts if isinstance(p, ImagePart))
+
+
+@dataclass(frozen=True, slots=True)
+class CacheTtlMarker:
+    """OpenClaw's ``openclaw.cache-ttl`` custom entry: when a cache-touching call last happened.
+
+    ``after_message`` is the number of transcript messages that precede the marker on the active
+    branch, so a replay knows which call it belongs to.
+    """
+
+    timestamp_ms: int
+    provider: str | None
+    model_id: str | None
+    after_message: int
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    format: str
+    messages: tuple[Message, ...]
+    session_id: str | None = None
+    title: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    cache_ttl_markers: tuple[CacheTtlMarker, ...] = ()
+    warnings: tuple[str, ...] = ()
