@@ -1,0 +1,69 @@
+# Trimscope: `make run` serves the dashboard, `make test` runs the whole suite. Both start from nothing.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+CHROMIUM ?= /usr/bin/chromium
+SHARED ?= ../shared
+
+.PHONY: run test lint typecheck unit bench demo migrate vendor clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-bench: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+migrate: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput
+
+# Creates the local operator (credentials printed once), a demo transcript and one profile per runtime.
+demo: migrate
+	$(PY) manage.py bootstrap_demo
+
+run: demo
+	@echo "Trimscope on http://$(HOST):$(PORT)/"
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application
+
+# Debian's chromium is the only browser the Playwright tests use (no browser downloads).
+$(CHROMIUM):
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+
+typecheck: $(VENV)/.installed-test
+	$(VENV)/bin/mypy simulator dashboard
+
+test: $(VENV)/.installed-test $(CHROMIUM) lint typecheck
+	TRIMSCOPE_SHARED=$(SHARED) CHROMIUM_PATH=$(CHROMIUM) bash .ci/pytest-all.sh
+
+unit: $(VENV)/.installed-test
+	TRIMSCOPE_SHARED=$(SHARED) $(PY) -m pytest -q -m "not browser" tests
+
+bench: $(VENV)/.installed-bench
+	$(PY) -m benchmarks
+
+# Re-vendors the front-end files from the npm registry at the pinned versions.
+vendor:
+	tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent htmx.org@2.0.11 htmx-ext-ws@2.0.4 >/dev/null && cd $(CURDIR) && \
+	tar xzf $$tmp/htmx.org-2.0.11.tgz package/dist/htmx.min.js -O > static/vendor/htmx-2.0.11.min.js && \
+	tar xzf $$tmp/htmx.org-2.0.11.tgz package/LICENSE -O > static/vendor/LICENSE-htmx.txt && \
+	tar xzf $$tmp/htmx-ext-ws-2.0.4.tgz package/dist/ws.min.js -O > static/vendor/htmx-ext-ws-2.0.4.min.js && \
+	rm -rf $$tmp
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,32 @@
+"""ASGI entry point served by daphne: HTTP through Django, WebSockets through Channels."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+# Django must be set up before anything imports models (consumers, routing).
+django_asgi_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from dashboard.routing import websocket_urlpatterns  # noqa: E402
+
+http_app = django_asgi_app
+if settings.DEBUG or os.environ.get("TRIMSCOPE_SERVE_STATIC") == "1":
+    # Plain daphne does not serve static files; the embedded install serves them itself.
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    http_app = ASGIStaticFilesHandler(django_asgi_app)
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_app,
+        # Browser sockets are origin-checked per route in dashboard.routing; runtimes use their own tokens.
+        "websocket": URLRouter(websocket_urlpatterns),
+    }
+)

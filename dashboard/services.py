@@ -1,0 +1,44 @@
+"""Writes and their side effects. Views, API handlers and consumers call these; nothing else writes models."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+
+from dashboard.models import Transcript
+from simulator.importers import parse_transcript
+from simulator.overview import summarize
+
+
+@transaction.atomic
+def transcript_import(
+    *,
+    text: str,
+    name: str = "",
+    format: str | None = None,
+    source: str | None = None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+) -> Transcript:
+    """Parse ``text`` and store it. Raises ``TranscriptParseError`` before anything is written."""
+    parsed = parse_transcript(text, format=format or None, source=source)
+    summary = summarize(parsed)
+    return Transcript.objects.create(
+        name=(name.strip() or source or parsed.title or "transcript")[:200],
+        format=parsed.format,
+        source_text=text,
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        size_bytes=len(text.encode("utf-8")),
+        session_id=(parsed.session_id or "")[:200],
+        message_count=summary.message_count,
+        turn_count=summary.turn_count,
+        tool_pair_count=summary.tool_pair_count,
+        orphan_count=summary.orphan_count,
+        estimated_tokens=summary.estimated_tokens,
+        uploaded_by=user if isinstance(user, AbstractBaseUser) else None,
+    )
+
+
+def transcript_delete(*, transcript: Transcript) -> None:
+    transcript.delete()

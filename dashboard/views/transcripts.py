@@ -1,0 +1,106 @@
+"""Transcript screens: list + upload, detail (turns, tool links, token counts), delete."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from dashboard import selectors, services
+from dashboard.views.common import HtmxHttpRequest
+from simulator.errors import SimulatorError, TranscriptParseError
+from simulator.importers import FORMATS
+
+TURNS_PER_PAGE = 25
+
+
+def _list_context(**extra: object) -> dict[str, object]:
+    return {
+        "nav": "transcripts",
+        "transcripts": selectors.transcript_list(),
+        "formats": FORMATS,
+        "max_upload_mb": settings.TRIMSCOPE_MAX_UPLOAD_BYTES // (1024 * 1024),
+        "form_values": {},
+        **extra,
+    }
+
+
+@require_GET
+def transcript_list(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "dashboard/transcript-list.html", _list_context())
+
+
+class UploadRejected(SimulatorError):
+    """The upload itself is unusable (too big, not text, empty) before any format is tried."""
+
+
+def _read_upload(request: HtmxHttpRequest) -> tuple[str, str | None]:
+    limit = settings.TRIMSCOPE_MAX_UPLOAD_BYTES
+    upload = request.FILES.get("file")
+    if upload is not None and upload.size:
+        if upload.size > limit:
+            raise UploadRejected(f"file is {upload.size:,} bytes; the limit is {limit:,} bytes")
+        raw = upload.read()
+        try:
+            return raw.decode("utf-8-sig"), upload.name
+        except UnicodeDecodeError as exc:
+            raise UploadRejected(f"file is not UTF-8 text (byte {exc.start})") from exc
+    text = request.POST.get("text", "")
+    if len(text.encode("utf-8")) > limit:
+        raise UploadRejected(f"pasted text is over the {limit:,} byte limit")
+    if not text.strip():
+        raise UploadRejected("choose a file or paste a transcript")
+    return text, None
+
+
+@require_POST
+def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
+    values = {k: request.POST.get(k, "") for k in ("name", "format", "text")}
+    try:
+        text, filename = _read_upload(request)
+        transcript = services.transcript_import(
+            text=text, name=values["name"], format=values["format"] or None, source=filename, user=request.user
+        )
+    except SimulatorError as exc:
+        error = {
+            "message": exc.message,
+            "formats_tried": exc.formats_tried if isinstance(exc, TranscriptParseError) else (),
+            "line": exc.line if isinstance(exc, TranscriptParseError) else None,
+            "message_index": exc.message_index if isinstance(exc, TranscriptParseError) else None,
+        }
+        context = _list_context(upload_error=error, form_values=values)
+        if request.htmx:
+            # htmx does not swap 4xx bodies by default; the partial itself carries the alert.
+            return render(request, "dashboard/transcript-list.html#upload-form", context)
+        return render(request, "dashboard/transcript-list.html", context, status=422)
+    url = reverse("transcript-detail", args=[transcript.pk])
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return HttpResponseRedirect(url)
+
+
+@require_GET
+def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
+    transcript = selectors.transcript_get(transcript_id=transcript_id)
+    if transcript is None:
+        raise Http404("no such transcript")
+    view = selectors.transcript_overview(transcript=transcript)
+    page = Paginator(view.blocks, TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "dashboard/transcript-detail.html",
+        {"nav": "transcripts", "transcript": transcript, "view": view, "page": page},
+    )
+
+
+@require_POST
+def transcript_delete(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
+    transcript = selectors.transcript_get(transcript_id=transcript_id)
+    if transcript is None:
+        raise Http404("no such transcript")
+    services.transcript_delete(transcript=transcript)
+    return HttpResponseRedirect(reverse("transcript-list"))

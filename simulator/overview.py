@@ -1,0 +1,203 @@
+"""A transcript as an operator reads it: turns, per-message sizes by each counter, tool links, problems.
+
+Pure view model for the dashboard's transcript page and the upload summary. Sizes: the ZeroClaw
+estimate of the message as ZeroClaw would hold it (⌈UTF-8 bytes / 4⌉ + 4), an o200k tokenizer count of
+its text, and the provider-reported input tokens where the transcript carries them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from simulator.convert import to_zeroclaw_chat
+from simulator.estimates import tiktoken_count, zeroclaw_message_tokens
+from simulator.transcript import Message, Role, Transcript
+from simulator.turns import lint_tool_pairs, segment_turns
+
+PREVIEW_CHARS = 280
+LONG_CHARS = 1200
+
+
+@dataclass(frozen=True, slots=True)
+class CallLink:
+    id: str
+    name: str
+    arguments: str
+    result_index: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultLink:
+    call_id: str
+    call_index: int | None
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    index: int
+    role: str
+    role_label: str
+    text: str
+    preview: str
+    char_count: int
+    is_long: bool
+    estimated_tokens: int
+    tokenizer_tokens: int
+    provider_input_tokens: int | None
+    tool_calls: tuple[CallLink, ...]
+    result_of: ResultLink | None
+    flags: tuple[str, ...]
+    images: int
+    thinking: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnBlock:
+    key: str
+    kind: Literal["system", "preamble", "turn"]
+    label: str
+    rows: tuple[MessageRow, ...]
+
+    @property
+    def estimated_tokens(self) -> int:
+        return sum(r.estimated_tokens for r in self.rows)
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptSummary:
+    message_count: int
+    turn_count: int
+    tool_pair_count: int
+    orphan_count: int
+    estimated_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptOverview:
+    format: str
+    message_count: int
+    turn_count: int
+    tool_pair_count: int
+    estimated_tokens: int
+    tokenizer_tokens: int
+    provider_input_tokens: int | None
+    blocks: tuple[TurnBlock, ...]
+    problems: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+def summarize(transcript: Transcript) -> TranscriptSummary:
+    """The numbers stored with an upload (cheap: no tokenizer)."""
+    pairs = lint_tool_pairs(transcript.messages)
+    turns = segment_turns(transcript.messages)
+    return TranscriptSummary(
+        message_count=len(transcript.messages),
+        turn_count=sum(1 for t in turns if t.kind == "turn"),
+        tool_pair_count=len(pairs.pairs),
+        orphan_count=len(pairs.orphan_calls) + len(pairs.orphan_results),
+        estimated_tokens=sum(_zeroclaw_sizes(transcript.messages)),
+    )
+
+
+def _zeroclaw_sizes(messages: tuple[Message, ...]) -> list[int]:
+    """Per transcript message: the ZeroClaw estimate of the native message(s) it became."""
+    converted = to_zeroclaw_chat(messages)
+    sizes = [0] * len(messages)
+    for native, origins in zip(converted.messages, converted.origins, strict=True):
+        tokens = zeroclaw_message_tokens(native)
+        # A native message built from several transcript messages is charged to the first of them.
+        if origins:
+            sizes[origins[0]] += tokens
+    return sizes
+
+
+def _role_label(message: Message) -> str:
+    if message.role is Role.TOOL and message.tool_result is not None:
+        name = message.tool_result.name
+        return f"tool result · {name}" if name else "tool result"
+    if message.role is Role.ASSISTANT and message.tool_calls:
+        n = len(message.tool_calls)
+        return f"assistant · {n} tool call{'s' if n != 1 else ''}"
+    return message.role.value
+
+
+def overview(transcript: Transcript) -> TranscriptOverview:
+    """Build the transcript page's view model."""
+    messages = transcript.messages
+    pairs = lint_tool_pairs(messages)
+    result_of_call: dict[tuple[int, str], int] = {}
+    call_of_result: dict[int, int] = {}
+    for pair in pairs.pairs:
+        result_of_call[(pair.call_index, pair.call_id)] = pair.result_index
+        call_of_result[pair.result_index] = pair.call_index
+    flags: dict[int, list[str]] = {}
+    for orphan in pairs.orphan_calls:
+        flags.setdefault(orphan.index, []).append(f"call {orphan.call_id} has no result")
+    for orphan in pairs.orphan_results:
+        flags.setdefault(orphan.index, []).append(f"result for {orphan.call_id} has no call")
+    for dup in pairs.duplicate_ids:
+        for index in dup.indices:
+            flags.setdefault(index, []).append(f"duplicate tool call id {dup.call_id}")
+
+    sizes = _zeroclaw_sizes(messages)
+    rows: list[MessageRow] = []
+    for i, m in enumerate(messages):
+        text = m.text
+        rows.append(
+            MessageRow(
+                index=i,
+                role=m.role.value,
+                role_label=_role_label(m),
+                text=text,
+                preview=text[:PREVIEW_CHARS] + ("…" if len(text) > PREVIEW_CHARS else ""),
+                char_count=len(text),
+                is_long=len(text) > LONG_CHARS,
+                estimated_tokens=sizes[i],
+                tokenizer_tokens=tiktoken_count(text + "".join(c.arguments for c in m.tool_calls)),
+                provider_input_tokens=m.usage.prompt_tokens if m.usage is not None else None,
+                tool_calls=tuple(
+                    CallLink(c.id, c.name, c.arguments, result_of_call.get((i, c.id))) for c in m.tool_calls
+                ),
+                result_of=(
+                    ResultLink(m.tool_result.call_id, call_of_result.get(i), m.tool_result.is_error)
+                    if m.tool_result is not None
+                    else None
+                ),
+                flags=tuple(flags.get(i, ())),
+                images=len(m.images),
+                thinking=sum(1 for p in m.parts if p.kind == "thinking"),
+            )
+        )
+
+    blocks: list[TurnBlock] = []
+    turn_number = 0
+    for seg in segment_turns(messages):
+        if seg.kind == "turn":
+            turn_number += 1
+            label, key = f"Turn {turn_number}", str(turn_number)
+        elif seg.kind == "system":
+            label, key = "System", "system"
+        else:
+            label, key = "Before the first user message", "preamble"
+        blocks.append(TurnBlock(key=key, kind=seg.kind, label=label, rows=tuple(rows[i] for i in seg.indices)))
+
+    problems = tuple(
+        [f"{len(pairs.orphan_calls)} tool call(s) without a result"] * bool(pairs.orphan_calls)
+        + [f"{len(pairs.orphan_results)} tool result(s) without a call"] * bool(pairs.orphan_results)
+        + [f"{len(pairs.duplicate_ids)} duplicate tool call id(s)"] * bool(pairs.duplicate_ids)
+    )
+    provider = [r.provider_input_tokens for r in rows if r.provider_input_tokens is not None]
+    return TranscriptOverview(
+        format=transcript.format,
+        message_count=len(messages),
+        turn_count=turn_number,
+        tool_pair_count=len(pairs.pairs),
+        estimated_tokens=sum(sizes),
+        tokenizer_tokens=sum(r.tokenizer_tokens for r in rows),
+        provider_input_tokens=max(provider) if provider else None,
+        blocks=tuple(blocks),
+        problems=problems,
+        warnings=transcript.warnings,
+    )

@@ -1,0 +1,91 @@
+"""Suite-wide fixtures: Debian's chromium for Playwright, a real daphne process, an operator account."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from functools import partial
+
+import pytest
+
+# pytest-playwright's sync API keeps an event loop running in the main thread; Django's ORM calls from
+# browser tests are still synchronous and safe here. Test-only.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+        "args": CHROMIUM_ARGS,
+    }
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    # Browser tests leave Playwright's loop running in the main thread; every asyncio test must run first.
+    items.sort(key=lambda item: "page" in getattr(item, "fixturenames", ()))
+
+
+def reset_after_fork() -> None:
+    """Give a forked daphne child its own asgiref executor thread (fork copies the object, not the thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from asgiref.sync import SyncToAsync
+    from channels.layers import channel_layers
+
+    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
+    channel_layers.backends = {}
+
+
+def _child_setup() -> None:
+    from channels.testing.live import set_database_connection
+
+    reset_after_fork()
+    set_database_connection()
+
+
+@pytest.fixture(scope="session")
+def daphne_url(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """A real daphne process serving the project (HTTP + WebSockets + static) on a free port."""
+    from channels.testing.live import make_application
+    from daphne.testing import DaphneProcess
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    reset_after_fork()
+    proc = DaphneProcess(
+        "127.0.0.1", partial(make_application, static_wrapper=ASGIStaticFilesHandler), setup=_child_setup
+    )
+    with django_db_blocker.unblock():
+        proc.start()
+    if not proc.ready.wait(timeout=30):
+        proc.terminate()
+        raise RuntimeError("daphne did not start within 30 s")
+    yield f"http://127.0.0.1:{proc.port.value}"
+    proc.terminate()
+    proc.join(timeout=10)
+
+
+OPERATOR_PASSWORD = "operator-test-password"
+
+
+@pytest.fixture
+def operator(django_user_model):
+    return django_user_model.objects.create_user(username="op", password=OPERATOR_PASSWORD)
+
+
+@pytest.fixture
+def operator_client(client, operator):
+    client.force_login(operator)
+    return client
