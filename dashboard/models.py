@@ -55,3 +55,21 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.get_runtime_display()})"
+
+
+class ApiToken(models.Model):
+    """A per-user token for scripts. Only a SHA-256 of the secret is stored; the secret is shown once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=120)
+    prefix = models.CharField(max_length=16, help_text="first characters of the secret, to recognise it")
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from dashboard.models import Transcript
@@ -37,3 +38,8 @@ def _overview(sha256: str, fmt: str, text: str) -> TranscriptOverview:
 
 def transcript_overview(*, transcript: Transcript) -> TranscriptOverview:
     return _overview(transcript.sha256, transcript.format, transcript.source_text)
+
+
+def upload_limit() -> int:
+    limit: int = settings.TRIMSCOPE_MAX_UPLOAD_BYTES
+    return limit

@@ -51,7 +51,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Everything needs a signed-in operator; the login view and the runtime endpoints opt out.
-    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "dashboard.middleware.SignInRequiredMiddleware",
 ]
 
 ROOT_URLCONF = "dashboard.urls"

@@ -1,0 +1,114 @@
+"""The JSON API (django-ninja; OpenAPI at /api/docs). Thin: validate, call one service or selector, return.
+
+Errors always have one shape, ``{"message", "extra"}``, with a 4xx status.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI, Router
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+from dashboard import selectors, services
+from dashboard.auth import API_AUTH
+from dashboard.models import Transcript
+from dashboard.schemas import ErrorOut, MessageOut, ToolCallOut, TranscriptDetailOut, TranscriptIn, TranscriptOut
+from simulator.errors import SimulatorError, TranscriptParseError
+
+api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
+transcripts = Router(tags=["transcripts"])
+
+
+@api.exception_handler(SimulatorError)
+def _simulator_error(request: HttpRequest, exc: SimulatorError) -> HttpResponse:
+    status = 422 if isinstance(exc, TranscriptParseError) else 400
+    return api.create_response(request, {"message": exc.message, "extra": exc.extra}, status=status)
+
+
+@api.exception_handler(ValidationError)
+def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    fields = [".".join(str(p) for p in e.get("loc", ())) for e in exc.errors]
+    message = "invalid request: " + ", ".join(f or "body" for f in fields)
+    return api.create_response(request, {"message": message, "extra": {"errors": exc.errors}}, status=422)
+
+
+@api.exception_handler(AuthenticationError)
+def _auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    return api.create_response(
+        request, {"message": "authentication required: session or 'Authorization: Bearer <token>'", "extra": {}},
+        status=401,
+    )
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    return api.create_response(request, {"message": str(exc), "extra": {}}, status=exc.status_code)
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return api.create_response(request, {"message": str(exc) or "not found", "extra": {}}, status=404)
+
+
+def _transcript_or_404(transcript_id: int) -> Transcript:
+    transcript = selectors.transcript_get(transcript_id=transcript_id)
+    if transcript is None:
+        raise Http404(f"no transcript with id {transcript_id}")
+    return transcript
+
+
+@transcripts.get("", response=list[TranscriptOut])
+def list_transcripts(request: HttpRequest) -> list[Transcript]:
+    return list(selectors.transcript_list())
+
+
+@transcripts.post("", response={201: TranscriptOut, 413: ErrorOut, 422: ErrorOut})
+def create_transcript(request: HttpRequest, payload: TranscriptIn) -> tuple[int, Transcript]:
+    if len(payload.text.encode("utf-8")) > selectors.upload_limit():
+        raise HttpError(413, f"transcript is over the {selectors.upload_limit():,} byte limit")
+    return 201, services.transcript_import(
+        text=payload.text, name=payload.name, format=payload.format, user=request.user
+    )
+
+
+@transcripts.get("/{transcript_id}", response={200: TranscriptDetailOut, 404: ErrorOut})
+def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object]:
+    transcript = _transcript_or_404(transcript_id)
+    view = selectors.transcript_overview(transcript=transcript)
+    messages: list[MessageOut] = []
+    turn_of: dict[int, int | None] = {}
+    number = 0
+    for block in view.blocks:
+        if block.kind == "turn":
+            number += 1
+        for row in block.rows:
+            turn_of[row.index] = number if block.kind == "turn" else None
+    for block in view.blocks:
+        for row in block.rows:
+            messages.append(
+                MessageOut(
+                    index=row.index,
+                    turn=turn_of[row.index],
+                    role=row.role,
+                    text=row.text,
+                    estimated_tokens=row.estimated_tokens,
+                    tokenizer_tokens=row.tokenizer_tokens,
+                    provider_input_tokens=row.provider_input_tokens,
+                    tool_calls=[ToolCallOut(id=c.id, name=c.name, arguments=c.arguments, result_index=c.result_index)
+                                for c in row.tool_calls],
+                    result_of_call_id=row.result_of.call_id if row.result_of else None,
+                    result_of_index=row.result_of.call_index if row.result_of else None,
+                    flags=list(row.flags),
+                )
+            )
+    messages.sort(key=lambda m: m.index)
+    return {**TranscriptOut.from_orm(transcript).dict(), "problems": list(view.problems), "messages": messages}
+
+
+@transcripts.delete("/{transcript_id}", response={204: None, 404: ErrorOut})
+def delete_transcript(request: HttpRequest, transcript_id: int) -> tuple[int, None]:
+    services.transcript_delete(transcript=_transcript_or_404(transcript_id))
+    return 204, None
+
+
+api.add_router("/transcripts", transcripts)
