@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simulator.runtimes.zeroclaw.messages import USER, Chat, ChatMessage, ConversationMessage, is_conversation_system
+from simulator.runtimes.zeroclaw.messages import (
+    USER,
+    Chat,
+    ChatMessage,
+    ConversationMessage,
+    is_conversation_system,
+)
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
 from simulator.runtimes.zeroclaw.turns import leading_system_count
 
@@ -52,7 +58,9 @@ def insert_breadcrumb_deduped(history: Sequence[ChatMessage]) -> BreadcrumbInser
     return insert_breadcrumb(history)
 
 
-def insert_breadcrumb_flagged(history: Sequence[ChatMessage], has_leading_breadcrumb: bool) -> BreadcrumbInsert:
+def insert_breadcrumb_flagged(
+    history: Sequence[ChatMessage], has_leading_breadcrumb: bool
+) -> BreadcrumbInsert:
     """PR 9368: insert unless the owner's flag says a breadcrumb already sits after the systems."""
     if has_leading_breadcrumb:
         return BreadcrumbInsert(tuple(history), leading_system_count(history), False)

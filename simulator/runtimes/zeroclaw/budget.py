@@ -116,7 +116,11 @@ def effective_context_budget(
     """
     d = _Derivation()
     if max_context_tokens is None:
-        d.set(LEGACY_CONTEXT_TOKENS, "fallback", f"max_context_tokens unset: default {_n(LEGACY_CONTEXT_TOKENS)}")
+        d.set(
+            LEGACY_CONTEXT_TOKENS,
+            "fallback",
+            f"max_context_tokens unset: default {_n(LEGACY_CONTEXT_TOKENS)}",
+        )
     else:
         d.set(max_context_tokens, "max_context_tokens", f"max_context_tokens {_n(max_context_tokens)}")
     if d.budget == 0:
@@ -205,8 +209,10 @@ def legacy_fallback(budget: int) -> BudgetResolution:
         d.set(0, "disabled", "budget 0 disables token trimming")
     else:
         d.set(budget, "max_context_tokens", f"budget {_n(budget)}")
-        if LEGACY_CONTEXT_TOKENS < budget:
-            d.set(LEGACY_CONTEXT_TOKENS, "window", f"capped by the model window to {_n(LEGACY_CONTEXT_TOKENS)}")
+        if budget > LEGACY_CONTEXT_TOKENS:
+            d.set(
+                LEGACY_CONTEXT_TOKENS, "window", f"capped by the model window to {_n(LEGACY_CONTEXT_TOKENS)}"
+            )
     return d.result(LEGACY_CONTEXT_TOKENS, "CompatibilityFallback")
 
 
@@ -226,7 +232,11 @@ def resolve_model_context_window(
     """
     selected = (selected_model or "").strip()
     declared = (provider_model or "").strip()
-    if context_window is not None and context_window > 0 and (not selected or not declared or declared == selected):
+    if (
+        context_window is not None
+        and context_window > 0
+        and (not selected or not declared or declared == selected)
+    ):
         return context_window, "Configured"
     return LEGACY_CONTEXT_TOKENS, "CompatibilityFallback"
 
@@ -244,7 +254,9 @@ def resolve_budget(settings: ZeroClawSettings) -> BudgetResolution:
         return effective_context_budget(
             settings.max_context_tokens, settings.history_pruning_enabled, settings.history_pruning_max_tokens
         )
-    window, source = resolve_model_context_window(settings.context_window, settings.provider_model, settings.model)
+    window, source = resolve_model_context_window(
+        settings.context_window, settings.provider_model, settings.model
+    )
     return context_limits_for_model_window(
         window,
         source,

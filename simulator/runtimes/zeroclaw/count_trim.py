@@ -9,8 +9,14 @@ nothing moves, late system messages included.
 
 PR 9368 (head 101231e1) counts whole *turns* instead: ``trim_to_recent_turn_count`` on
 ``ChatMessage`` history (leading systems + flagged breadcrumb + the newest ``max(max_turns, 1)``
-turns; late systems inside dropped turns go with them) and the structured variant (systems pulled to
-the front as on master, the flagged breadcrumb kept).
+turns; late systems inside dropped turns go with them) and the structured variant (as master's
+structured path: systems pulled to the front, a flagged breadcrumb removed and re-inserted by the
+caller).
+
+Vector over spec: the spec lists "(flagged breadcrumb)" in the PR 9368 output for both variants, but
+vector ``pr9368_conv_9`` shows the structured variant removes it (``dropped_messages`` excludes it).
+Whether PR 9368's structured variant pulls *late* systems to the front is not covered by any vector;
+master's behaviour is assumed.
 
 Results carry ``kept_indices`` into the input, in output order, so a reordering of late systems is
 visible.
@@ -133,7 +139,8 @@ def trim_conversation_to_recent_turns_pr9368(
         has_leading_breadcrumb: Whether the first non-system message is the synthetic breadcrumb.
 
     Returns:
-        The trim result; when trimmed, system messages lead and a flagged breadcrumb is kept.
+        The trim result; when trimmed, system messages lead and a flagged breadcrumb is removed (the
+        caller re-inserts it), as on master's structured path.
     """
     messages = tuple(history)
     split = _split_conversation(messages, has_leading_breadcrumb)
@@ -141,11 +148,10 @@ def trim_conversation_to_recent_turns_pr9368(
         return _unchanged(messages, split.total_turns)
     kept = min(max(max_turns, 1), len(split.bounds))
     first_kept = split.bounds[len(split.bounds) - kept]
-    crumb = split.body_indices[:1] if split.breadcrumb else ()
-    kept_indices = split.system_indices + crumb + split.body_indices[first_kept:]
+    kept_indices = split.system_indices + split.body_indices[first_kept:]
     return CountTrimResult(
         history=tuple(messages[i] for i in kept_indices),
-        dropped_messages=first_kept - len(crumb),
+        dropped_messages=first_kept - (1 if split.breadcrumb else 0),
         dropped_turns=len(split.bounds) - kept,
         kept_turns=kept,
         trimmed=True,

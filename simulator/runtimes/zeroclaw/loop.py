@@ -135,7 +135,9 @@ def enforce_reported_budget(
         The maintained history and the event to emit (if any).
     """
     if version == "documented":
-        result = trim_to_reported_budget_pr9368(history, budget, reported_input_tokens, has_leading_breadcrumb)
+        result = trim_to_reported_budget_pr9368(
+            history, budget, reported_input_tokens, has_leading_breadcrumb
+        )
     else:
         result = trim_to_reported_budget(history, budget, reported_input_tokens)
     return _finish(result, version, has_leading_breadcrumb, ())

@@ -116,8 +116,9 @@ def recover_context_overflow(
     messages = tuple(history)
     identity = tuple(range(len(messages)))
     if not is_context_window_exceeded(error):
-        return RecoveryResult(False, messages, None, None, kept_indices=identity,
-                              has_leading_breadcrumb=has_leading_breadcrumb)
+        return RecoveryResult(
+            False, messages, None, None, kept_indices=identity, has_leading_breadcrumb=has_leading_breadcrumb
+        )
     estimate = estimate_history_tokens(messages)
     budget = estimate * 2 // 3
     documented = version == "documented"
@@ -130,8 +131,15 @@ def recover_context_overflow(
         exceeds = floor >= context_token_budget
         log = context_floor_remediation(floor, context_token_budget) if exceeds else only_one_turn_left()
         return RecoveryResult(
-            False, messages, None, budget, system_floor=floor, floor_exceeds_budget=exceeds, log=log,
-            kept_indices=identity, has_leading_breadcrumb=has_leading_breadcrumb,
+            False,
+            messages,
+            None,
+            budget,
+            system_floor=floor,
+            floor_exceeds_budget=exceeds,
+            log=log,
+            kept_indices=identity,
+            has_leading_breadcrumb=has_leading_breadcrumb,
         )
     if documented:
         crumb = insert_breadcrumb_flagged(result.history, has_leading_breadcrumb)

@@ -87,8 +87,9 @@ class ZeroClawSettings:
         """The history cap the structured path uses.
 
         Returns:
-            Documented: turns, the explicit value or 50. Upstream (``Config::effective_max_history_messages``):
-            messages, the explicit value (0 included) or ``max(50, 2 * max_tool_iterations + 2)``.
+            Documented: turns, the explicit value or 50. Upstream
+            (``Config::effective_max_history_messages``): messages, the explicit value (0 included)
+            or ``max(50, 2 * max_tool_iterations + 2)``.
         """
         if self.max_history_messages is not None:
             return self.max_history_messages
