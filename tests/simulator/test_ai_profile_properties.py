@@ -20,7 +20,7 @@ from simulator.runtimes.ai_profile import (
 )
 from simulator.runtimes.ai_profile.compact_json import ryu_format
 
-ALPHABET = "ab xyz日志测试é🙂\"\\\n\t\x01/"
+ALPHABET = 'ab xyz日志测试é🙂"\\\n\t\x01/'
 texts = st.text(alphabet=ALPHABET, max_size=400)
 plain_roles = st.sampled_from(["user", "assistant", "user", "assistant", "system", "User"])
 
@@ -114,7 +114,9 @@ def test_the_retry_loop_stops_when_nothing_was_dropped_and_after_max_attempts(hi
 json_leaves = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.text(max_size=20))
 json_values = st.recursive(
     json_leaves,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=5), inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
