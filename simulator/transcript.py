@@ -95,6 +95,16 @@ class SourceRef:
     record: int | None = None
 
 
+MessageVariant = Literal["compaction_summary", "branch_summary", "custom_message", "prompt_tool_results"]
+"""What a message stands for when it is not an ordinary conversational message.
+
+``compaction_summary`` / ``branch_summary`` / ``custom_message``: OpenClaw (pi) entries that reach the
+model as
+user text. ``prompt_tool_results``: a ZeroClaw prompt-mode ``[Tool results]`` user message, which carries tool
+output and therefore does not start a turn.
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     role: Role
@@ -108,6 +118,8 @@ class Message:
     provider: str | None = None
     source: SourceRef = field(default_factory=SourceRef)
     raw: JSON = None
+    variant: MessageVariant | None = None
+    stop_reason: str | None = None
 
     @property
     def text(self) -> str:

@@ -1,0 +1,407 @@
+"""OpenClaw (pi) session JSONL v3 importer.
+
+Source format: openclaw.md §1 and peers-and-needs.md §5 D. Line 1 is the header ``{type: "session",
+version: 3,
+id, timestamp, cwd}`` (optionally preceded by a ``title`` slot); every other line is an entry ``{type, id,
+parentId, timestamp}`` forming a tree. The active context is the path from the last entry back to the root.
+
+What reaches the model is rebuilt the way pi's session context builder does it, since that is what OpenClaw
+sends: ``message`` entries (``user`` / ``assistant`` / ``toolResult`` AgentMessages, plus ``bashExecution``,
+``custom``, ``branchSummary`` and ``compactionSummary`` roles), ``custom_message`` and ``branch_summary``
+entries as user text, and for the newest ``compaction`` on the path a user message carrying its summary
+followed by the entries from ``firstKeptEntryId`` on (older entries are dropped, and a warning says how many).
+``custom`` entries with ``customType: "openclaw.cache-ttl"`` become :class:`CacheTtlMarker`; other
+``custom``, ``model_change``, ``thinking_level_change``, ``label`` and ``session_info`` entries are not
+model-visible and are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simulator.importers._common import (
+    BadInput,
+    Document,
+    compact_json,
+    last_model,
+    located,
+    opt_int,
+    parse_timestamp,
+    require_str,
+    usage_or_none,
+)
+from simulator.jsonvalue import JSON, as_bool, as_list, as_object, as_str, opt_str
+from simulator.transcript import (
+    CacheTtlMarker,
+    ImagePart,
+    Message,
+    MessageVariant,
+    Part,
+    Role,
+    SourceRef,
+    TextPart,
+    ThinkingPart,
+    ToolCall,
+    ToolResult,
+    Transcript,
+    Usage,
+)
+
+NAME = "openclaw"
+
+CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+)
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+_ENTRY_TYPES = {
+    "message",
+    "custom",
+    "custom_message",
+    "compaction",
+    "branch_summary",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "session_info",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    line: int
+    id: str
+    parent: str | None
+    kind: str
+    record: dict[str, JSON]
+
+
+def _blocks(raw: JSON, where: str, *, assistant: bool) -> tuple[tuple[Part, ...], tuple[ToolCall, ...]]:
+    if isinstance(raw, str):
+        return ((TextPart(raw),) if raw else ()), ()
+    parts: list[Part] = []
+    calls: list[ToolCall] = []
+    for i, item in enumerate(as_list(raw, where)):
+        w = f"{where}[{i}]"
+        block = as_object(item, w)
+        kind = require_str(block, "type", f"{w}.type")
+        if kind == "text":
+            parts.append(TextPart(require_str(block, "text", f"{w}.text")))
+        elif kind == "image":
+            parts.append(
+                ImagePart(
+                    source="base64",
+                    data=require_str(block, "data", f"{w}.data"),
+                    media_type=opt_str(block, "mimeType"),
+                )
+            )
+        elif kind == "thinking" and assistant:
+            redacted = block.get("redacted") is True
+            parts.append(
+                ThinkingPart(
+                    require_str(block, "thinking", f"{w}.thinking"),
+                    signature=opt_str(block, "thinkingSignature"),
+                    redacted=redacted,
+                )
+            )
+        elif kind == "redacted_thinking" and assistant:
+            parts.append(ThinkingPart("", signature=require_str(block, "data", f"{w}.data"), redacted=True))
+        elif kind == "toolCall" and assistant:
+            arguments = block.get("arguments")
+            calls.append(
+                ToolCall(
+                    id=require_str(block, "id", f"{w}.id"),
+                    name=require_str(block, "name", f"{w}.name"),
+                    arguments=compact_json(
+                        as_object(arguments, f"{w}.arguments") if arguments is not None else {}
+                    ),
+                )
+            )
+        else:
+            raise BadInput(f"{w}.type {kind!r} is not allowed here")
+    return tuple(parts), tuple(calls)
+
+
+def _usage(raw: JSON) -> Usage | None:
+    if raw is None:
+        return None
+    obj = as_object(raw, "message.usage")
+    return usage_or_none(
+        Usage(
+            input_tokens=opt_int(obj, "input", "message.usage.input"),
+            output_tokens=opt_int(obj, "output", "message.usage.output"),
+            cache_read_tokens=opt_int(obj, "cacheRead", "message.usage.cacheRead"),
+            cache_write_tokens=opt_int(obj, "cacheWrite", "message.usage.cacheWrite"),
+            total_tokens=opt_int(obj, "totalTokens", "message.usage.totalTokens"),
+        )
+    )
+
+
+def _user_text(text: str, entry: _Entry, stamp: int | None, variant: MessageVariant) -> Message:
+    return Message(
+        role=Role.USER,
+        parts=(TextPart(text),),
+        id=entry.id,
+        timestamp_ms=stamp,
+        source=SourceRef(line=entry.line),
+        raw=entry.record,
+        variant=variant,
+    )
+
+
+def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback_ms: int | None) -> Message:
+    """One AgentMessage (``message`` entry payload) as a model message.
+
+    Raises:
+        BadInput: naming the offending field.
+    """
+    msg = as_object(raw, "message")
+    role = require_str(msg, "role", "message.role")
+    stamp = parse_timestamp(msg.get("timestamp"), "message.timestamp")
+    stamp = fallback_ms if stamp is None else stamp
+    source = SourceRef(line=line)
+    if role == "user":
+        parts, _ = _blocks(msg.get("content"), "message.content", assistant=False)
+        return Message(role=Role.USER, parts=parts, id=entry_id, timestamp_ms=stamp, source=source, raw=raw)
+    if role == "assistant":
+        parts, calls = _blocks(msg.get("content"), "message.content", assistant=True)
+        return Message(
+            role=Role.ASSISTANT,
+            parts=parts,
+            tool_calls=calls,
+            id=entry_id,
+            timestamp_ms=stamp,
+            usage=_usage(msg.get("usage")),
+            model=opt_str(msg, "model"),
+            provider=opt_str(msg, "provider"),
+            source=source,
+            raw=raw,
+            stop_reason=opt_str(msg, "stopReason"),
+        )
+    if role == "toolResult":
+        parts, _ = _blocks(msg.get("content"), "message.content", assistant=False)
+        is_error = msg.get("isError")
+        result = ToolResult(
+            call_id=require_str(msg, "toolCallId", "message.toolCallId"),
+            name=opt_str(msg, "toolName"),
+            is_error=as_bool(is_error, "message.isError") if is_error is not None else False,
+        )
+        return Message(
+            role=Role.TOOL,
+            parts=parts,
+            tool_result=result,
+            id=entry_id,
+            timestamp_ms=stamp,
+            source=source,
+            raw=raw,
+        )
+    variant: MessageVariant | None = None
+    if role == "compactionSummary":
+        text = (
+            COMPACTION_SUMMARY_PREFIX
+            + require_str(msg, "summary", "message.summary")
+            + COMPACTION_SUMMARY_SUFFIX
+        )
+        variant = "compaction_summary"
+    elif role == "branchSummary":
+        text = BRANCH_SUMMARY_PREFIX + require_str(msg, "summary", "message.summary") + BRANCH_SUMMARY_SUFFIX
+        variant = "branch_summary"
+    elif role == "custom":
+        parts, _ = _blocks(msg.get("content"), "message.content", assistant=False)
+        return Message(
+            role=Role.USER,
+            parts=parts,
+            id=entry_id,
+            timestamp_ms=stamp,
+            source=source,
+            raw=raw,
+            variant="custom_message",
+        )
+    elif role == "bashExecution":
+        command = require_str(msg, "command", "message.command")
+        output = opt_str(msg, "output") or ""
+        text = f"Ran `{command}`\n```\n{output}\n```"
+    else:
+        raise BadInput(f"message.role {role!r} is not an OpenClaw AgentMessage role")
+    return Message(
+        role=Role.USER,
+        parts=(TextPart(text),),
+        id=entry_id,
+        timestamp_ms=stamp,
+        source=source,
+        raw=raw,
+        variant=variant,
+    )
+
+
+def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], list[str]]:
+    if doc.records is None:
+        raise BadInput("expected JSON lines (one object per line)")
+    header: dict[str, JSON] | None = None
+    entries: list[_Entry] = []
+    warnings: list[str] = []
+    for number, value in doc.records:
+        with located(line=number):
+            rec = as_object(value, "line")
+            kind = require_str(rec, "type", "type")
+            if kind == "session":
+                if header is not None or entries:
+                    raise BadInput("a session header may only start the file")
+                version = rec.get("version")
+                if version is not None and version != 3:
+                    warnings.append(f"line {number}: session version {version} (v3 expected); read as v3")
+                header = rec
+                continue
+            if kind == "title" and header is None and not entries:
+                continue
+            if kind not in _ENTRY_TYPES:
+                raise BadInput(f"type {kind!r} is not an OpenClaw session entry type")
+            entry_id = require_str(rec, "id", "id")
+            parent = rec.get("parentId")
+            entries.append(
+                _Entry(number, entry_id, None if parent is None else as_str(parent, "parentId"), kind, rec)
+            )
+    if header is None:
+        warnings.append("no session header line (type 'session'); entries read as a v3 tree")
+    return header, entries, warnings
+
+
+def _active_path(entries: list[_Entry]) -> list[_Entry]:
+    by_id = {e.id: e for e in entries}
+    path: list[_Entry] = []
+    seen: set[str] = set()
+    node = entries[-1] if entries else None
+    while node is not None and node.id not in seen:
+        seen.add(node.id)
+        path.append(node)
+        node = by_id.get(node.parent) if node.parent is not None else None
+    path.reverse()
+    return path
+
+
+def parse(doc: Document) -> Transcript:
+    """Parse an OpenClaw session file, keeping the active branch as OpenClaw would send it.
+
+    Raises:
+        BadInput: at the first line that does not fit.
+    """
+    header, entries, warnings = _read_entries(doc)
+    path = _active_path(entries)
+    if len(path) < len(entries):
+        warnings.append(f"{len(entries) - len(path)} entries are off the active branch and were left out")
+    compaction_at = max((i for i, e in enumerate(path) if e.kind == "compaction"), default=None)
+    # (position on the path used to place cache-ttl markers, message)
+    produced: list[tuple[float, Message]] = []
+    markers: list[tuple[int, _Entry]] = []
+    start = 0
+    if compaction_at is not None:
+        comp = path[compaction_at]
+        with located(line=comp.line):
+            summary = require_str(comp.record, "summary", "summary")
+            first_kept = opt_str(comp.record, "firstKeptEntryId")
+            stamp = parse_timestamp(comp.record.get("timestamp"))
+        kept_from = next((i for i, e in enumerate(path[:compaction_at]) if e.id == first_kept), compaction_at)
+        if "retainedTail" in comp.record and first_kept is None:
+            warnings.append(
+                f"line {comp.line}: compaction.retainedTail is not replayed; only its summary is kept"
+            )
+        dropped = sum(
+            1 for e in path[:kept_from] if e.kind in ("message", "custom_message", "branch_summary")
+        )
+        tokens_before = comp.record.get("tokensBefore")
+        warnings.append(
+            f"line {comp.line}: compaction replaced {dropped} earlier entries with its summary"
+            + (f" (tokensBefore {tokens_before})" if isinstance(tokens_before, int) else "")
+        )
+        text = COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX
+        produced.append((kept_from - 0.5, _user_text(text, comp, stamp, "compaction_summary")))
+        for pos in range(kept_from, compaction_at):
+            _emit(path[pos], pos, produced, markers)
+        for pos, entry in enumerate(path[:kept_from]):
+            if _is_marker(entry):
+                markers.append((pos, entry))
+        start = compaction_at + 1
+    for pos in range(start, len(path)):
+        _emit(path[pos], pos, produced, markers)
+    messages = [m for _, m in produced]
+    cache_markers: list[CacheTtlMarker] = []
+    for pos, entry in sorted(markers, key=lambda pe: pe[0]):
+        with located(line=entry.line):
+            data = as_object(entry.record.get("data"), "data")
+            ts = parse_timestamp(data.get("timestamp"), "data.timestamp")
+            if ts is None:
+                ts = parse_timestamp(entry.record.get("timestamp"))
+            if ts is None:
+                raise BadInput("cache-ttl marker has no timestamp")
+            cache_markers.append(
+                CacheTtlMarker(
+                    timestamp_ms=ts,
+                    provider=opt_str(data, "provider"),
+                    model_id=opt_str(data, "modelId"),
+                    after_message=sum(1 for p, _ in produced if p < pos),
+                )
+            )
+    model, provider = last_model(messages)
+    session_id = opt_str(header, "id") if header is not None else None
+    title = None
+    for entry in path:
+        if entry.kind == "session_info":
+            title = opt_str(entry.record, "name") or title
+    return Transcript(
+        format=NAME,
+        messages=tuple(messages),
+        session_id=session_id,
+        title=title,
+        model=model,
+        provider=provider,
+        cache_ttl_markers=tuple(cache_markers),
+        warnings=tuple(warnings),
+    )
+
+
+def _is_marker(entry: _Entry) -> bool:
+    return entry.kind == "custom" and entry.record.get("customType") == CACHE_TTL_CUSTOM_TYPE
+
+
+def _emit(
+    entry: _Entry, pos: int, produced: list[tuple[float, Message]], markers: list[tuple[int, _Entry]]
+) -> None:
+    with located(line=entry.line):
+        stamp = parse_timestamp(entry.record.get("timestamp"))
+        if entry.kind == "message":
+            if "message" not in entry.record:
+                raise BadInput("a message entry needs a 'message' object")
+            msg = agent_message(
+                entry.record["message"], entry_id=entry.id, line=entry.line, fallback_ms=stamp
+            )
+            produced.append((pos, msg))
+        elif entry.kind == "custom_message":
+            parts, _ = _blocks(entry.record.get("content"), "content", assistant=False)
+            produced.append(
+                (
+                    pos,
+                    Message(
+                        role=Role.USER,
+                        parts=parts,
+                        id=entry.id,
+                        timestamp_ms=stamp,
+                        source=SourceRef(line=entry.line),
+                        raw=entry.record,
+                        variant="custom_message",
+                    ),
+                )
+            )
+        elif entry.kind == "branch_summary":
+            text = (
+                BRANCH_SUMMARY_PREFIX
+                + require_str(entry.record, "summary", "summary")
+                + BRANCH_SUMMARY_SUFFIX
+            )
+            produced.append((pos, _user_text(text, entry, stamp, "branch_summary")))
+        elif _is_marker(entry):
+            markers.append((pos, entry))
