@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile import Block, Message, OtherContent, dumps_compact, estimate_tokens
 from simulator.runtimes.ai_profile.compact_json import ryu_format, serde_parse_float
 from simulator.runtimes.ai_profile.estimate import U32_MAX, message_tokens, saturating_sum
@@ -49,8 +52,9 @@ def test_floats_are_printed_like_ryu_not_like_python():
 
 
 def test_the_float_golden_case_differs_from_json_dumps_by_one_token():
-    content = [{"id": "t", "input": {"a": 1e-07, "b": 1e20, "c": 100.0, "d": 0.1, "e": -2.5}, "name": "f"}]
-    content[0]["type"] = "tool_use"
+    floats: JSON = {"a": 1e-07, "b": 1e20, "c": 100.0, "d": 0.1, "e": -2.5}
+    content: JSON = [{"id": "t", "input": floats, "name": "f", "type": "tool_use"}]
+    assert json.dumps(floats, separators=(",", ":")) == '{"a":1e-07,"b":1e+20,"c":100.0,"d":0.1,"e":-2.5}'
     assert estimate_tokens([Message.from_json({"role": "assistant", "content": content})]) == 60
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simulator.errors import ProfileError
+from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     LimitSource,
@@ -60,12 +61,12 @@ def test_serialisation_uses_camel_case_and_snake_sources():
 
 
 def test_model_limits_prefer_top_provider_then_top_level_per_value():
-    item = {"context_length": 1048576, "max_tokens": 100, "top_provider": {"context_length": 131072}}
+    item: JSON = {"context_length": 1048576, "max_tokens": 100, "top_provider": {"context_length": 131072}}
     assert parse_model_limits(item) == TokenLimits.from_endpoint(131072, 100)
 
 
 def test_model_limit_keys_are_tried_in_table_order():
-    item = {"max_input_tokens": 5, "context_window": 7, "max_tokens": 3, "max_output_tokens": 4}
+    item: JSON = {"max_input_tokens": 5, "context_window": 7, "max_tokens": 3, "max_output_tokens": 4}
     assert parse_model_limits(item) == TokenLimits.from_endpoint(7, 4)
 
 
