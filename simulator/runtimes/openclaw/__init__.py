@@ -1,0 +1,110 @@
+"""OpenClaw 2026.7.1 context management, reproduced as pure functions.
+
+Covers cache-TTL session pruning (``pruneContextMessages`` and its TTL gate), the settings and
+duration parsing behind it, the CJK-aware size estimate, tool allow/deny globs, the legacy
+image-cleanup replay view and the Anthropic smart defaults. Upstream: npm ``openclaw@2026.7.1``
+(commit 2d2ddc43); see each module for its source path and deliberate divergences.
+
+Known spec-vs-vector notes: the spec's statement that ``estimateStringChars`` collapses astral CJK
+pairs holds only when the text contains a weighted character (vectors and upstream agree); the
+vectors are authoritative wherever they differ from the written spec.
+"""
+
+from __future__ import annotations
+
+from simulator.runtimes.openclaw.duration import DurationError, parse_duration_ms
+from simulator.runtimes.openclaw.estimate import (
+    drop_thinking_blocks,
+    estimate_context_chars,
+    estimate_message_chars,
+    estimate_string_chars,
+)
+from simulator.runtimes.openclaw.image_prune import prune_processed_history_images
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ContentBlock,
+    ImageContent,
+    OtherMessage,
+    RawBlock,
+    RawContent,
+    RedactedThinkingContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    message_from_json,
+    messages_from_json,
+    messages_to_json,
+)
+from simulator.runtimes.openclaw.pruner import (
+    HardCleared,
+    MessageFate,
+    Protection,
+    PruneResult,
+    SoftTrimmed,
+    prune_context_messages,
+)
+from simulator.runtimes.openclaw.settings import (
+    EffectivePruningSettings,
+    OpenClawSettings,
+    compute_effective_settings,
+    resolve_context_window_tokens,
+)
+from simulator.runtimes.openclaw.smart_defaults import apply_anthropic_config_defaults
+from simulator.runtimes.openclaw.tools import make_tool_prunable_predicate
+from simulator.runtimes.openclaw.ttl_gate import (
+    ContextCall,
+    PruningRuntime,
+    TtlGateOutcome,
+    TtlGateState,
+    on_context,
+    record_attempt_marker,
+    run_calls,
+)
+
+__all__ = [
+    "AgentMessage",
+    "AssistantMessage",
+    "ContentBlock",
+    "ContextCall",
+    "DurationError",
+    "EffectivePruningSettings",
+    "HardCleared",
+    "ImageContent",
+    "MessageFate",
+    "OpenClawSettings",
+    "OtherMessage",
+    "Protection",
+    "PruneResult",
+    "PruningRuntime",
+    "RawBlock",
+    "RawContent",
+    "RedactedThinkingContent",
+    "SoftTrimmed",
+    "TextContent",
+    "ThinkingContent",
+    "ToolCall",
+    "ToolResultMessage",
+    "TtlGateOutcome",
+    "TtlGateState",
+    "UserMessage",
+    "apply_anthropic_config_defaults",
+    "compute_effective_settings",
+    "drop_thinking_blocks",
+    "estimate_context_chars",
+    "estimate_message_chars",
+    "estimate_string_chars",
+    "make_tool_prunable_predicate",
+    "message_from_json",
+    "messages_from_json",
+    "messages_to_json",
+    "on_context",
+    "parse_duration_ms",
+    "prune_context_messages",
+    "prune_processed_history_images",
+    "record_attempt_marker",
+    "resolve_context_window_tokens",
+    "run_calls",
+]

@@ -1,0 +1,200 @@
+"""JavaScript string, number and JSON semantics needed to reproduce OpenClaw exactly.
+
+OpenClaw (TypeScript, npm ``openclaw@2026.7.1``) measures strings in UTF-16 code units, slices them
+by code unit (possibly splitting a surrogate pair), trims with the ECMAScript whitespace set and
+serialises with ``JSON.stringify``. Python strings are code-point sequences, so these helpers
+translate. Lone surrogates are represented as lone surrogate code points, which is exactly what
+``json.loads`` produces for a JSON string holding one, so results compare equal to the vectors.
+
+Deliberate divergence: ``js_json_stringify`` never throws (JS throws on BigInt / cycles, which JSON
+input cannot contain).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from simulator.jsonvalue import JSON
+
+# ECMAScript WhiteSpace + LineTerminator, used by String.prototype.trim and by `\s` in regexes.
+JS_WHITESPACE = (
+    "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+JS_WHITESPACE_CLASS = "[" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"
+
+_MAX_SAFE = 2**53
+
+
+def _units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
+
+
+def _from_units(data: bytes) -> str:
+    # Decoding re-pairs adjacent surrogates, matching how a JSON parser reads the JS output.
+    return data.decode("utf-16-le", "surrogatepass")
+
+
+def js_len(text: str) -> int:
+    """``text.length`` in JavaScript: the number of UTF-16 code units.
+
+    Args:
+        text: Any Python string (lone surrogates allowed).
+
+    Returns:
+        The UTF-16 length.
+    """
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def js_slice(text: str, start: int, end: int | None = None) -> str:
+    """``text.slice(start, end)`` with JavaScript index rules, by UTF-16 code unit.
+
+    Args:
+        text: The string to slice.
+        start: Start index (negative counts from the end).
+        end: End index (exclusive, negative counts from the end), or None for the end.
+
+    Returns:
+        The slice; a cut inside a surrogate pair leaves a lone surrogate, as in JS.
+    """
+    if all(ord(ch) <= 0xFFFF for ch in text):
+        return text[start:end] if end is not None else text[start:]
+    units = _units(text)
+    length = len(units) // 2
+    lo = _clamp_index(start, length)
+    hi = length if end is None else _clamp_index(end, length)
+    if hi <= lo:
+        return ""
+    return _from_units(units[2 * lo : 2 * hi])
+
+
+def _clamp_index(index: int, length: int) -> int:
+    if index < 0:
+        return max(0, length + index)
+    return min(index, length)
+
+
+def js_concat(*parts: str) -> str:
+    """Concatenate as JavaScript would, re-pairing surrogate halves that meet at a seam.
+
+    Args:
+        *parts: Strings to join.
+
+    Returns:
+        The joined string in the same normal form ``json.loads`` would produce.
+    """
+    joined = "".join(parts)
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in joined):
+        return _from_units(_units(joined))
+    return joined
+
+
+def js_trim(text: str) -> str:
+    """``String.prototype.trim`` (ECMAScript whitespace set, not Python's ``str.isspace``)."""
+    return text.strip(JS_WHITESPACE)
+
+
+def js_number_out(value: int | float) -> int | float:
+    """Return the JSON value JavaScript would print: integral doubles become integers.
+
+    Args:
+        value: A number produced by arithmetic that JS would have done on doubles.
+
+    Returns:
+        An ``int`` when ``JSON.stringify`` would print no fraction or exponent, else the float.
+    """
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def js_number_to_string(value: float | int) -> str:
+    """``Number.prototype.toString()`` for a finite double (as used by ``JSON.stringify``).
+
+    Args:
+        value: The number.
+
+    Returns:
+        The JavaScript text, e.g. ``1e+21``, ``1.5e-7``, ``0.1``, ``100``.
+    """
+    if isinstance(value, int) and abs(value) < _MAX_SAFE:
+        return str(value)
+    number = float(value)
+    if not math.isfinite(number):
+        return "null"
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    digits_tuple = Decimal(repr(abs(number))).normalize().as_tuple()
+    digits = "".join(str(d) for d in digits_tuple.digits)
+    exponent = digits_tuple.exponent
+    assert isinstance(exponent, int)
+    k = len(digits)
+    n = exponent + k
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        exp_text = f"e{'+' if e >= 0 else '-'}{abs(e)}"
+        body = digits + exp_text if k == 1 else digits[0] + "." + digits[1:] + exp_text
+    return sign + body
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _quote(text: str) -> str:
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
+            # Well-formed JSON.stringify (ES2019) escapes lone surrogates; paired ones are astral here.
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def js_json_stringify(value: JSON) -> str:
+    """``JSON.stringify(value)`` with no indentation, as OpenClaw calls it.
+
+    Args:
+        value: A JSON value (object key order is preserved, as JS insertion order would be for
+            non-index keys).
+
+    Returns:
+        The compact JSON text JavaScript would produce.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number_to_string(value)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, list):
+        return "[" + ",".join(js_json_stringify(item) for item in value) + "]"
+    return "{" + ",".join(_quote(k) + ":" + js_json_stringify(v) for k, v in _js_key_order(value)) + "}"
+
+
+def _js_key_order(obj: dict[str, JSON]) -> list[tuple[str, JSON]]:
+    # JS objects list array-index-like keys first, ascending, then the rest in insertion order.
+    index_keys = sorted((int(k), k) for k in obj if _is_array_index(k))
+    index_set = {k for _, k in index_keys}
+    ordered = [(k, obj[k]) for _, k in index_keys]
+    ordered.extend((k, v) for k, v in obj.items() if k not in index_set)
+    return ordered
+
+
+def _is_array_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1

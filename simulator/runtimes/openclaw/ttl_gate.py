@@ -1,0 +1,118 @@
+"""The cache-TTL gate around the pruner (``contextPruningExtension`` ``context`` hook) as a pure step.
+
+Upstream: openclaw@2026.7.1 ``src/agents/agent-hooks/context-pruning/extension.ts`` and
+``runtime.ts``. Before every model call the hook prunes only when a cache-TTL marker exists
+(``lastCacheTouchAt`` non-null and non-zero), ``ttlMs > 0`` and ``now - lastCacheTouchAt >= ttlMs``;
+the clock is reset to ``now`` only when pruning actually changed the context. The pruned view is used
+for that call only.
+
+Deliberate divergence: upstream keeps the mutable runtime in a WeakMap and reads ``Date.now()``;
+here the state is an immutable value and ``now`` is passed in, so a step is
+``(state, call) -> (outcome, new_state)`` with no clock reads. The marker appended after each
+finished attempt is modelled by :func:`record_attempt_marker`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from simulator.runtimes.openclaw.messages import AgentMessage
+from simulator.runtimes.openclaw.pruner import PruneResult, ToolPrunable, prune_context_messages
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings
+
+GateDecision = Literal["no_marker", "ttl_disabled", "ttl_not_expired", "unchanged", "pruned"]
+
+
+@dataclass(frozen=True, slots=True)
+class PruningRuntime:
+    """Per-session runtime built when a run starts (settings, window, predicate, thinking policy)."""
+
+    settings: EffectivePruningSettings
+    context_window_tokens: float | None = None
+    is_tool_prunable: ToolPrunable | None = None
+    drop_thinking_blocks: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TtlGateState:
+    """The mutable part of the runtime: when the provider cache was last known to be touched (ms)."""
+
+    last_cache_touch_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ContextCall:
+    """One ``context`` event: the wall-clock time (ms) and the messages about to be sent."""
+
+    now: float
+    messages: tuple[AgentMessage, ...]
+    model_context_window: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TtlGateOutcome:
+    """What the hook did: ``messages`` is None when it returned undefined (model gets the original)."""
+
+    decision: GateDecision
+    messages: tuple[AgentMessage, ...] | None
+    elapsed_ms: float | None
+    prune: PruneResult | None
+
+
+def on_context(runtime: PruningRuntime, state: TtlGateState, call: ContextCall) -> tuple[TtlGateOutcome, TtlGateState]:
+    """One step of the TTL-gated pruning hook.
+
+    Args:
+        runtime: Settings and window of the session.
+        state: The current clock (``lastCacheTouchAt``).
+        call: The event time and messages.
+
+    Returns:
+        The outcome and the next state (the clock moves to ``call.now`` only when pruning changed
+        the messages).
+    """
+    touched = state.last_cache_touch_at
+    ttl_ms = runtime.settings.ttl_ms
+    if not touched:
+        return TtlGateOutcome("no_marker", None, None, None), state
+    elapsed = call.now - touched
+    if ttl_ms <= 0:
+        return TtlGateOutcome("ttl_disabled", None, elapsed, None), state
+    if elapsed < ttl_ms:
+        return TtlGateOutcome("ttl_not_expired", None, elapsed, None), state
+    result = prune_context_messages(
+        call.messages,
+        runtime.settings,
+        context_window=call.model_context_window,
+        context_window_tokens_override=runtime.context_window_tokens,
+        is_tool_prunable=runtime.is_tool_prunable,
+        drop_thinking_blocks_for_estimate=runtime.drop_thinking_blocks,
+    )
+    if result.returned_same:
+        return TtlGateOutcome("unchanged", None, elapsed, result), state
+    return TtlGateOutcome("pruned", result.messages, elapsed, result), replace(state, last_cache_touch_at=call.now)
+
+
+def run_calls(
+    runtime: PruningRuntime, state: TtlGateState, calls: Sequence[ContextCall]
+) -> tuple[tuple[TtlGateOutcome, ...], TtlGateState]:
+    """Fold :func:`on_context` over a sequence of calls.
+
+    Returns:
+        Every outcome in order and the final state.
+    """
+    outcomes: list[TtlGateOutcome] = []
+    for call in calls:
+        outcome, state = on_context(runtime, state, call)
+        outcomes.append(outcome)
+    return tuple(outcomes), state
+
+
+def record_attempt_marker(state: TtlGateState, finished_at: float) -> TtlGateState:
+    """The ``openclaw.cache-ttl`` marker appended after an attempt without compaction.
+
+    The next run reads it as ``lastCacheTouchAt``, restarting the TTL window.
+    """
+    return replace(state, last_cache_touch_at=finished_at)
