@@ -23,10 +23,10 @@ from simulator.runtimes.openclaw import (
     make_tool_prunable_predicate,
     messages_from_json,
     messages_to_json,
+    on_context,
     parse_duration_ms,
     prune_context_messages,
     prune_processed_history_images,
-    on_context,
 )
 from simulator.runtimes.openclaw.duration import DurationUnit
 from simulator.runtimes.openclaw.jsstr import js_number_out
@@ -85,11 +85,11 @@ def on_context_adapter(case: Mapping[str, JSON]) -> JSON:
     model_window = _number_or_none(case.get("modelContextWindow"))
     calls = []
     for raw in as_list(case.get("calls"), "calls"):
-        call = as_object(raw, "call")
-        now = _number_or_none(call.get("now"))
+        call_obj = as_object(raw, "call")
+        now = _number_or_none(call_obj.get("now"))
         if now is None:
             raise TypeError("call.now must be a number")
-        calls.append(ContextCall(now, messages_from_json(call.get("messages")), model_window))
+        calls.append(ContextCall(now, messages_from_json(call_obj.get("messages")), model_window))
     state = TtlGateState(_number_or_none(case.get("lastCacheTouchAt")))
     out: list[JSON] = []
     for call in calls:

@@ -19,7 +19,13 @@ from simulator.runtimes.openclaw.jsstr import js_trim
 
 DurationUnit = Literal["ms", "s", "m", "h", "d"]
 
-DURATION_MULTIPLIERS: Final[dict[str, int]] = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+DURATION_MULTIPLIERS: Final[dict[str, int]] = {
+    "ms": 1,
+    "s": 1000,
+    "m": 60_000,
+    "h": 3_600_000,
+    "d": 86_400_000,
+}
 
 # JS `\d` is ASCII-only, hence the explicit class.
 _SINGLE_RE: Final = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)?$")

@@ -197,4 +197,6 @@ def _js_key_order(obj: dict[str, JSON]) -> list[tuple[str, JSON]]:
 
 
 def _is_array_index(key: str) -> bool:
-    return key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+    return (
+        key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+    )

@@ -390,7 +390,9 @@ def messages_to_json(messages: Sequence[AgentMessage]) -> list[JSON]:
     return [m.to_json() for m in messages]
 
 
-def with_content(message: UserMessage | ToolResultMessage, content: Content) -> UserMessage | ToolResultMessage:
+def with_content(
+    message: UserMessage | ToolResultMessage, content: Content
+) -> UserMessage | ToolResultMessage:
     """A copy of ``message`` with new content and every other field kept (JS ``{...msg, content}``)."""
     return replace(message, content=content)
 

@@ -30,7 +30,13 @@ from simulator.runtimes.openclaw.estimate import (
     estimate_context_chars,
     estimate_message_chars,
 )
-from simulator.runtimes.openclaw.jsstr import js_concat, js_json_stringify, js_len, js_number_to_string, js_slice
+from simulator.runtimes.openclaw.jsstr import (
+    js_concat,
+    js_json_stringify,
+    js_len,
+    js_number_to_string,
+    js_slice,
+)
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
@@ -276,9 +282,18 @@ def soft_trim_tool_result(
         if images == 0:
             return None
         joined = js_concat("\n".join(parts))
-        return ToolResultMessage(
-            (text_block(joined),), message.tool_name, message.tool_call_id, message.is_error, message.extra
-        ), raw_len, images, False
+        return (
+            ToolResultMessage(
+                (text_block(joined),),
+                message.tool_name,
+                message.tool_call_id,
+                message.is_error,
+                message.extra,
+            ),
+            raw_len,
+            images,
+            False,
+        )
     head = _take_head(parts, _js_int(head_chars))
     tail = _take_tail(parts, _js_int(tail_chars))
     note = (
@@ -337,7 +352,9 @@ def prune_context_messages(
         A :class:`PruneResult`; ``messages`` is the input tuple itself when nothing changed.
     """
     original = tuple(messages)
-    predicate = is_tool_prunable if is_tool_prunable is not None else make_tool_prunable_predicate(settings.tools)
+    predicate = (
+        is_tool_prunable if is_tool_prunable is not None else make_tool_prunable_predicate(settings.tools)
+    )
     window = resolve_window_tokens(context_window, context_window_tokens_override)
     char_window = window * CHARS_PER_TOKEN_ESTIMATE if window is not None else 0
     estimate_source = drop_thinking_blocks(original) if drop_thinking_blocks_for_estimate else original
@@ -346,7 +363,9 @@ def prune_context_messages(
     first_user = find_first_user_index(original)
     start = len(original) if first_user is None else first_user
 
-    def unchanged(skipped: SkipReason | None, ratio: float | None, protections: tuple[Protection, ...]) -> PruneResult:
+    def unchanged(
+        skipped: SkipReason | None, ratio: float | None, protections: tuple[Protection, ...]
+    ) -> PruneResult:
         return PruneResult(
             messages=original,
             returned_same=True,

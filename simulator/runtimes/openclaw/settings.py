@@ -21,6 +21,7 @@ Deliberate divergences: the context-window resolution covers the model's own ``c
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Final
@@ -167,10 +168,9 @@ def compute_effective_settings(raw: JSON) -> EffectivePruningSettings | None:
     ttl_ms: float = base.ttl_ms
     ttl = raw.get("ttl")
     if isinstance(ttl, str):
-        try:
+        # An unparseable ttl silently keeps the default, as upstream does.
+        with contextlib.suppress(DurationError):
             ttl_ms = parse_duration_ms(ttl, "m")
-        except DurationError:
-            pass
     keep = _finite_number(raw.get("keepLastAssistants"))
     soft_ratio = _finite_number(raw.get("softTrimRatio"))
     hard_ratio = _finite_number(raw.get("hardClearRatio"))
@@ -194,7 +194,9 @@ def compute_effective_settings(raw: JSON) -> EffectivePruningSettings | None:
         placeholder = hard.get("placeholder")
         hard_clear = HardClearSettings(
             enabled if isinstance(enabled, bool) else hard_clear.enabled,
-            js_trim(placeholder) if isinstance(placeholder, str) and js_trim(placeholder) else hard_clear.placeholder,
+            js_trim(placeholder)
+            if isinstance(placeholder, str) and js_trim(placeholder)
+            else hard_clear.placeholder,
         )
     return EffectivePruningSettings(
         mode="cache-ttl",
@@ -202,7 +204,9 @@ def compute_effective_settings(raw: JSON) -> EffectivePruningSettings | None:
         keep_last_assistants=base.keep_last_assistants if keep is None else _non_negative_floor(keep),
         soft_trim_ratio=base.soft_trim_ratio if soft_ratio is None else _clamp_unit(soft_ratio),
         hard_clear_ratio=base.hard_clear_ratio if hard_ratio is None else _clamp_unit(hard_ratio),
-        min_prunable_tool_chars=base.min_prunable_tool_chars if min_chars is None else _non_negative_floor(min_chars),
+        min_prunable_tool_chars=base.min_prunable_tool_chars
+        if min_chars is None
+        else _non_negative_floor(min_chars),
         # JS truthiness: any non-empty value replaces the default wholesale.
         tools=tools if _js_truthy(tools) else base.tools,
         soft_trim=soft_trim,
@@ -294,13 +298,17 @@ class OpenClawSettings:
             ProfileError: naming the first bad field and its allowed values.
         """
         if self.mode is not None and self.mode not in PRUNING_MODES:
-            raise ProfileError("contextPruning.mode", f"unknown mode {self.mode!r}", allowed='"off" | "cache-ttl"')
+            raise ProfileError(
+                "contextPruning.mode", f"unknown mode {self.mode!r}", allowed='"off" | "cache-ttl"'
+            )
         if self.ttl is not None:
             try:
                 parse_duration_ms(self.ttl, "m")
             except DurationError as exc:
                 # Upstream accepts any string and silently falls back to 5m; a profile should not.
-                raise ProfileError("contextPruning.ttl", str(exc), allowed="duration like 5m, 1h, 1h30m") from exc
+                raise ProfileError(
+                    "contextPruning.ttl", str(exc), allowed="duration like 5m, 1h, 1h30m"
+                ) from exc
         _check_int("contextPruning.keepLastAssistants", self.keepLastAssistants, 0)
         _check_ratio("contextPruning.softTrimRatio", self.softTrimRatio)
         _check_ratio("contextPruning.hardClearRatio", self.hardClearRatio)
@@ -377,7 +385,9 @@ class OpenClawSettings:
             ProfileError: for unknown keys or wrong JSON types.
         """
         obj = _strict_object("contextPruning", context_pruning, _TOP_KEYS)
-        soft = _strict_object("contextPruning.softTrim", obj.get("softTrim"), ("maxChars", "headChars", "tailChars"))
+        soft = _strict_object(
+            "contextPruning.softTrim", obj.get("softTrim"), ("maxChars", "headChars", "tailChars")
+        )
         hard = _strict_object("contextPruning.hardClear", obj.get("hardClear"), ("enabled", "placeholder"))
         tools = _strict_object("contextPruning.tools", obj.get("tools"), ("allow", "deny"))
         return OpenClawSettings(
@@ -386,7 +396,9 @@ class OpenClawSettings:
             keepLastAssistants=_opt_int("contextPruning.keepLastAssistants", obj.get("keepLastAssistants")),
             softTrimRatio=_opt_float("contextPruning.softTrimRatio", obj.get("softTrimRatio")),
             hardClearRatio=_opt_float("contextPruning.hardClearRatio", obj.get("hardClearRatio")),
-            minPrunableToolChars=_opt_int("contextPruning.minPrunableToolChars", obj.get("minPrunableToolChars")),
+            minPrunableToolChars=_opt_int(
+                "contextPruning.minPrunableToolChars", obj.get("minPrunableToolChars")
+            ),
             softTrim=SoftTrimConfig(
                 _opt_int("contextPruning.softTrim.maxChars", soft.get("maxChars")),
                 _opt_int("contextPruning.softTrim.headChars", soft.get("headChars")),

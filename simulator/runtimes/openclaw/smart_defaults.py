@@ -86,7 +86,7 @@ def _key(value: JSValue) -> str:
 def get(obj: JSValue, key: str) -> JSValue:
     """``obj?.[key]`` for JSON: own keys of objects, indexes of arrays and strings, else undefined."""
     if isinstance(obj, dict):
-        return obj[key] if key in obj else UNDEFINED
+        return obj.get(key, UNDEFINED)
     if isinstance(obj, list | str) and key.isascii() and key.isdigit() and str(int(key)) == key:
         index = int(key)
         if index < len(obj):
@@ -151,7 +151,9 @@ def _normalize_provider_id(provider: str) -> str:
     return "amazon-bedrock" if normalized in ("bedrock", "aws-bedrock") else normalized
 
 
-def parse_provider_model_ref(raw: str, default_provider: str, *, normalize: bool = True) -> tuple[str, str] | None:
+def parse_provider_model_ref(
+    raw: str, default_provider: str, *, normalize: bool = True
+) -> tuple[str, str] | None:
     """Split ``provider/model`` (first slash); a ref without provider uses ``default_provider``.
 
     Returns:
@@ -175,7 +177,9 @@ def is_cache_retention_target(parsed: tuple[str, str] | None) -> bool:
     if parsed is None:
         return False
     provider, model = parsed
-    return provider == "anthropic" or (provider == "amazon-bedrock" and "anthropic.claude" in lower_or_empty(model))
+    return provider == "anthropic" or (
+        provider == "amazon-bedrock" and "anthropic.claude" in lower_or_empty(model)
+    )
 
 
 def _split_trailing_auth_profile(raw: str) -> tuple[str, str | None]:
@@ -204,7 +208,12 @@ def _has_retired_prefix(normalized: str, prefixes: tuple[str, ...]) -> bool:
     for prefix in prefixes:
         if normalized == prefix:
             return True
-        if normalized.startswith(prefix) and normalized[len(prefix) : len(prefix) + 1] in ("-", ".", ":", "@"):
+        if normalized.startswith(prefix) and normalized[len(prefix) : len(prefix) + 1] in (
+            "-",
+            ".",
+            ":",
+            "@",
+        ):
             return True
     return False
 
@@ -248,7 +257,14 @@ def _upgrade_old_claude_model_id(normalized: str) -> str | None:
         normalized == "claude-sonnet-4"
         or _has_retired_prefix(
             normalized,
-            ("claude-sonnet-4-5", "claude-sonnet-4.5", "claude-sonnet-4-1", "claude-sonnet-4.1", "claude-sonnet-4-0", "claude-sonnet-4.0"),
+            (
+                "claude-sonnet-4-5",
+                "claude-sonnet-4.5",
+                "claude-sonnet-4-1",
+                "claude-sonnet-4.1",
+                "claude-sonnet-4-0",
+                "claude-sonnet-4.0",
+            ),
         )
         or re.match(r"^claude-sonnet-4-20[0-9]{6}", normalized)
     ):
@@ -327,7 +343,9 @@ def resolve_known_anthropic_model_ref(raw: str | None) -> str | None:
 
 def _order(config: JSON) -> list[JSON]:
     order = get(get(config, "auth"), "order")
-    return iterate(nullish_or(get(order, "anthropic"), [])) + iterate(nullish_or(get(order, CLAUDE_CLI_BACKEND_ID), []))
+    return iterate(nullish_or(get(order, "anthropic"), [])) + iterate(
+        nullish_or(get(order, CLAUDE_CLI_BACKEND_ID), [])
+    )
 
 
 def _profiles(config: JSON) -> JSON:
@@ -349,7 +367,9 @@ def resolve_anthropic_default_auth_mode(config: JSON, env: Mapping[str, JSON]) -
             return "api_key"
         if mode in ("oauth", "token"):
             return "oauth"
-    anthropic = [p for _, p in entries(profiles) if get(p, "provider") in ("anthropic", CLAUDE_CLI_BACKEND_ID)]
+    anthropic = [
+        p for _, p in entries(profiles) if get(p, "provider") in ("anthropic", CLAUDE_CLI_BACKEND_ID)
+    ]
     has_api_key = any(get(p, "provider") == "anthropic" and get(p, "mode") == "api_key" for p in anthropic)
     has_oauth = any(
         get(p, "provider") == CLAUDE_CLI_BACKEND_ID or get(p, "mode") in ("oauth", "token") for p in anthropic
@@ -388,7 +408,11 @@ def _uses_claude_cli_model_selection(defaults: JSValue) -> bool:
             return True
         runtime = get(entry, "agentRuntime")
         runtime_id = get(runtime, "id") if is_record(runtime) else UNDEFINED
-        if parsed_key is not None and parsed_key[0] == "anthropic" and lower_or_empty(runtime_id) == CLAUDE_CLI_BACKEND_ID:
+        if (
+            parsed_key is not None
+            and parsed_key[0] == "anthropic"
+            and lower_or_empty(runtime_id) == CLAUDE_CLI_BACKEND_ID
+        ):
             return True
     return False
 

@@ -61,7 +61,9 @@ class TtlGateOutcome:
     prune: PruneResult | None
 
 
-def on_context(runtime: PruningRuntime, state: TtlGateState, call: ContextCall) -> tuple[TtlGateOutcome, TtlGateState]:
+def on_context(
+    runtime: PruningRuntime, state: TtlGateState, call: ContextCall
+) -> tuple[TtlGateOutcome, TtlGateState]:
     """One step of the TTL-gated pruning hook.
 
     Args:
@@ -92,7 +94,9 @@ def on_context(runtime: PruningRuntime, state: TtlGateState, call: ContextCall) 
     )
     if result.returned_same:
         return TtlGateOutcome("unchanged", None, elapsed, result), state
-    return TtlGateOutcome("pruned", result.messages, elapsed, result), replace(state, last_cache_touch_at=call.now)
+    return TtlGateOutcome("pruned", result.messages, elapsed, result), replace(
+        state, last_cache_touch_at=call.now
+    )
 
 
 def run_calls(
