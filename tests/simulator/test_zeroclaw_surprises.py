@@ -113,7 +113,8 @@ def test_tool_results_users_are_not_boundaries_on_master_chat_but_are_in_structu
 
 
 def test_structured_cap_moves_every_system_to_the_front_only_when_it_trims():
-    history = [Chat(sys("primary")), Chat(user("old")), Chat(asst("a")), Chat(sys("late"))]
+    history: list[zc.ConversationMessage] = [Chat(sys("primary")), Chat(user("old")), Chat(asst("a"))]
+    history += [Chat(sys("late"))]
     history += [Chat(user("new")), Chat(asst("b"))]
     untouched = zc.trim_conversation_to_recent_turns(history, 4)
     assert untouched.history == tuple(history)
@@ -125,7 +126,7 @@ def test_structured_cap_moves_every_system_to_the_front_only_when_it_trims():
 def test_structured_cap_counts_tool_rows_and_excludes_a_flagged_breadcrumb():
     call = AssistantToolCalls("t", (ToolCall("c1", "shell", "{}"),))
     result = ToolResults((ToolResultMessage("c1", "ok", "shell"),))
-    history = [
+    history: list[zc.ConversationMessage] = [
         Chat(sys("s")),
         Chat(CRUMB),
         Chat(user("old")),
@@ -274,20 +275,23 @@ def test_the_history_trimmed_event_has_four_wire_shapes():
         "kept_turns": 2,
         "reason": "context token budget exceeded",
     }
-    acp = event.to_acp("s1")
-    assert acp["method"] == "_zeroclaw/history_trimmed"
-    assert acp["params"] == {
-        "sessionId": "s1",
-        "droppedMessages": 3,
-        "keptTurns": 2,
-        "reason": "context token budget exceeded",
+    assert event.to_acp("s1") == {
+        "jsonrpc": "2.0",
+        "method": "_zeroclaw/history_trimmed",
+        "params": {
+            "sessionId": "s1",
+            "droppedMessages": 3,
+            "keptTurns": 2,
+            "reason": "context token budget exceeded",
+        },
     }
 
 
 def test_a_loop_iteration_warns_about_the_floor_trims_and_inserts_one_breadcrumb():
     history = [sys("s" * 400), user("old " * 100), asst("a"), user("new"), asst("b")]
     step = zc.preflight_iteration(history, 50, iteration=0, version="upstream")
-    assert step.warnings and "(104 tokens)" in step.warnings[0]
+    assert len(step.warnings) == 1
+    assert "(104 tokens)" in step.warnings[0]
     assert step.history == (sys("s" * 400), CRUMB, user("new"), asst("b"))
     assert step.source_indices == (0, None, 3, 4)
     assert step.event == zc.HistoryTrimmed(2, 1, "context token budget exceeded")

@@ -41,7 +41,7 @@ class HistoryTrimmed:
         """Event for the structured message cap."""
         return cls(dropped_messages, kept_turns, REASON_MESSAGE_CAP)
 
-    def to_ws(self) -> JSON:
+    def to_ws(self) -> dict[str, JSON]:
         """Gateway WebSocket frame."""
         return {
             "type": EVENT_TYPE,
@@ -57,7 +57,7 @@ class HistoryTrimmed:
         channel: str | None = None,
         agent_alias: str | None = None,
         turn_id: str | None = None,
-    ) -> JSON:
+    ) -> dict[str, JSON]:
         """SSE / observability frame.
 
         Args:
@@ -82,7 +82,7 @@ class HistoryTrimmed:
                 frame[key] = value
         return frame
 
-    def to_rpc(self, session_id: str) -> JSON:
+    def to_rpc(self, session_id: str) -> dict[str, JSON]:
         """RPC ``SessionUpdateEvent``."""
         return {
             "type": EVENT_TYPE,
@@ -92,7 +92,7 @@ class HistoryTrimmed:
             "reason": self.reason,
         }
 
-    def to_acp(self, session_id: str) -> JSON:
+    def to_acp(self, session_id: str) -> dict[str, JSON]:
         """ACP JSON-RPC 2.0 notification (no ``id``)."""
         return {
             "jsonrpc": "2.0",
