@@ -8,10 +8,13 @@ module's PR 9535 section are the documented versions; unsuffixed ones are master
 
 Spec-vs-vector notes (the vectors came from the real code and win):
 
-- The spec (section 11) says the strip sweep removes an assistant whose calls are all unanswered
-  when its text is empty; the vectors confirm that and also that a partially answered assistant is
-  re-serialised with *sorted* keys (serde_json without ``preserve_order``).
-- No other disagreement was found; where the spec is silent, module docstrings say what is assumed.
+- Spec §6 lists "(flagged breadcrumb)" in PR 9368's output for both turn-count variants; vector
+  ``pr9368_conv_9`` shows the *structured* variant removes a flagged breadcrumb like master's structured
+  path does (``dropped_messages`` excludes it). The ``ChatMessage`` variant keeps it.
+- Where the spec is silent the vectors fixed the detail: a partially stripped assistant tool-call row is
+  re-serialised with sorted keys (serde_json without ``preserve_order``), and the recovery result
+  carries ``tokens_before``/``tokens_after_trim`` only when it trimmed and
+  ``system_floor``/``floor_exceeds_budget`` only when an overflow could not be reduced.
 """
 
 from __future__ import annotations
