@@ -3,10 +3,8 @@
 Each adapter reads a case's ``input`` into typed values, calls :mod:`simulator.runtimes.ai_profile`
 and returns plain JSON in the vector's ``expected`` shape.
 
-Known vector conflict: the generated ``caller_retry_loop`` cases expect exactly
-``{steps, final_messages}``, while the single upstream one
-(``retry_budget_halves_until_nothing_left_to_drop``) also expects ``estimate_before``. The inputs are
-indistinguishable in shape, so the generated shape is produced and that one upstream case fails.
+``caller_retry_loop`` always reports ``estimate_before``; the vector catalog marks it optional (the
+upstream case expects it, the generated ones do not), and the runner checks it only where expected.
 """
 
 from __future__ import annotations
@@ -70,7 +68,11 @@ def _caller_retry_loop(case: Mapping[str, JSON]) -> JSON:
         }
         for attempt in result.attempts
     ]
-    return {"steps": steps, "final_messages": messages_to_json(result.messages)}
+    return {
+        "steps": steps,
+        "final_messages": messages_to_json(result.messages),
+        "estimate_before": result.estimate_before,
+    }
 
 
 def _history_budget(case: Mapping[str, JSON]) -> JSON:
