@@ -7,6 +7,7 @@ import pytest
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw import (
+    AgentMessage,
     ContextCall,
     EffectivePruningSettings,
     OpenClawSettings,
@@ -42,6 +43,12 @@ def tool(text: str, name: str = "exec", image: bool = False) -> JSON:
     if image:
         content.append({"type": "image", "data": "abc", "mimeType": "image/png"})
     return {"role": "toolResult", "toolCallId": "c", "toolName": name, "content": content, "isError": False}
+
+
+def content_of(message: AgentMessage) -> JSON:
+    out = message.to_json()
+    assert isinstance(out, dict)
+    return out.get("content")
 
 
 def settings(**overrides: object) -> EffectivePruningSettings:
@@ -138,7 +145,7 @@ def test_hard_clear_goes_oldest_first_and_stops_once_below_the_ratio():
 
 def test_hard_clear_also_clears_tiny_results():
     result = prune([user("u"), tool("hi")], settings())
-    assert result.messages[1].to_json()["content"] == [{"type": "text", "text": "[cleared]"}]
+    assert content_of(result.messages[1]) == [{"type": "text", "text": "[cleared]"}]
 
 
 def test_min_prunable_tool_chars_sums_every_candidate_after_soft_trim():
@@ -154,7 +161,7 @@ def test_image_results_get_the_marker_even_when_no_trim_is_needed():
         [user("u"), tool("short", image=True)],
         settings(soft_trim=SoftTrimSettings(5000, 10, 10), hard_clear_ratio=10),
     )
-    text = result.messages[1].to_json()["content"]
+    text = content_of(result.messages[1])
     assert text == [{"type": "text", "text": "short\n[image removed during context pruning]"}]
     assert estimate_message_chars(message_from_json(tool("short", image=True))) == 5 + 8000
 
@@ -162,11 +169,12 @@ def test_image_results_get_the_marker_even_when_no_trim_is_needed():
 def test_trim_note_uses_configured_head_tail_and_utf16_raw_length():
     history = [user("u"), tool("你" * 20)]
     result = prune(history, settings(soft_trim=SoftTrimSettings(10, 3, 4), hard_clear_ratio=10))
-    text = result.messages[1].to_json()["content"]
+    text = content_of(result.messages[1])
     assert text == [
         {
             "type": "text",
-            "text": "你你你\n...\n你你你你\n\n[Tool result trimmed: kept first 3 chars and last 4 chars of 20 chars.]",
+            "text": "你你你\n...\n你你你你\n\n"
+            "[Tool result trimmed: kept first 3 chars and last 4 chars of 20 chars.]",
         }
     ]
 
@@ -174,7 +182,7 @@ def test_trim_note_uses_configured_head_tail_and_utf16_raw_length():
 def test_head_slice_can_split_a_surrogate_pair_like_javascript():
     history = [user("u"), tool("😀" * 10)]
     result = prune(history, settings(soft_trim=SoftTrimSettings(5, 3, 0), hard_clear_ratio=10))
-    text = result.messages[1].to_json()["content"]
+    text = content_of(result.messages[1])
     assert isinstance(text, list) and isinstance(text[0], dict)
     body = text[0]["text"]
     assert isinstance(body, str) and body.startswith("😀\ud83d\n...\n")
@@ -185,12 +193,12 @@ def test_estimate_weights_cjk_and_counts_other_roles_and_tool_call_arguments():
     assert estimate_string_chars("\U00020000") == 4
     assert estimate_string_chars("😀") == 2
     assert estimate_message_chars(message_from_json({"role": "custom", "content": "x" * 9999})) == 256
-    call = {
+    call: JSON = {
         "role": "assistant",
         "content": [{"type": "toolCall", "id": "1", "name": "n", "arguments": {"q": "你"}}],
     }
     assert estimate_message_chars(message_from_json(call)) == len('{"q":"你"}')
-    malformed = {"role": "toolResult", "toolName": "t", "content": [{"type": "text", "text": {"a": 1}}]}
+    malformed: JSON = {"role": "toolResult", "toolName": "t", "content": [{"type": "text", "text": {"a": 1}}]}
     assert estimate_message_chars(message_from_json(malformed)) == len('{"type":"text","text":{"a":1}}')
 
 
@@ -217,7 +225,7 @@ def test_image_cleanup_counts_completed_turns_not_assistant_messages():
     assert prune_processed_history_images(messages_from_json(loop + turn * 2)) is None
     pruned = prune_processed_history_images(messages_from_json(loop + turn * 3))
     assert pruned is not None
-    assert pruned[0].to_json()["content"] == [
+    assert content_of(pruned[0]) == [
         {"type": "text", "text": "[image data removed - already processed by model]"}
     ]
 
@@ -227,9 +235,7 @@ def test_media_uri_scrub_stops_at_the_next_slash():
     history.insert(1, assistant())
     pruned = prune_processed_history_images(messages_from_json(history))
     assert pruned is not None
-    assert (
-        pruned[0].to_json()["content"] == "see [media reference removed - already processed by model]/def.png"
-    )
+    assert content_of(pruned[0]) == "see [media reference removed - already processed by model]/def.png"
 
 
 def test_smart_defaults_seed_ttl_only_when_mode_is_unset():
