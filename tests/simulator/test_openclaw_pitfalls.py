@@ -51,28 +51,27 @@ def content_of(message: AgentMessage) -> JSON:
     return out.get("content")
 
 
-def settings(**overrides: object) -> EffectivePruningSettings:
-    base = EffectivePruningSettings(
-        keep_last_assistants=0,
-        soft_trim_ratio=0,
-        hard_clear_ratio=0,
-        min_prunable_tool_chars=0,
-        soft_trim=SoftTrimSettings(10, 3, 3),
+SMALL_SOFT_TRIM = SoftTrimSettings(10, 3, 3)
+
+
+def settings(
+    *,
+    ttl_ms: float = 300_000,
+    keep_last_assistants: float = 0,
+    soft_trim_ratio: float = 0,
+    hard_clear_ratio: float = 0,
+    min_prunable_tool_chars: float = 0,
+    soft_trim: SoftTrimSettings = SMALL_SOFT_TRIM,
+) -> EffectivePruningSettings:
+    return EffectivePruningSettings(
+        ttl_ms=ttl_ms,
+        keep_last_assistants=keep_last_assistants,
+        soft_trim_ratio=soft_trim_ratio,
+        hard_clear_ratio=hard_clear_ratio,
+        min_prunable_tool_chars=min_prunable_tool_chars,
+        soft_trim=soft_trim,
         hard_clear=HardClearSettings(True, "[cleared]"),
     )
-    values = {
-        "mode": base.mode,
-        "ttl_ms": base.ttl_ms,
-        "keep_last_assistants": base.keep_last_assistants,
-        "soft_trim_ratio": base.soft_trim_ratio,
-        "hard_clear_ratio": base.hard_clear_ratio,
-        "min_prunable_tool_chars": base.min_prunable_tool_chars,
-        "tools": base.tools,
-        "soft_trim": base.soft_trim,
-        "hard_clear": base.hard_clear,
-    }
-    values.update(overrides)
-    return EffectivePruningSettings(**values)  # type: ignore[arg-type]
 
 
 def prune(history: list[JSON], s: EffectivePruningSettings, window: float = 1000):
