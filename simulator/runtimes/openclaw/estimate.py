@@ -23,8 +23,6 @@ from simulator.runtimes.openclaw.messages import (
     AssistantMessage,
     Content,
     ContentBlock,
-    OtherMessage,
-    RawContent,
     TextContent,
     ToolResultMessage,
     UserMessage,
@@ -169,13 +167,3 @@ def drop_thinking_blocks(messages: Sequence[AgentMessage]) -> tuple[AgentMessage
         content: tuple[ContentBlock, ...] = kept or (text_block(OMITTED_ASSISTANT_REASONING_TEXT),)
         out.append(AssistantMessage(content, message.extra))
     return tuple(out)
-
-
-def is_other_role(message: AgentMessage) -> bool:
-    """True for roles the pruner treats as opaque 256-char messages."""
-    return isinstance(message, OtherMessage)
-
-
-def content_is_raw(content: Content | None) -> bool:
-    """True when ``content`` is neither a string nor a block list."""
-    return content is None or isinstance(content, RawContent)

@@ -15,7 +15,7 @@ keep their original order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeAlias
 
 from simulator.jsonvalue import JSON
@@ -388,13 +388,6 @@ def messages_from_json(raw: JSON) -> tuple[AgentMessage, ...]:
 def messages_to_json(messages: Sequence[AgentMessage]) -> list[JSON]:
     """Serialise messages back to their JSON list."""
     return [m.to_json() for m in messages]
-
-
-def with_content(
-    message: UserMessage | ToolResultMessage, content: Content
-) -> UserMessage | ToolResultMessage:
-    """A copy of ``message`` with new content and every other field kept (JS ``{...msg, content}``)."""
-    return replace(message, content=content)
 
 
 def text_block(text: str) -> TextContent:

@@ -4,7 +4,8 @@ Upstream: openclaw@2026.7.1 ``src/agents/agent-hooks/context-pruning/extension.t
 ``runtime.ts``. Before every model call the hook prunes only when a cache-TTL marker exists
 (``lastCacheTouchAt`` non-null and non-zero), ``ttlMs > 0`` and ``now - lastCacheTouchAt >= ttlMs``;
 the clock is reset to ``now`` only when pruning actually changed the context. The pruned view is used
-for that call only.
+for that call only. A runtime whose mode is not ``"cache-ttl"`` (never produced by
+``computeEffectiveSettings``) skips the gate and prunes on every call without touching the clock.
 
 Deliberate divergence: upstream keeps the mutable runtime in a WeakMap and reads ``Date.now()``;
 here the state is an immutable value and ``now`` is passed in, so a step is
@@ -76,14 +77,15 @@ def on_context(
         the messages).
     """
     touched = state.last_cache_touch_at
-    ttl_ms = runtime.settings.ttl_ms
-    if not touched:
-        return TtlGateOutcome("no_marker", None, None, None), state
-    elapsed = call.now - touched
-    if ttl_ms <= 0:
-        return TtlGateOutcome("ttl_disabled", None, elapsed, None), state
-    if elapsed < ttl_ms:
-        return TtlGateOutcome("ttl_not_expired", None, elapsed, None), state
+    gated = runtime.settings.mode == "cache-ttl"
+    elapsed = call.now - touched if touched else None
+    if gated:
+        if elapsed is None:
+            return TtlGateOutcome("no_marker", None, None, None), state
+        if runtime.settings.ttl_ms <= 0:
+            return TtlGateOutcome("ttl_disabled", None, elapsed, None), state
+        if elapsed < runtime.settings.ttl_ms:
+            return TtlGateOutcome("ttl_not_expired", None, elapsed, None), state
     result = prune_context_messages(
         call.messages,
         runtime.settings,
@@ -94,9 +96,9 @@ def on_context(
     )
     if result.returned_same:
         return TtlGateOutcome("unchanged", None, elapsed, result), state
-    return TtlGateOutcome("pruned", result.messages, elapsed, result), replace(
-        state, last_cache_touch_at=call.now
-    )
+    # Only the cache-ttl mode owns the clock; any other mode prunes on every call.
+    next_state = replace(state, last_cache_touch_at=call.now) if gated else state
+    return TtlGateOutcome("pruned", result.messages, elapsed, result), next_state
 
 
 def run_calls(
