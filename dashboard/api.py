@@ -6,7 +6,7 @@ Errors always have one shape, ``{"message", "extra"}``, with a 4xx status.
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
-from ninja import NinjaAPI, Router
+from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from dashboard import selectors, services
@@ -63,11 +63,11 @@ def list_transcripts(request: HttpRequest) -> list[Transcript]:
 
 
 @transcripts.post("", response={201: TranscriptOut, 413: ErrorOut, 422: ErrorOut})
-def create_transcript(request: HttpRequest, payload: TranscriptIn) -> tuple[int, Transcript]:
+def create_transcript(request: HttpRequest, payload: TranscriptIn) -> Status[Transcript]:
     if len(payload.text.encode("utf-8")) > selectors.upload_limit():
         raise HttpError(413, f"transcript is over the {selectors.upload_limit():,} byte limit")
-    return 201, services.transcript_import(
-        text=payload.text, name=payload.name, format=payload.format, user=request.user
+    return Status(
+        201, services.transcript_import(text=payload.text, name=payload.name, format=payload.format, user=request.user)
     )
 
 
@@ -106,9 +106,9 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
 
 
 @transcripts.delete("/{transcript_id}", response={204: None, 404: ErrorOut})
-def delete_transcript(request: HttpRequest, transcript_id: int) -> tuple[int, None]:
+def delete_transcript(request: HttpRequest, transcript_id: int) -> Status[None]:
     services.transcript_delete(transcript=_transcript_or_404(transcript_id))
-    return 204, None
+    return Status(204, None)
 
 
 api.add_router("/transcripts", transcripts)

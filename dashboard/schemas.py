@@ -5,14 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 
 from ninja import Schema
-from pydantic import Field
+from pydantic import Field, JsonValue
 
-from simulator.jsonvalue import JSON
 
 
 class ErrorOut(Schema):
     message: str
-    extra: dict[str, JSON] = Field(default_factory=dict)
+    extra: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class TranscriptIn(Schema):

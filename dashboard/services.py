@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ def transcript_import(
     name: str = "",
     format: str | None = None,
     source: str | None = None,
-    user: AbstractBaseUser | AnonymousUser | None = None,
+    user: User | AnonymousUser | None = None,
 ) -> Transcript:
     """Parse ``text`` and store it. Raises ``TranscriptParseError`` before anything is written."""
     parsed = parse_transcript(text, format=format or None, source=source)
@@ -38,7 +38,7 @@ def transcript_import(
         tool_pair_count=summary.tool_pair_count,
         orphan_count=summary.orphan_count,
         estimated_tokens=summary.estimated_tokens,
-        uploaded_by=user if isinstance(user, AbstractBaseUser) else None,
+        uploaded_by=user if isinstance(user, User) else None,
     )
 
 
@@ -46,7 +46,7 @@ def transcript_delete(*, transcript: Transcript) -> None:
     transcript.delete()
 
 
-def api_token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+def api_token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the secret, which is never stored and shown only now."""
     secret = token_generate("ts")
     row = ApiToken.objects.create(user=user, name=name.strip() or "token", prefix=secret[:10], key_hash=token_hash(secret))

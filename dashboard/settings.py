@@ -13,6 +13,7 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TRIMSCOPE_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)  # the embedded SQLite database and collected static files live here
 
 
 def _env_bool(name: str, default: bool) -> bool:

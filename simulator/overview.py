@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from simulator.convert import to_zeroclaw_chat
-from simulator.estimates import tiktoken_count, zeroclaw_message_tokens
+from simulator.estimates import tiktoken_count
+from simulator.runtimes.zeroclaw import ChatMessage
+from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
 from simulator.transcript import Message, Role, Transcript
 from simulator.turns import lint_tool_pairs, segment_turns
 
@@ -106,7 +108,7 @@ def _zeroclaw_sizes(messages: tuple[Message, ...]) -> list[int]:
     converted = to_zeroclaw_chat(messages)
     sizes = [0] * len(messages)
     for native, origins in zip(converted.messages, converted.origins, strict=True):
-        tokens = zeroclaw_message_tokens(native)
+        tokens = estimate_message_tokens(ChatMessage.from_json(native))
         # A native message built from several transcript messages is charged to the first of them.
         if origins:
             sizes[origins[0]] += tokens
@@ -133,13 +135,15 @@ def overview(transcript: Transcript) -> TranscriptOverview:
         result_of_call[(pair.call_index, pair.call_id)] = pair.result_index
         call_of_result[pair.result_index] = pair.call_index
     flags: dict[int, list[str]] = {}
-    for orphan in pairs.orphan_calls:
-        flags.setdefault(orphan.index, []).append(f"call {orphan.call_id} has no result")
-    for orphan in pairs.orphan_results:
-        flags.setdefault(orphan.index, []).append(f"result for {orphan.call_id} has no call")
-    for dup in pairs.duplicate_ids:
-        for index in dup.indices:
-            flags.setdefault(index, []).append(f"duplicate tool call id {dup.call_id}")
+    for call in pairs.orphan_calls:
+        flags.setdefault(call.call_index, []).append(f"call {call.call_id} has no result")
+    for result in pairs.orphan_results:
+        flags.setdefault(result.result_index, []).append(f"result for {result.call_id} has no call")
+    duplicates = set(pairs.duplicate_call_ids)
+    for i, m in enumerate(messages):
+        for c in m.tool_calls:
+            if c.id in duplicates:
+                flags.setdefault(i, []).append(f"duplicate tool call id {c.id}")
 
     sizes = _zeroclaw_sizes(messages)
     rows: list[MessageRow] = []
@@ -186,7 +190,7 @@ def overview(transcript: Transcript) -> TranscriptOverview:
     problems = tuple(
         [f"{len(pairs.orphan_calls)} tool call(s) without a result"] * bool(pairs.orphan_calls)
         + [f"{len(pairs.orphan_results)} tool result(s) without a call"] * bool(pairs.orphan_results)
-        + [f"{len(pairs.duplicate_ids)} duplicate tool call id(s)"] * bool(pairs.duplicate_ids)
+        + [f"{len(duplicates)} duplicate tool call id(s)"] * bool(duplicates)
     )
     provider = [r.provider_input_tokens for r in rows if r.provider_input_tokens is not None]
     return TranscriptOverview(

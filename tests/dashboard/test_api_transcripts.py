@@ -8,7 +8,7 @@ import pytest
 from ninja.testing import TestClient
 
 from dashboard import services
-from dashboard.api import transcripts
+from dashboard.api import api as ninja_api
 from dashboard.models import Transcript
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ CHAT = [
 @pytest.fixture
 def api(operator):
     _, secret = services.api_token_create(user=operator, name="ci")
-    return TestClient(transcripts, headers={"Authorization": f"Bearer {secret}"})
+    return TestClient(ninja_api, headers={"Authorization": f"Bearer {secret}"})
 
 
 def test_missing_auth_is_401_with_the_error_shape(client):
@@ -44,21 +44,21 @@ def test_tokens_are_stored_hashed(operator):
 
 
 def test_create_list_get_delete_round_trip(api):
-    created = api.post("", json={"name": "hello", "text": json.dumps(CHAT)})
+    created = api.post("/transcripts", json={"name": "hello", "text": json.dumps(CHAT)})
     assert created.status_code == 201
     body = created.json()
     assert (body["format"], body["message_count"], body["turn_count"]) == ("openai-chat", 2, 1)
-    listed = api.get("")
+    listed = api.get("/transcripts")
     assert [t["id"] for t in listed.json()] == [body["id"]]
-    detail = api.get(f"/{body['id']}").json()
+    detail = api.get(f"/transcripts/{body['id']}").json()
     assert [m["role"] for m in detail["messages"]] == ["user", "assistant"]
     assert detail["messages"][0]["turn"] == 1
-    assert api.delete(f"/{body['id']}").status_code == 204
-    assert api.get(f"/{body['id']}").status_code == 404
+    assert api.delete(f"/transcripts/{body['id']}").status_code == 204
+    assert api.get(f"/transcripts/{body['id']}").status_code == 404
 
 
 def test_parse_error_is_422_naming_the_place_and_stores_nothing(api):
-    response = api.post("", json={"text": '[{"role": "user", "content": "x"}, {"role": 5}]'})
+    response = api.post("/transcripts", json={"text": '[{"role": "user", "content": "x"}, {"role": 5}]'})
     assert response.status_code == 422
     body = response.json()
     assert body["extra"]["message_index"] == 1
@@ -67,14 +67,14 @@ def test_parse_error_is_422_naming_the_place_and_stores_nothing(api):
 
 
 def test_body_validation_error_uses_the_error_shape(api):
-    response = api.post("", json={"name": "no text"})
+    response = api.post("/transcripts", json={"name": "no text"})
     assert response.status_code == 422
     assert "text" in response.json()["message"]
 
 
 def test_oversized_transcript_is_413(api, settings):
     settings.TRIMSCOPE_MAX_UPLOAD_BYTES = 10
-    response = api.post("", json={"text": json.dumps(CHAT)})
+    response = api.post("/transcripts", json={"text": json.dumps(CHAT)})
     assert response.status_code == 413
     assert Transcript.objects.count() == 0
 
