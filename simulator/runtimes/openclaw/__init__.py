@@ -5,9 +5,11 @@ duration parsing behind it, the CJK-aware size estimate, tool allow/deny globs, 
 image-cleanup replay view and the Anthropic smart defaults. Upstream: npm ``openclaw@2026.7.1``
 (commit 2d2ddc43); see each module for its source path and deliberate divergences.
 
-Known spec-vs-vector notes: the spec's statement that ``estimateStringChars`` collapses astral CJK
-pairs holds only when the text contains a weighted character (vectors and upstream agree); the
-vectors are authoritative wherever they differ from the written spec.
+Spec versus vectors: no behavioural disagreement was found; every vector matches the written spec
+(shared/spec/openclaw.md). The vectors carry three notes where an *older upstream test* disagrees
+with 2026.7.1 (image tool results are prunable; ``softTrimRatio: 10`` is not re-clamped by the
+pruner), and this package follows the vectors there. The golden files hold fewer cases than the
+spec lists (32 of 64 pruner sessions, 12 of 24 history cases) because they are a random share.
 """
 
 from __future__ import annotations
