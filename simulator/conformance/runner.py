@@ -117,8 +117,12 @@ def run_cases(
         if adapter is None:
             results.append(CaseResult(system, function, name, False, "not implemented"))
             continue
+        raw_input = case.get("input")
+        # Adapters take an object; a vector whose input is a bare value (a string to estimate, a null
+        # config) reaches its adapter as {"value": input}.
+        arguments = raw_input if isinstance(raw_input, dict) else {"value": raw_input}
         try:
-            actual = adapter(as_object(case.get("input"), "input"))
+            actual = adapter(arguments)
         except Exception as exc:  # noqa: BLE001 - any crash is a failed case, reported with its type
             results.append(CaseResult(system, function, name, False, f"raised {type(exc).__name__}: {exc}"))
             continue
