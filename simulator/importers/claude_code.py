@@ -135,6 +135,7 @@ def parse(doc: Document) -> Transcript:
                     parts=prev.parts + cur.parts,
                     tool_calls=prev.tool_calls + cur.tool_calls,
                     usage=cur.usage or prev.usage,
+                    model=cur.model or prev.model,
                     stop_reason=cur.stop_reason or prev.stop_reason,
                 )
             else:

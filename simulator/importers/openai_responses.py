@@ -69,6 +69,7 @@ _HOSTED = {
     "item_reference",
     "compaction",
 }
+_MESSAGE_KEYS = {"type", "role", "content", "id", "status", "phase", "end_turn"}
 CODEX_LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 
 
@@ -139,6 +140,11 @@ def add_item(builder: _Builder, raw: JSON, source: SourceRef, stamp: int | None 
     if not isinstance(kind, str):
         raise BadInput("type is missing (and no role for an easy input message)")
     if kind == "message":
+        unexpected = sorted(set(item) - _MESSAGE_KEYS)
+        if unexpected:
+            raise BadInput(f"unexpected field {unexpected[0]!r} on a Responses message item")
+        if "content" not in item:
+            raise BadInput("content is missing")
         role_text = require_str(item, "role", "role")
         role = _MESSAGE_ROLES.get(role_text)
         if role is None:
@@ -262,6 +268,8 @@ def _parse_rollout(records: tuple[tuple[int, JSON], ...]) -> Transcript:
             elif kind == "response_item":
                 add_item(builder, payload, SourceRef(line=number), stamp)
                 last = builder.messages[-1] if builder.messages else None
+                if last is not None and last.timestamp_ms is None:
+                    last = builder.messages[-1] = replace(last, timestamp_ms=stamp)
                 if (
                     last is not None
                     and last.role is Role.ASSISTANT
