@@ -1,0 +1,82 @@
+"""Detection order, forced formats and the single located error for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simulator.errors import TranscriptParseError
+from simulator.importers import FORMATS, detect_format, parse_transcript
+
+
+def test_formats_lists_all_nine_importers():
+    assert set(FORMATS) == {
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "claude-code",
+        "openclaw",
+        "zeroclaw-chat",
+        "zeroclaw-conversation",
+        "langchain",
+        "swe-agent",
+    }
+
+
+def test_empty_input_is_an_error():
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript("  \n")
+    assert info.value.reason == "empty input"
+
+
+def test_invalid_json_reports_line_and_column():
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript('[\n  {"role": "user",\n   "content": oops}\n]')
+    assert info.value.line == 3
+    assert "column 15" in info.value.reason
+
+
+def test_unknown_shape_names_every_format_tried():
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript('{"hello": "world"}')
+    assert info.value.formats_tried == FORMATS
+    assert "unrecognised" in info.value.reason
+
+
+def test_unknown_forced_format_is_rejected():
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript("[]", format="nope")
+    assert "unknown format 'nope'" in info.value.reason
+
+
+def test_forcing_a_format_tries_only_that_one():
+    text = json.dumps([{"role": "user", "content": "hi"}])
+    assert parse_transcript(text, format="anthropic").format == "anthropic"
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript(text, format="zeroclaw-conversation")
+    assert info.value.formats_tried == ("zeroclaw-conversation",)
+    assert info.value.message_index == 0
+
+
+def test_plain_role_content_lists_default_to_chat_completions():
+    assert detect_format(json.dumps([{"role": "user", "content": "hi"}])) == "openai-chat"
+
+
+def test_a_list_no_format_accepts_reports_the_best_candidate_and_all_tried():
+    bad = [{"role": "user", "content": "hi"}, {"role": "wizard", "content": "x"}]
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript(json.dumps(bad), source="bad.json")
+    error = info.value
+    assert error.formats_tried[0] == "openai-chat"
+    assert len(error.formats_tried) > 1
+    assert error.message_index == 1
+    assert "role 'wizard'" in error.reason
+    assert str(error).startswith("role 'wizard' is not a Chat Completions role at bad.json, message 1 (formats tried:")
+
+
+def test_error_carries_structured_fields_for_the_dashboard():
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript('{"type":"session","version":3,"id":"s"}\n{"type":"bogus","id":"x","parentId":null}')
+    assert info.value.extra["line"] == 2
+    assert info.value.extra["formats_tried"][0] == "openclaw"
