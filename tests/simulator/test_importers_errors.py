@@ -72,7 +72,9 @@ def test_a_list_no_format_accepts_reports_the_best_candidate_and_all_tried():
     assert len(error.formats_tried) > 1
     assert error.message_index == 1
     assert "role 'wizard'" in error.reason
-    assert str(error).startswith("role 'wizard' is not a Chat Completions role at bad.json, message 1 (formats tried:")
+    assert str(error).startswith(
+        "role 'wizard' is not a Chat Completions role at bad.json, message 1 (formats tried:"
+    )
 
 
 def test_error_carries_structured_fields_for_the_dashboard():

@@ -35,7 +35,10 @@ SERIALIZED = [
             "id": "ai1",
         },
     },
-    {"type": "tool", "data": {"content": "boom", "tool_call_id": "call_s", "name": "search", "status": "error"}},
+    {
+        "type": "tool",
+        "data": {"content": "boom", "tool_call_id": "call_s", "name": "search", "status": "error"},
+    },
     {"type": "ai", "data": {"content": "sorry", "tool_calls": []}},
 ]
 
@@ -44,7 +47,13 @@ def test_langchain_serialized_messages_import_with_usage_and_tool_calls():
     transcript = parse_transcript(json.dumps(SERIALIZED))
     system, human, ai, tool, last = transcript.messages
     assert transcript.format == "langchain"
-    assert [m.role for m in transcript.messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+    assert [m.role for m in transcript.messages] == [
+        Role.SYSTEM,
+        Role.USER,
+        Role.ASSISTANT,
+        Role.TOOL,
+        Role.ASSISTANT,
+    ]
     assert human.parts[1] == ImagePart(source="base64", data="QUJD", media_type="image/png")
     assert ai.parts == (ThinkingPart("use a tool"),)
     assert ai.tool_calls[0].arguments == '{"q":"abc"}'

@@ -24,8 +24,15 @@ CHAT = [
     {
         "role": "assistant",
         "content": None,
-        "tool_calls": [{"id": "call_a", "type": "function", "function": {"name": "lookup", "arguments": '{"q":"cat"}'}}],
-        "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129, "prompt_tokens_details": {"cached_tokens": 100}},
+        "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {"name": "lookup", "arguments": '{"q":"cat"}'}}
+        ],
+        "usage": {
+            "prompt_tokens": 120,
+            "completion_tokens": 9,
+            "total_tokens": 129,
+            "prompt_tokens_details": {"cached_tokens": 100},
+        },
     },
     {"role": "tool", "tool_call_id": "call_a", "content": [{"type": "text", "text": "a cat"}]},
     {"role": "assistant", "content": "A cat.", "function_call": {"name": "log", "arguments": "{}"}},
@@ -68,7 +75,10 @@ def test_chat_completions_non_string_arguments_error_names_the_message_and_field
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "x"},
         {"role": "user", "content": "go"},
-        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": {}}}]},
+        {
+            "role": "assistant",
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": {}}}],
+        },
     ]
     with pytest.raises(TranscriptParseError) as info:
         parse_transcript(json.dumps(bad))
@@ -81,8 +91,18 @@ def test_chat_completions_non_string_arguments_error_names_the_message_and_field
 RESPONSES = [
     {"role": "user", "content": "weather in Paris?"},
     {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "call the tool"}]},
-    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Checking.", "annotations": []}]},
-    {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather", "arguments": '{"city":"Paris"}'},
+    {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Checking.", "annotations": []}],
+    },
+    {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "weather",
+        "arguments": '{"city":"Paris"}',
+    },
     {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "time", "arguments": "{}"},
     {"type": "function_call_output", "call_id": "call_2", "output": "12:00"},
     {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
@@ -100,7 +120,9 @@ def test_responses_items_merge_one_response_and_pair_by_call_id():
     assert [c.id for c in first.tool_calls] == ["call_1", "call_2"]
     report = lint_tool_pairs(transcript.messages)
     assert [(p.call_id, p.result_index) for p in report.pairs] == [("call_2", 2), ("call_1", 3)]
-    assert transcript.messages[2].tool_result is not None and transcript.messages[2].tool_result.name == "time"
+    assert (
+        transcript.messages[2].tool_result is not None and transcript.messages[2].tool_result.name == "time"
+    )
 
 
 def test_responses_request_and_response_object_with_usage():
@@ -108,8 +130,15 @@ def test_responses_request_and_response_object_with_usage():
         "model": "gpt-5",
         "instructions": "be nice",
         "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}],
-        "output": [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}],
-        "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 20}, "output_tokens": 3, "total_tokens": 53},
+        "output": [
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}
+        ],
+        "usage": {
+            "input_tokens": 50,
+            "input_tokens_details": {"cached_tokens": 20},
+            "output_tokens": 3,
+            "total_tokens": 53,
+        },
     }
     transcript = parse_transcript(json.dumps(doc))
     assert [m.role for m in transcript.messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT]
@@ -125,19 +154,42 @@ def test_codex_rollout_jsonl_imports_items_usage_and_compaction():
     lines = [
         _codex_line("session_meta", {"id": "rollout-1", "cwd": "/w"}),
         _codex_line("turn_context", {"model": "gpt-5-codex", "cwd": "/w"}),
-        _codex_line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "old"}]}),
+        _codex_line(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "old"}]},
+        ),
         _codex_line("compacted", {"message": "summary of old work"}),
-        _codex_line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]}),
+        _codex_line(
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]},
+        ),
         _codex_line("event_msg", {"type": "user_message", "message": "fix it"}),
         _codex_line(
             "response_item",
-            {"type": "function_call", "name": "shell", "arguments": '{"command":["ls"]}', "call_id": "call_9"},
+            {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": '{"command":["ls"]}',
+                "call_id": "call_9",
+            },
         ),
         _codex_line(
             "event_msg",
-            {"type": "token_count", "info": {"last_token_usage": {"input_tokens": 900, "cached_input_tokens": 800, "output_tokens": 12, "total_tokens": 912}}},
+            {
+                "type": "token_count",
+                "info": {
+                    "last_token_usage": {
+                        "input_tokens": 900,
+                        "cached_input_tokens": 800,
+                        "output_tokens": 12,
+                        "total_tokens": 912,
+                    }
+                },
+            },
         ),
-        _codex_line("response_item", {"type": "function_call_output", "call_id": "call_9", "output": "a.txt"}),
+        _codex_line(
+            "response_item", {"type": "function_call_output", "call_id": "call_9", "output": "a.txt"}
+        ),
     ]
     text = "\n".join(lines)
     assert detect_format(text) == "openai-responses"

@@ -10,16 +10,35 @@ from simulator.errors import TranscriptParseError
 from simulator.importers import detect_format, parse_transcript
 from simulator.transcript import ImagePart, Role, TextPart, ThinkingPart
 
-HEADER = {"type": "session", "version": 3, "id": "sess-1", "timestamp": "2026-03-08T13:00:00.000Z", "cwd": "/w"}
+HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "sess-1",
+    "timestamp": "2026-03-08T13:00:00.000Z",
+    "cwd": "/w",
+}
 
 
 def _entry(kind, entry_id, parent, **fields):
-    return {"type": kind, "id": entry_id, "parentId": parent, "timestamp": "2026-03-08T13:00:01.000Z", **fields}
+    return {
+        "type": kind,
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": "2026-03-08T13:00:01.000Z",
+        **fields,
+    }
 
 
 def _usage(inp, out, read=0, write=0):
     cost = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
-    return {"input": inp, "output": out, "cacheRead": read, "cacheWrite": write, "totalTokens": inp + out, "cost": cost}
+    return {
+        "input": inp,
+        "output": out,
+        "cacheRead": read,
+        "cacheWrite": write,
+        "totalTokens": inp + out,
+        "cost": cost,
+    }
 
 
 def _marker(entry_id, parent, ts):
@@ -39,7 +58,10 @@ BRANCHED = [
         None,
         message={
             "role": "user",
-            "content": [{"type": "text", "text": "look at this"}, {"type": "image", "data": "iVBORw0", "mimeType": "image/png"}],
+            "content": [
+                {"type": "text", "text": "look at this"},
+                {"type": "image", "data": "iVBORw0", "mimeType": "image/png"},
+            ],
             "timestamp": 1772974800000,
         },
     ),
@@ -75,16 +97,30 @@ BRANCHED = [
         },
     ),
     _marker("a0000004", "a0000003", 1772974803000),
-    _entry("message", "a0000005", "a0000004", message={"role": "assistant", "content": [{"type": "text", "text": "abandoned"}]}),
+    _entry(
+        "message",
+        "a0000005",
+        "a0000004",
+        message={"role": "assistant", "content": [{"type": "text", "text": "abandoned"}]},
+    ),
     _entry("model_change", "a0000006", "a0000004", provider="anthropic", modelId="claude-opus-4-1"),
     _entry(
         "message",
         "a0000007",
         "a0000006",
-        message={"role": "assistant", "content": [{"type": "text", "text": "chosen"}], "model": "claude-opus-4-1"},
+        message={
+            "role": "assistant",
+            "content": [{"type": "text", "text": "chosen"}],
+            "model": "claude-opus-4-1",
+        },
     ),
     _marker("a0000008", "a0000007", 1772974900000),
-    _entry("message", "a0000009", "a0000008", message={"role": "user", "content": "thanks", "timestamp": 1772975000000}),
+    _entry(
+        "message",
+        "a0000009",
+        "a0000008",
+        message={"role": "user", "content": "thanks", "timestamp": 1772975000000},
+    ),
 ]
 
 
@@ -95,7 +131,13 @@ def test_openclaw_session_is_detected_by_its_header_and_entry_tree():
 def test_openclaw_import_follows_the_active_branch_from_the_last_entry():
     transcript = parse_transcript(_jsonl(BRANCHED))
     texts = [m.text for m in transcript.messages]
-    assert [m.role for m in transcript.messages] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT, Role.USER]
+    assert [m.role for m in transcript.messages] == [
+        Role.USER,
+        Role.ASSISTANT,
+        Role.TOOL,
+        Role.ASSISTANT,
+        Role.USER,
+    ]
     assert "abandoned" not in texts
     assert texts[3] == "chosen"
     assert transcript.session_id == "sess-1"
@@ -110,11 +152,18 @@ def test_openclaw_cache_ttl_markers_count_the_messages_before_them_on_the_branch
 
 def test_openclaw_images_thinking_tool_calls_and_usage_map_to_the_model():
     user, assistant, tool, _, last = parse_transcript(_jsonl(BRANCHED)).messages
-    assert user.parts == (TextPart("look at this"), ImagePart(source="base64", data="iVBORw0", media_type="image/png"))
+    assert user.parts == (
+        TextPart("look at this"),
+        ImagePart(source="base64", data="iVBORw0", media_type="image/png"),
+    )
     assert assistant.parts == (ThinkingPart("need the file", signature="sig"),)
     assert assistant.tool_calls[0].arguments == '{"path":"a.txt"}'
     assert assistant.usage is not None
-    assert (assistant.usage.input_tokens, assistant.usage.cache_read_tokens, assistant.usage.cache_write_tokens) == (
+    assert (
+        assistant.usage.input_tokens,
+        assistant.usage.cache_read_tokens,
+        assistant.usage.cache_write_tokens,
+    ) == (
         10,
         100,
         7,
@@ -135,12 +184,18 @@ def test_openclaw_compaction_sends_its_summary_then_the_kept_entries():
     records = [
         HEADER,
         _entry("message", "e1", None, message={"role": "user", "content": "u1"}),
-        _entry("message", "e2", "e1", message={"role": "assistant", "content": [{"type": "text", "text": "a1"}]}),
+        _entry(
+            "message", "e2", "e1", message={"role": "assistant", "content": [{"type": "text", "text": "a1"}]}
+        ),
         _entry("message", "e3", "e2", message={"role": "user", "content": "u2"}),
-        _entry("message", "e4", "e3", message={"role": "assistant", "content": [{"type": "text", "text": "a2"}]}),
+        _entry(
+            "message", "e4", "e3", message={"role": "assistant", "content": [{"type": "text", "text": "a2"}]}
+        ),
         _entry("compaction", "e5", "e4", summary="they said hi", firstKeptEntryId="e3", tokensBefore=1234),
         _entry("message", "e6", "e5", message={"role": "user", "content": "u3"}),
-        _entry("message", "e7", "e6", message={"role": "assistant", "content": [{"type": "text", "text": "a3"}]}),
+        _entry(
+            "message", "e7", "e6", message={"role": "assistant", "content": [{"type": "text", "text": "a3"}]}
+        ),
     ]
     transcript = parse_transcript(_jsonl(records))
     summary = transcript.messages[0]

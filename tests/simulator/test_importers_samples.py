@@ -77,7 +77,15 @@ def test_claude_code_sample_has_seven_messages_two_turns_and_two_pairs():
     transcript = parse_transcript(_read(CLAUDE))
     messages = transcript.messages
     assert detect_format(_read(CLAUDE)) == "claude-code"
-    assert [m.role.value for m in messages] == ["user", "assistant", "tool", "assistant", "tool", "user", "assistant"]
+    assert [m.role.value for m in messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+    ]
     assert len([g for g in segment_turns(messages) if g.kind == "turn"]) == 2
     report = lint_tool_pairs(messages)
     assert [(p.call_id, p.call_index, p.result_index) for p in report.pairs] == [

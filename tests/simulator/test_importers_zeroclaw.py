@@ -16,7 +16,10 @@ from tests.support import CONFORMANCE_DIR
 CHAT = [
     {"role": "system", "content": "sys"},
     {"role": "user", "content": "see [IMAGE:/tmp/a.png] please"},
-    {"role": "assistant", "content": '{"content":"looking","tool_calls":[{"id":"call_1","name":"shell","arguments":"{}"}]}'},
+    {
+        "role": "assistant",
+        "content": '{"content":"looking","tool_calls":[{"id":"call_1","name":"shell","arguments":"{}"}]}',
+    },
     {"role": "tool", "content": '{"tool_call_id":"call_1","content":"ok"}'},
     {"role": "user", "content": '[Tool results]\n<tool_result name="shell">\nok\n</tool_result>'},
     {"role": "assistant", "content": "done"},
@@ -29,7 +32,11 @@ def test_zeroclaw_chat_is_detected_by_its_json_in_content_tool_calls():
 
 def test_zeroclaw_chat_decodes_native_tool_calls_results_and_image_markers():
     messages = parse_transcript(json.dumps(CHAT)).messages
-    assert messages[1].parts == (TextPart("see "), ImagePart(source="marker", data="/tmp/a.png"), TextPart(" please"))
+    assert messages[1].parts == (
+        TextPart("see "),
+        ImagePart(source="marker", data="/tmp/a.png"),
+        TextPart(" please"),
+    )
     assert messages[2].text == "looking"
     assert messages[2].tool_calls[0].id == "call_1"
     assert messages[3].role is Role.TOOL
@@ -55,7 +62,10 @@ CONVERSATION = [
         "type": "AssistantToolCalls",
         "data": {
             "text": None,
-            "tool_calls": [{"id": "a", "name": "shell", "arguments": "{}"}, {"id": "b", "name": "read", "arguments": "{}"}],
+            "tool_calls": [
+                {"id": "a", "name": "shell", "arguments": "{}"},
+                {"id": "b", "name": "read", "arguments": "{}"},
+            ],
             "reasoning_content": "both",
         },
     },
@@ -73,7 +83,13 @@ CONVERSATION = [
 def test_zeroclaw_conversation_splits_tool_results_and_keeps_reasoning():
     transcript = parse_transcript(json.dumps(CONVERSATION))
     assert transcript.format == "zeroclaw-conversation"
-    assert [m.role for m in transcript.messages] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.TOOL, Role.ASSISTANT]
+    assert [m.role for m in transcript.messages] == [
+        Role.USER,
+        Role.ASSISTANT,
+        Role.TOOL,
+        Role.TOOL,
+        Role.ASSISTANT,
+    ]
     assert transcript.messages[1].parts == (ThinkingPart("both"),)
     assert [m.source.record for m in transcript.messages] == [0, 1, 2, 2, 3]
     assert len(lint_tool_pairs(transcript.messages).pairs) == 2
@@ -131,7 +147,11 @@ def _envelope(content, calls):
 
 
 _chat_message = st.one_of(
-    st.builds(lambda r, c: {"role": r, "content": c}, st.sampled_from(["system", "user", "assistant"]), _marker_text()),
+    st.builds(
+        lambda r, c: {"role": r, "content": c},
+        st.sampled_from(["system", "user", "assistant"]),
+        _marker_text(),
+    ),
     st.builds(lambda c: {"role": "user", "content": "[Tool results]\n" + c}, _text),
     st.builds(
         lambda text, calls: {"role": "assistant", "content": _envelope(text, calls)},
@@ -141,7 +161,9 @@ _chat_message = st.one_of(
     st.builds(
         lambda i, c: {
             "role": "tool",
-            "content": json.dumps({"tool_call_id": i, "content": c}, separators=(",", ":"), ensure_ascii=False),
+            "content": json.dumps(
+                {"tool_call_id": i, "content": c}, separators=(",", ":"), ensure_ascii=False
+            ),
         },
         _ids,
         _marker_text(),
@@ -172,13 +194,19 @@ _conversation_record = st.one_of(
     ),
     st.builds(
         lambda results: {"type": "ToolResults", "data": results},
-        st.lists(st.fixed_dictionaries({"tool_call_id": _ids, "content": _marker_text(), "tool_name": _ids}), min_size=1, max_size=3),
+        st.lists(
+            st.fixed_dictionaries({"tool_call_id": _ids, "content": _marker_text(), "tool_name": _ids}),
+            min_size=1,
+            max_size=3,
+        ),
     ),
 )
 
 
 def _no_adjacent_tool_results(records):
-    return all(not (a["type"] == b["type"] == "ToolResults") for a, b in zip(records, records[1:], strict=False))
+    return all(
+        not (a["type"] == b["type"] == "ToolResults") for a, b in zip(records, records[1:], strict=False)
+    )
 
 
 @given(st.lists(_conversation_record, min_size=1, max_size=8).filter(_no_adjacent_tool_results))
