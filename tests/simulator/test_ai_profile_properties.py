@@ -135,3 +135,11 @@ def test_ryu_text_reads_back_as_the_same_float(value):
     assert float(text) == value
     assert math.copysign(1.0, float(text)) == math.copysign(1.0, value)
     assert "+" not in text and "e0" not in text and "e-0" not in text
+
+
+@given(histories(), budgets)
+def test_precomputed_token_sizes_give_the_same_trim(history, budget):
+    """The replay passes each message's size once; the trim must not change because of it."""
+    messages, _ = history
+    sizes = [message_tokens(m) for m in messages]
+    assert trim_history(messages, budget, tokens=sizes) == trim_history(messages, budget)

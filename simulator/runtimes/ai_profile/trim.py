@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simulator.runtimes.ai_profile.estimate import estimate_tokens, message_tokens
+from simulator.runtimes.ai_profile.estimate import message_tokens, saturating_sum
 from simulator.runtimes.ai_profile.messages import Message
 
 
@@ -66,12 +66,16 @@ def first_user_index(messages: Sequence[Message]) -> int | None:
     return None
 
 
-def trim_history(messages: Sequence[Message], budget: int | None) -> TrimResult:
+def trim_history(
+    messages: Sequence[Message], budget: int | None, *, tokens: Sequence[int] | None = None
+) -> TrimResult:
     """Trim a history to a token budget the way ai-profile does.
 
     Args:
         messages: The history, oldest first.
         budget: Token budget (``u32``), or ``None`` for "window unknown, do not trim".
+        tokens: ``message_tokens`` of each message when the caller already has them (a replay
+            trims the same messages at every call); computed here otherwise.
 
     Returns:
         The kept messages and how they were chosen. Outside the fallback path the result's estimate
@@ -79,21 +83,23 @@ def trim_history(messages: Sequence[Message], budget: int | None) -> TrimResult:
     """
     history = tuple(messages)
     count = len(history)
-    tokens = [message_tokens(message) for message in history]
-    before = estimate_tokens(history)
+    sizes = [message_tokens(message) for message in history] if tokens is None else list(tokens)
+    if len(sizes) != count:
+        raise ValueError(f"tokens has {len(sizes)} entries for {count} messages")
+    before = saturating_sum(sizes)
     if budget is None or count == 0 or before <= budget:
-        return _result(history, tuple(range(count)), None, False, budget, before)
+        return _result(history, tuple(range(count)), None, False, budget, before, sizes)
 
     first = first_user_index(history)
-    reserve = tokens[first] if first is not None and tokens[first] <= budget // 2 else 0
+    reserve = sizes[first] if first is not None and sizes[first] <= budget // 2 else 0
     recent_budget = budget - reserve
 
     used = 0
     keep_from = count
     for index in range(count - 1, -1, -1):
-        if used + tokens[index] > recent_budget:
+        if used + sizes[index] > recent_budget:
             break
-        used += tokens[index]
+        used += sizes[index]
         keep_from = index
 
     while keep_from < count and history[keep_from].has_tool_result:
@@ -112,12 +118,12 @@ def trim_history(messages: Sequence[Message], budget: int | None) -> TrimResult:
             None,
         )
         kept = () if plain is None else (plain,)
-        return _result(history, kept, None, True, budget, before)
+        return _result(history, kept, None, True, budget, before, sizes)
 
     window = tuple(range(keep_from, keep_to))
     if first is not None and reserve > 0 and first < keep_from:
-        return _result(history, (first, *window), first, False, budget, before)
-    return _result(history, window, None, False, budget, before)
+        return _result(history, (first, *window), first, False, budget, before, sizes)
+    return _result(history, window, None, False, budget, before, sizes)
 
 
 def _result(
@@ -127,6 +133,7 @@ def _result(
     used_fallback: bool,
     budget: int | None,
     before: int,
+    sizes: Sequence[int],
 ) -> TrimResult:
     out = tuple(history[index] for index in kept)
     return TrimResult(
@@ -137,5 +144,5 @@ def _result(
         used_fallback=used_fallback,
         budget=budget,
         estimate_before=before,
-        estimate_after=estimate_tokens(out),
+        estimate_after=saturating_sum(sizes[index] for index in kept),
     )

@@ -1,0 +1,153 @@
+"""What a replay records: one :class:`CallRecord` per model call, in the runtime's native message space.
+
+Each runtime holds its own native messages (ZeroClaw ``ChatMessage``, ai-profile ``{role, content}``,
+OpenClaw ``AgentMessage``); ``SimulationResult.origins`` maps every native message back to the
+transcript messages it was built from, so a view can show fates on the transcript. Records are
+compact on purpose: what was sent is a few index ranges, and only messages whose fate is not plain
+"kept" are listed, so a 10,000-message replay stays linear in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal
+
+from simulator.jsonvalue import JSON
+
+
+class Fate(StrEnum):
+    KEPT = "kept"
+    DROPPED = "dropped"
+    SOFT_TRIMMED = "soft-trimmed"
+    HARD_CLEARED = "hard-cleared"
+    TRUNCATED = "truncated"
+    IMAGE_REPLACED = "image-replaced"
+    REINSERTED = "re-added"
+    BREADCRUMB = "breadcrumb"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A native message whose fate is not plain "kept", with the rule that decided it."""
+
+    native_index: int
+    fate: Fate
+    rule: str
+    tokens_before: int
+    tokens_after: int
+    call: int
+    """1-based number of the call at which the rule fired."""
+
+
+@dataclass(frozen=True, slots=True)
+class FateGroup:
+    """Native messages that met the same content rule at one call (kept compact: indices only).
+
+    The per-message sizes before/after are recomputed by the view for the one call it shows.
+    """
+
+    fate: Fate
+    rule: str
+    indices: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetExplanation:
+    value: int | None
+    bound_by: str
+    steps: tuple[str, ...]
+    window: int | None = None
+    window_source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryStep:
+    """One overflow-recovery round: the budget it aimed for and what it achieved."""
+
+    attempt: int
+    budget: int
+    tokens_before: int
+    tokens_after: int
+    dropped: int
+    recovered: bool
+
+
+Overflow = Literal["none", "recovered", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    number: int
+    """1-based model call number."""
+    message_index: int
+    """Transcript index of the assistant message this call produced."""
+    available: int
+    """Native messages ``[0, available)`` existed before the call."""
+    sent: tuple[tuple[int, int], ...]
+    """Half-open native index ranges sent, in order (the breadcrumb is not in them)."""
+    breadcrumb_at: int | None
+    """Position in the sent sequence where the breadcrumb note stands, if any."""
+    fated: tuple[FateGroup, ...]
+    """Content rules that fired at this call (prunes, re-added messages); drops are implied by ``sent``."""
+    budget: int | None
+    tokens_full: int
+    """Runtime estimator: everything available, untrimmed, as the runtime would hold it."""
+    tokens_sent: int
+    """Runtime estimator: what was sent."""
+    trimmed: bool
+    drop_rule: str = ""
+    """Why the available messages that are not in ``sent`` were left out at this call."""
+    events: tuple[JSON, ...] = ()
+    retries: tuple[RetryStep, ...] = ()
+    overflow: Overflow = "none"
+    provider_input_tokens: int | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def sent_count(self) -> int:
+        return sum(end - start for start, end in self.sent) + (self.breadcrumb_at is not None)
+
+    @property
+    def saved_tokens(self) -> int:
+        return self.tokens_full - self.tokens_sent
+
+    def sent_indices(self) -> Iterator[int]:
+        for start, end in self.sent:
+            yield from range(start, end)
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationResult:
+    runtime: str
+    version: str
+    profile_name: str
+    budget: BudgetExplanation
+    window: int | None
+    """The provider window the replay simulated overflows against (``None`` = never overflows)."""
+    calls: tuple[CallRecord, ...]
+    origins: tuple[tuple[int, ...], ...]
+    """For each native message, the transcript indices it was built from."""
+    native_tokens: tuple[int, ...]
+    """Runtime estimator per native message, as first held (before any rule changed it)."""
+    dropped_at: tuple[int, ...]
+    """Per native message: the call that dropped it for good (0 = never), for runtimes that forget."""
+    drop_rules: tuple[str, ...]
+    """Per native message: the rule that dropped it for good ("" = never)."""
+    content_changes: tuple[Change, ...]
+    """Content changes that stay with a message once made (e.g. ZeroClaw truncation at entry)."""
+    estimator: str
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def trims(self) -> int:
+        return sum(1 for c in self.calls if c.trimmed)
+
+    @property
+    def total_tokens_sent(self) -> int:
+        return sum(c.tokens_sent for c in self.calls)
+
+    @property
+    def overflow_failures(self) -> int:
+        return sum(1 for c in self.calls if c.overflow == "failed")

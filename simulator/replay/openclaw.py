@@ -1,0 +1,277 @@
+"""Replays a transcript through OpenClaw's cache-TTL session pruning, call by call.
+
+OpenClaw never forgets: the session keeps every message, and before each model call the pruning hook
+may hand the model a pruned *view* (old tool results soft-trimmed or cleared) for that call only. The
+replay drives the hook's TTL clock from the transcript:
+
+* a run starts at each real user message; the runtime built for it reads the newest
+  ``openclaw.cache-ttl`` marker before that point (matching provider/model when both are known). A
+  transcript without markers gets the ones OpenClaw would have written: one at the end of every run,
+  stamped with that run's last reply;
+* ``now`` for a call is the timestamp of the newest message before the reply;
+* within a run only a pruning that changed the context moves the clock.
+
+When the transcript has no timestamps at all, the clock cannot be replayed; every call is then
+treated as past the TTL (a cold cache), which shows the most pruning the profile can do, and the
+result says so.
+"""
+
+from __future__ import annotations
+
+import math
+
+from simulator.convert import to_openclaw
+from simulator.replay.common import call_starts, fmt
+from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.messages import messages_from_json
+from simulator.runtimes.openclaw.pruner import HardCleared, PruneResult, SoftTrimmed, prune_context_messages
+from simulator.runtimes.openclaw.settings import OpenClawSettings
+from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
+from simulator.transcript import Message, Role, Transcript
+
+CHARS_PER_TOKEN = 4
+
+
+def _tokens(chars: float) -> int:
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def _duration(ms: float) -> str:
+    seconds = int(ms // 1000)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m {seconds:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    return a is None or b is None or a.lower() == b.lower()
+
+
+def _run_markers(transcript: Transcript) -> list[tuple[int, int]]:
+    """``(after_message, timestamp_ms)`` of the cache-TTL markers the runs would read, oldest first."""
+    messages = transcript.messages
+    if transcript.cache_ttl_markers:
+        return [
+            (m.after_message, m.timestamp_ms)
+            for m in transcript.cache_ttl_markers
+            if m.timestamp_ms
+            and _same(m.provider, transcript.provider)
+            and _same(m.model_id, transcript.model)
+        ]
+    # None recorded: synthesise the marker written at the end of each run (before each real user message).
+    out: list[tuple[int, int]] = []
+    last_reply: int | None = None
+    for index, message in enumerate(messages):
+        if _starts_run(message) and last_reply is not None:
+            out.append((index, last_reply))
+            last_reply = None
+        if message.role is Role.ASSISTANT and message.timestamp_ms is not None:
+            last_reply = message.timestamp_ms
+    return out
+
+
+def _starts_run(message: Message) -> bool:
+    return message.role is Role.USER and message.tool_result is None
+
+
+def _explain(settings: OpenClawSettings) -> BudgetExplanation:
+    effective = settings.effective()
+    window = settings.context_window_tokens()
+    source = "model.contextWindow" if settings.model_context_window else "default 200,000"
+    if settings.context_tokens and settings.context_tokens < (settings.model_context_window or 200_000):
+        source = "agents.defaults.contextTokens"
+    if effective is None:
+        return BudgetExplanation(
+            None, "pruning off", ("contextPruning.mode is off: nothing is pruned",), window, source
+        )
+    soft = math.floor(window * effective.soft_trim_ratio)
+    hard = math.floor(window * effective.hard_clear_ratio)
+    steps = (
+        f"window {fmt(window)} tokens ({source}) × 4 chars = {fmt(window * CHARS_PER_TOKEN)} chars",
+        f"soft trim of old tool results from ratio {effective.soft_trim_ratio:g} (≈ {fmt(soft)} tokens)",
+        f"hard clear from ratio {effective.hard_clear_ratio:g} (≈ {fmt(hard)} tokens)"
+        + ("" if effective.hard_clear.enabled else " — disabled"),
+        f"only after the cache TTL ({_duration(effective.ttl_ms)}) has expired; "
+        f"the last {effective.keep_last_assistants:g} assistant turns are protected",
+    )
+    return BudgetExplanation(soft, "softTrimRatio × window", steps, window, source)
+
+
+def _groups(result: PruneResult) -> tuple[FateGroup, ...]:
+    soft: list[int] = []
+    images: list[int] = []
+    hard: list[int] = []
+    for fate in result.fates:
+        if isinstance(fate, HardCleared):
+            hard.append(fate.index)
+        elif isinstance(fate, SoftTrimmed):
+            (soft if fate.trimmed else images).append(fate.index)
+    ratio = result.ratio_before or 0.0
+    out: list[FateGroup] = []
+    if soft:
+        out.append(
+            FateGroup(
+                Fate.SOFT_TRIMMED,
+                f"soft trim: ratio {ratio:.2f} ≥ softTrimRatio {result.soft_trim_ratio:g}",
+                tuple(soft),
+            )
+        )
+    if images:
+        out.append(
+            FateGroup(Fate.IMAGE_REPLACED, "images in tool results replaced during soft trim", tuple(images))
+        )
+    if hard:
+        after_soft = result.ratio_after_soft_trim or 0.0
+        out.append(
+            FateGroup(
+                Fate.HARD_CLEARED,
+                f"hard clear: ratio {after_soft:.2f} ≥ hardClearRatio {result.hard_clear_ratio:g}",
+                tuple(hard),
+            )
+        )
+    return tuple(out)
+
+
+def replay_openclaw(
+    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str
+) -> SimulationResult:
+    """Replay ``transcript`` through OpenClaw's pruning with ``settings``.
+
+    Args:
+        transcript: The imported session.
+        settings: A validated OpenClaw ``contextPruning`` profile.
+        profile_name: Shown in the result.
+
+    Returns:
+        One record per model call (what the pruned view sent, and why).
+    """
+    converted = to_openclaw(transcript.messages)
+    natives = messages_from_json(list(converted.messages))
+    origins = tuple(tuple(o) for o in converted.origins)
+    chars = [estimate_message_chars(m) for m in natives]
+    prefix = [0]
+    for c in chars:
+        prefix.append(prefix[-1] + c)
+
+    explanation = _explain(settings)
+    effective = settings.effective()
+    warnings: list[str] = []
+    messages = transcript.messages
+    clocked = any(m.timestamp_ms is not None for m in messages)
+    if not clocked and effective is not None:
+        warnings.append("the transcript has no timestamps: every call is treated as past the cache TTL")
+    markers = _run_markers(transcript) if clocked else []
+    runtime = (
+        PruningRuntime(settings=effective, context_window_tokens=settings.context_window_tokens())
+        if effective is not None
+        else None
+    )
+    state = TtlGateState()
+    calls: list[CallRecord] = []
+    marker_at = 0
+    latest_seen: int | None = None
+    seen_upto = 0
+    for number, (available, message_index) in enumerate(call_starts(transcript, origins), start=1):
+        for index in range(seen_upto, message_index):
+            stamp = messages[index].timestamp_ms
+            if stamp is not None:
+                latest_seen = stamp if latest_seen is None else max(latest_seen, stamp)
+        run_start = any(_starts_run(messages[i]) for i in range(seen_upto, message_index)) or number == 1
+        seen_upto = message_index
+        now = latest_seen if latest_seen is not None else messages[message_index].timestamp_ms
+        full_chars = prefix[available]
+        notes: list[str] = []
+        fated: tuple[FateGroup, ...] = ()
+        sent_chars = full_chars
+        trimmed = False
+        if runtime is not None and effective is not None:
+            if run_start:
+                # A new run's runtime reads the newest marker written before it.
+                while marker_at < len(markers) and markers[marker_at][0] <= message_index:
+                    state = TtlGateState(last_cache_touch_at=markers[marker_at][1])
+                    marker_at += 1
+            history = natives[:available]
+            if clocked and now is not None:
+                outcome, state = on_context(
+                    runtime,
+                    state,
+                    ContextCall(
+                        now=now, messages=tuple(history), model_context_window=settings.model_context_window
+                    ),
+                )
+                result = outcome.prune
+                decision = outcome.decision
+                if decision == "no_marker":
+                    notes.append("no cache-TTL marker yet: OpenClaw does not prune")
+                elif decision == "ttl_not_expired" and outcome.elapsed_ms is not None:
+                    notes.append(
+                        f"cache still warm: {_duration(outcome.elapsed_ms)} since the last touch "
+                        f"< ttl {_duration(effective.ttl_ms)}"
+                    )
+                elif decision == "ttl_disabled":
+                    notes.append("ttl 0: pruning disabled")
+                elif outcome.elapsed_ms is not None:
+                    notes.append(f"cache TTL expired ({_duration(outcome.elapsed_ms)} since the last touch)")
+            else:
+                result = prune_context_messages(
+                    tuple(history),
+                    effective,
+                    context_window=settings.model_context_window,
+                    context_window_tokens_override=runtime.context_window_tokens,
+                )
+                decision = "unchanged" if result.returned_same else "pruned"
+            if result is not None and not result.returned_same:
+                fated = _groups(result)
+                sent_chars = result.chars_after
+                trimmed = True
+            elif (
+                result is not None
+                and result.skipped == "below_soft_trim_ratio"
+                and result.ratio_before is not None
+            ):
+                notes.append(
+                    f"ratio {result.ratio_before:.2f} < softTrimRatio {effective.soft_trim_ratio:g}: "
+                    "nothing to prune"
+                )
+            elif result is not None and result.skipped == "too_few_assistants":
+                notes.append(
+                    f"fewer than keepLastAssistants {effective.keep_last_assistants:g} assistant "
+                    "messages: nothing prunable"
+                )
+        usage = messages[message_index].usage
+        calls.append(
+            CallRecord(
+                number=number,
+                message_index=message_index,
+                available=available,
+                sent=((0, available),) if available else (),
+                breadcrumb_at=None,
+                fated=fated,
+                budget=explanation.value,
+                tokens_full=_tokens(full_chars),
+                tokens_sent=_tokens(sent_chars),
+                trimmed=trimmed,
+                provider_input_tokens=usage.prompt_tokens if usage is not None else None,
+                notes=tuple(notes),
+            )
+        )
+    return SimulationResult(
+        runtime="openclaw",
+        version="2026.7.1",
+        profile_name=profile_name,
+        budget=explanation,
+        window=explanation.window,
+        calls=tuple(calls),
+        origins=origins,
+        native_tokens=tuple(_tokens(c) for c in chars),
+        dropped_at=(0,) * len(natives),
+        drop_rules=("",) * len(natives),
+        content_changes=(),
+        estimator="OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)",
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,352 @@
+"""Replays a transcript through ZeroClaw, call by call, carrying its trimmed history forward.
+
+ZeroClaw forgets: once a turn is trimmed out of the agent's history it is gone for every later call.
+The replay therefore holds one history, appends what the transcript adds before each model call,
+and applies, in the order the turn loop does:
+
+1. tool-result truncation (``max_tool_result_chars``) when a result enters the history;
+2. the history cap - documented: ``trim_to_recent_turn_count`` (whole turns, default 50, breadcrumb
+   and ``history message limit exceeded`` event); upstream: the raw path's message-level
+   ``history::trim_history`` (logs only, no breadcrumb, no event);
+3. ``preflight_iteration``: floor warning at the first iteration of a user turn, token-budget trim,
+   breadcrumb, ``HistoryTrimmed``;
+4. a simulated provider: when the provider window is known and the estimate of what is sent exceeds
+   it, the provider rejects the request with an overflow error and ``recover_context_overflow`` trims
+   to 2/3 of the estimate and retries (at most 3 rounds; the call fails when nothing more can go);
+5. after the reply, when the transcript carries provider-reported input tokens for it,
+   ``enforce_reported_budget``.
+
+The simulated provider counts with ZeroClaw's own estimator; real tokenizer counts are shown beside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from simulator.convert import to_zeroclaw_chat
+from simulator.jsonvalue import JSON
+from simulator.replay.common import call_starts, fmt, ranges
+from simulator.replay.model import BudgetExplanation, CallRecord, Change, Fate, RetryStep, SimulationResult
+from simulator.runtimes.zeroclaw import (
+    ChatMessage,
+    HistoryTrimmed,
+    RecoveryResult,
+    enforce_reported_budget,
+    preflight_iteration,
+    recover_context_overflow,
+    resolve_budget,
+    trim_history,
+    trim_to_recent_turn_count,
+    truncate_tool_message,
+    truncate_tool_result,
+)
+from simulator.runtimes.zeroclaw.breadcrumb import insert_breadcrumb_flagged
+from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
+from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
+from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
+from simulator.transcript import Transcript
+
+MAX_RECOVERY_ROUNDS = 3
+OVERFLOW_ERROR = "input exceeds the context window of this model"
+TOOL_RESULTS_PREFIX = "[Tool results]"
+
+
+def _truncate(message: ChatMessage, max_chars: int) -> ChatMessage:
+    if max_chars <= 0:
+        return message
+    if message.role == "tool":
+        content = truncate_tool_message(message.content, max_chars)
+    elif message.role == "user" and message.content.startswith(TOOL_RESULTS_PREFIX):
+        content = truncate_tool_result(message.content, max_chars)
+    else:
+        return message
+    return message if content == message.content else ChatMessage(message.role, content)
+
+
+def _iso(ms: int | None) -> str:
+    if ms is None:
+        return "1970-01-01T00:00:00Z"
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
+
+
+def _wire(event: HistoryTrimmed, session_id: str, timestamp: str) -> tuple[JSON, ...]:
+    return (event.to_ws(), event.to_sse(timestamp), event.to_rpc(session_id), event.to_acp(session_id))
+
+
+def replay_zeroclaw(
+    transcript: Transcript, settings: ZeroClawSettings, *, profile_name: str
+) -> SimulationResult:
+    """Replay ``transcript`` through ZeroClaw with ``settings``.
+
+    Args:
+        transcript: The imported session.
+        settings: A validated ZeroClaw profile.
+        profile_name: Shown in the result.
+
+    Returns:
+        One record per model call plus where every message went.
+    """
+    converted = to_zeroclaw_chat(transcript.messages)
+    natives = [ChatMessage.from_json(m) for m in converted.messages]
+    origins = tuple(tuple(o) for o in converted.origins)
+    tokens = [estimate_message_tokens(m) for m in natives]
+    prefix = [0]
+    for t in tokens:
+        prefix.append(prefix[-1] + t)
+
+    documented = settings.version == "documented"
+    resolution = resolve_budget(settings)
+    budget = resolution.budget
+    window = resolution.window if documented else (settings.context_window or None)
+    if documented and resolution.window_source != "Configured":
+        window = None  # no declared window: nothing to simulate the provider against
+    cap = settings.effective_max_history_messages()
+    is_boundary = is_turn_boundary_pr9368 if documented else is_turn_boundary
+    session_id = transcript.session_id or "replay"
+
+    truncated: list[Change] = []
+    dropped_at = [0] * len(natives)
+    drop_rules = [""] * len(natives)
+    held: list[ChatMessage] = []
+    src: list[int | None] = []
+    held_tokens = 0
+    flag = False
+    calls: list[CallRecord] = []
+    warnings: list[str] = []
+    next_native = 0
+    iteration = 0
+
+    held_turns = 0
+    held_non_system = 0
+
+    def adopt(history: tuple[ChatMessage, ...], sources: list[int | None], call: int, rule: str) -> None:
+        nonlocal held, src, held_tokens, held_turns, held_non_system
+        kept = {s for s in sources if s is not None}
+        for s in src:
+            if s is not None and s not in kept and dropped_at[s] == 0:
+                dropped_at[s] = call
+                drop_rules[s] = rule
+        held, src = list(history), sources
+        held_tokens = sum(estimate_message_tokens(m) for m in held)
+        held_turns = sum(1 for m in held if is_boundary(m))
+        held_non_system = sum(1 for m in held if m.role != "system")
+
+    starts = call_starts(transcript, origins)
+    for number, (native_start, message_index) in enumerate(starts, start=1):
+        events: list[JSON] = []
+        notes: list[str] = []
+        trimmed = False
+        stamp = _iso(transcript.messages[message_index].timestamp_ms)
+        for i in range(next_native, native_start):
+            message = _truncate(natives[i], settings.max_tool_result_chars)
+            if message is not natives[i]:
+                after = estimate_message_tokens(message)
+                truncated.append(
+                    Change(
+                        i,
+                        Fate.TRUNCATED,
+                        f"max_tool_result_chars {fmt(settings.max_tool_result_chars)}",
+                        tokens[i],
+                        after,
+                        number,
+                    )
+                )
+            if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
+                iteration = 0  # a new user turn restarts the tool loop
+            held.append(message)
+            src.append(i)
+            held_tokens += estimate_message_tokens(message)
+            held_turns += is_boundary(message)
+            held_non_system += message.role != "system"
+        next_native = native_start
+        tokens_full = prefix[native_start]
+
+        # 2. history cap
+        if documented:
+            turns = held_turns - (1 if flag else 0)
+            if turns > cap:
+                count = trim_to_recent_turn_count(held, cap, flag)
+                if count.trimmed:
+                    sources = [src[k] for k in count.kept_indices]
+                    crumb = insert_breadcrumb_flagged(count.history, flag)
+                    if crumb.inserted:
+                        sources.insert(crumb.index, None)
+                    adopt(
+                        crumb.history,
+                        sources,
+                        number,
+                        f"max_history_messages {fmt(cap)} turns: {fmt(turns)} turns held",
+                    )
+                    flag = True
+                    trimmed = True
+                    events.extend(
+                        _wire(
+                            HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns),
+                            session_id,
+                            stamp,
+                        )
+                    )
+        else:
+            non_system = held_non_system
+            if non_system > cap:
+                legacy = trim_history(held, cap)
+                if legacy.dropped:
+                    adopt(
+                        legacy.history,
+                        [src[k] for k in legacy.kept_indices],
+                        number,
+                        f"max_history_messages {fmt(cap)} messages (legacy raw path): {fmt(non_system)} held",
+                    )
+                    trimmed = True
+                    notes.append("legacy history cap: logs only, no breadcrumb, no event")
+
+        # 3. token budget
+        step = preflight_iteration(
+            held, budget, iteration=iteration, version=settings.version, has_leading_breadcrumb=flag
+        )
+        notes.extend(step.warnings)
+        if step.trim is not None and step.trim.trimmed:
+            adopt(
+                step.history,
+                [None if s is None else src[s] for s in step.source_indices],
+                number,
+                f"token budget {fmt(budget)}: {fmt(step.trim.tokens_before)} est. held",
+            )
+            trimmed = True
+            if step.event is not None:
+                events.extend(_wire(step.event, session_id, stamp))
+        flag = step.has_leading_breadcrumb
+
+        # 4. simulated provider overflow
+        retries: list[RetryStep] = []
+        overflow = "none"
+        if window is not None and held_tokens > window:
+            overflow = "failed"
+            for attempt in range(1, MAX_RECOVERY_ROUNDS + 1):
+                before = held_tokens
+                recovery = recover_context_overflow(
+                    held, OVERFLOW_ERROR, budget, version=settings.version, has_leading_breadcrumb=flag
+                )
+                if not recovery.recovered:
+                    retries.append(
+                        RetryStep(attempt, recovery.recovery_budget or 0, before, before, 0, False)
+                    )
+                    if recovery.log:
+                        notes.append(recovery.log)
+                    break
+                sources = _recovery_sources(recovery, src)
+                adopt(
+                    recovery.history,
+                    sources,
+                    number,
+                    f"provider overflow: window {fmt(window)} < {fmt(before)} est.; recovery to 2/3",
+                )
+                flag = True
+                trimmed = True
+                if recovery.event is not None:
+                    events.extend(_wire(recovery.event, session_id, stamp))
+                retries.append(
+                    RetryStep(
+                        attempt,
+                        recovery.recovery_budget or 0,
+                        before,
+                        held_tokens,
+                        recovery.event.dropped_messages if recovery.event else 0,
+                        True,
+                    )
+                )
+                if held_tokens <= window:
+                    overflow = "recovered"
+                    break
+            if overflow == "failed":
+                notes.append(
+                    f"the provider rejected the request: {fmt(held_tokens)} est. > window {fmt(window)}"
+                )
+
+        sent, crumb_at = ranges(src)
+        usage = transcript.messages[message_index].usage
+        reported = usage.prompt_tokens if usage is not None else None
+        calls.append(
+            CallRecord(
+                number=number,
+                message_index=message_index,
+                available=native_start,
+                sent=sent,
+                breadcrumb_at=crumb_at,
+                fated=(),
+                budget=budget,
+                tokens_full=tokens_full,
+                tokens_sent=held_tokens,
+                trimmed=trimmed,
+                events=tuple(events),
+                retries=tuple(retries),
+                overflow=overflow,  # type: ignore[arg-type]  # narrowed by the branches above
+                provider_input_tokens=reported,
+                notes=tuple(notes),
+            )
+        )
+        iteration += 1
+        # 5. the reply joins the history; a provider-reported count may trim it once more
+        if reported is not None and budget > 0 and reported > budget:
+            reply_end = native_start
+            while reply_end < len(natives) and origins[reply_end][:1] == (message_index,):
+                held.append(natives[reply_end])
+                src.append(reply_end)
+                held_tokens += tokens[reply_end]
+                held_turns += is_boundary(natives[reply_end])
+                held_non_system += 1
+                reply_end += 1
+            next_native = reply_end
+            enforced = enforce_reported_budget(
+                held, budget, reported, version=settings.version, has_leading_breadcrumb=flag
+            )
+            if enforced.trim is not None and enforced.trim.trimmed:
+                adopt(
+                    enforced.history,
+                    [None if s is None else src[s] for s in enforced.source_indices],
+                    number,
+                    f"provider-reported {fmt(reported)} input tokens > budget {fmt(budget)}",
+                )
+                flag = enforced.has_leading_breadcrumb
+                notes_after = ("after the reply: trimmed to the provider-reported budget",)
+                calls[-1] = _with(calls[-1], notes_after, enforced.event, session_id, stamp)
+
+    if not starts:
+        warnings.append("the transcript has no assistant message, so there is no model call to replay")
+    return SimulationResult(
+        runtime="zeroclaw",
+        version=settings.version,
+        profile_name=profile_name,
+        budget=BudgetExplanation(
+            resolution.budget,
+            resolution.bound_by,
+            resolution.steps,
+            resolution.window,
+            resolution.window_source,
+        ),
+        window=window,
+        calls=tuple(calls),
+        origins=origins,
+        native_tokens=tuple(tokens),
+        dropped_at=tuple(dropped_at),
+        drop_rules=tuple(drop_rules),
+        content_changes=tuple(truncated),
+        estimator="ZeroClaw ⌈UTF-8 bytes / 4⌉ + 4",
+        warnings=tuple(warnings),
+    )
+
+
+def _recovery_sources(recovery: RecoveryResult, src: list[int | None]) -> list[int | None]:
+    """Held-history sources after a recovery (its ``kept_indices`` leave out the breadcrumb it inserts)."""
+    sources: list[int | None] = [src[k] for k in recovery.kept_indices]
+    if len(recovery.history) > len(sources):
+        sources.insert(leading_system_count(recovery.history), None)
+    return sources
+
+
+def _with(
+    record: CallRecord, notes: tuple[str, ...], event: HistoryTrimmed | None, session_id: str, stamp: str
+) -> CallRecord:
+    events = record.events + (_wire(event, session_id, stamp) if event is not None else ())
+    return replace(record, notes=record.notes + notes, events=events, trimmed=True)
