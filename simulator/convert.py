@@ -4,12 +4,10 @@ Shapes are exactly those the conformance vectors use:
 
 * ZeroClaw ``ChatMessage`` ``{role, content}`` with native tool calls as JSON text in ``content``, and the
   structured ``ConversationMessage`` (``Chat`` / ``AssistantToolCalls`` / ``ToolResults``) — zeroclaw.md
-  §0/§1.
-  Images become ``[IMAGE:<ref>]`` markers inside the text.
+  §0/§1. Images become ``[IMAGE:<ref>]`` markers inside the text.
 * ai-profile Anthropic-style ``{role, content}`` with ``tool_use`` / ``tool_result`` blocks — ai_profile.md
-§2.
-  System messages are left out: ai-profile sends the system prompt as the request's ``system`` field, so it is
-  never part of the history its trimmer sees.
+  §2. System messages are left out: ai-profile sends the system prompt as the request's ``system`` field, so
+  it is never part of the history its trimmer sees.
 * OpenClaw ``AgentMessage`` (``user`` / ``assistant`` / ``toolResult``) — openclaw.md §1. The system prompt is
   not an AgentMessage either; compaction/branch summaries go back to their own roles, which the pruner sizes
   as 256 chars.

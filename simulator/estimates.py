@@ -3,7 +3,7 @@
 Each runtime estimates over its own native shape, so each function converts first (simulator/convert.py):
 
 * ZeroClaw ``estimate_history_tokens`` (zeroclaw.md §3): per ChatMessage ``ceil(utf8_bytes(content) / 4) +
-4``.
+  4``.
 * ai-profile ``estimate_tokens`` (ai_profile.md §3): per message ``(utf8_bytes(compact_json(content)) +
   utf8_bytes(role)) // 2 + 8``, saturating at u32. The exact implementation belongs to
   ``simulator/runtimes/ai_profile/``; :func:`ai_profile_message_tokens` is the single place to delegate from.

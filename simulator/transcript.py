@@ -98,10 +98,9 @@ class SourceRef:
 MessageVariant = Literal["compaction_summary", "branch_summary", "custom_message", "prompt_tool_results"]
 """What a message stands for when it is not an ordinary conversational message.
 
-``compaction_summary`` / ``branch_summary`` / ``custom_message``: OpenClaw (pi) entries that reach the
-model as
-user text. ``prompt_tool_results``: a ZeroClaw prompt-mode ``[Tool results]`` user message, which carries tool
-output and therefore does not start a turn.
+``compaction_summary`` / ``branch_summary`` / ``custom_message``: OpenClaw (pi) entries that reach the model
+as user text. ``prompt_tool_results``: a ZeroClaw prompt-mode ``[Tool results]`` user message, which carries
+tool output and therefore does not start a turn.
 """
 
 

@@ -6,8 +6,7 @@ Codex rollout JSONL), ``anthropic``, ``claude-code``, ``openclaw``, ``zeroclaw-c
 
 Auto-detection decodes the text once, ranks the formats by tell-tale fields (record ``type`` values, block
 types, ZeroClaw's JSON-in-content envelopes, ...) and tries them in that order; the first that parses wins.
-When
-none does, the error of the best-ranked one is raised, naming every format tried.
+When none does, the error of the best-ranked one is raised, naming every format tried.
 """
 
 from __future__ import annotations

@@ -3,15 +3,14 @@
 Source format: https://docs.anthropic.com/en/api/messages (peers-and-needs.md §5 C). A request object with an
 optional top-level ``system`` (string or text blocks) and ``messages``, or a bare ``messages`` list. Blocks:
 ``text``, ``image`` (base64 / url / file source), ``tool_use``, ``tool_result`` (content string or blocks,
-``is_error``), ``thinking``, ``redacted_thinking``. Each ``tool_result`` block becomes its own TOOL
-message, in
-block order; the other blocks of a user message form USER messages around them. The block parser is shared
+``is_error``), ``thinking``, ``redacted_thinking``. Each ``tool_result`` block becomes its own TOOL message,
+in block order; the other blocks of a user message form USER messages around them. The block parser is shared
 with the Claude Code importer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from simulator.importers._common import (
     BadInput,
@@ -51,14 +50,8 @@ _SKIPPED = {
 }
 
 
-@dataclass(slots=True)
-class BlockSink:
-    """Collects the messages one Anthropic message expands to."""
-
-    warnings: list[str] = field(default_factory=list)
-
-
 def image_block(block: dict[str, JSON], where: str) -> ImagePart:
+    """An Anthropic ``image`` block (base64, url or file source) as an image part."""
     source = as_object(block.get("source"), f"{where}.source")
     kind = require_str(source, "type", f"{where}.source.type")
     if kind == "base64":
@@ -170,6 +163,7 @@ def expand_message(raw: JSON, source: SourceRef, warnings: list[str]) -> list[Me
 
 
 def system_parts(raw: JSON) -> tuple[Part, ...]:
+    """The top-level ``system`` prompt (string or text blocks) as text parts."""
     if isinstance(raw, str):
         return (TextPart(raw),) if raw else ()
     parts: list[Part] = []
@@ -199,7 +193,7 @@ def parse(doc: Document) -> Transcript:
     warnings: list[str] = []
     messages: list[Message] = []
     if request.get("system") is not None:
-        with located(index=None):
+        with located():
             messages.append(
                 Message(
                     role=Role.SYSTEM,

@@ -4,8 +4,7 @@ Source format: ``~/.claude/projects/<project>/<session>.jsonl`` (peers-and-needs
 one object per line, ``{type: "user"|"assistant"|"summary"|"system"|..., uuid, parentUuid, sessionId,
 timestamp, isSidechain, message: {role, content, usage?, model?, id?}}`` with ``message`` in Anthropic shape.
 When lines carry ``parentUuid`` the conversation is the chain from the last main-thread user/assistant line
-back
-to its root (so abandoned branches and pre-compaction history drop out); without it, file order is used.
+back to its root (so abandoned branches and pre-compaction history drop out); without it, file order is used.
 An API response streamed as several assistant lines sharing ``message.id`` becomes one assistant message.
 """
 

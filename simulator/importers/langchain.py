@@ -9,9 +9,8 @@ Source format: peers-and-needs.md §5 F. Two shapes, each as a JSON list (or an 
   ``{id, function: {name, arguments}}``.
 
 Content is a string or blocks: ``text``, ``image`` (v1 ``source_type`` base64/url, or ``base64``/``url``
-keys),
-``image_url``, ``reasoning``/``thinking``; ``tool_use``/``tool_call`` blocks duplicate ``tool_calls`` and are
-skipped.
+keys), ``image_url``, ``reasoning``/``thinking``; ``tool_use``/``tool_call`` blocks duplicate ``tool_calls``
+and are skipped.
 """
 
 from __future__ import annotations

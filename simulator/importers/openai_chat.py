@@ -1,12 +1,11 @@
 """OpenAI Chat Completions ``messages`` importer.
 
 Source format: https://platform.openai.com/docs/api-reference/chat/create (see peers-and-needs.md §5 A).
-Accepts
-the bare ``messages`` list or a request object holding one. Roles
-``system``/``developer``/``user``/``assistant``/
-``tool`` plus the legacy ``function_call`` / ``role: "function"`` pair; content is a string, null or a list of
-parts (``text``, ``refusal``, ``image_url`` with ``data:`` or https URLs). The per-message parser is reused
-by the SWE-agent importer, whose ``history`` has the same shape.
+Accepts the bare ``messages`` list or a request object holding one. Roles
+``system``/``developer``/``user``/``assistant``/``tool`` plus the legacy ``function_call`` / ``role:
+"function"`` pair; content is a string, null or a list of parts (``text``, ``refusal``, ``image_url`` with
+``data:`` or https URLs). The per-message parser is reused by the SWE-agent importer, whose ``history`` has
+the same shape.
 """
 
 from __future__ import annotations
@@ -124,8 +123,7 @@ def parse_chat_message(
         state: pairing state shared across one transcript.
         source: where the message came from; defaults to record ``index``.
         tool_call_ids_key: a key holding a *list* of call ids on tool messages (SWE-agent's
-        ``tool_call_ids``),
-            accepted in addition to ``tool_call_id``.
+            ``tool_call_ids``), accepted in addition to ``tool_call_id``.
 
     Raises:
         BadInput: naming the offending field.

@@ -2,11 +2,11 @@
 
 Source formats: https://platform.openai.com/docs/api-reference/responses (peers-and-needs.md §5 B). Input is a
 list of items, or an object with ``input`` and/or ``output`` item lists (a request, a response, or both).
-Items:
-``message`` (``role`` user/assistant/system/developer; content ``input_text``/``output_text``/``input_image``/
-``refusal``; the ``type`` may be omitted on easy input messages), ``function_call`` / ``custom_tool_call`` /
-``local_shell_call`` paired with their ``*_output`` by ``call_id``, and ``reasoning``. Consecutive reasoning,
-assistant message and call items of one response are merged into one assistant message.
+Items: ``message`` (``role`` user/assistant/system/developer; content
+``input_text``/``output_text``/``input_image``/ ``refusal``; the ``type`` may be omitted on easy input
+messages), ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` paired with their ``*_output`` by
+``call_id``, and ``reasoning``. Consecutive reasoning, assistant message and call items of one response are
+merged into one assistant message.
 
 Codex rollouts are JSONL ``{timestamp, type, payload}``: ``session_meta`` (session id), ``turn_context``
 (model), ``response_item`` (an item as above), ``event_msg`` (``token_count`` events give usage to the latest

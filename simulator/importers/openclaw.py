@@ -1,8 +1,7 @@
 """OpenClaw (pi) session JSONL v3 importer.
 
-Source format: openclaw.md §1 and peers-and-needs.md §5 D. Line 1 is the header ``{type: "session",
-version: 3,
-id, timestamp, cwd}`` (optionally preceded by a ``title`` slot); every other line is an entry ``{type, id,
+Source format: openclaw.md §1 and peers-and-needs.md §5 D. Line 1 is the header ``{type: "session", version:
+3, id, timestamp, cwd}`` (optionally preceded by a ``title`` slot); every other line is an entry ``{type, id,
 parentId, timestamp}`` forming a tree. The active context is the path from the last entry back to the root.
 
 What reaches the model is rebuilt the way pi's session context builder does it, since that is what OpenClaw
@@ -10,9 +9,9 @@ sends: ``message`` entries (``user`` / ``assistant`` / ``toolResult`` AgentMessa
 ``custom``, ``branchSummary`` and ``compactionSummary`` roles), ``custom_message`` and ``branch_summary``
 entries as user text, and for the newest ``compaction`` on the path a user message carrying its summary
 followed by the entries from ``firstKeptEntryId`` on (older entries are dropped, and a warning says how many).
-``custom`` entries with ``customType: "openclaw.cache-ttl"`` become :class:`CacheTtlMarker`; other
-``custom``, ``model_change``, ``thinking_level_change``, ``label`` and ``session_info`` entries are not
-model-visible and are skipped.
+``custom`` entries with ``customType: "openclaw.cache-ttl"`` become :class:`CacheTtlMarker`; other ``custom``,
+``model_change``, ``thinking_level_change``, ``label`` and ``session_info`` entries are not model-visible and
+are skipped.
 """
 
 from __future__ import annotations

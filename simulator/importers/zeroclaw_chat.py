@@ -1,11 +1,11 @@
 """ZeroClaw provider-facing ``Vec<ChatMessage>`` importer.
 
 Source format: zeroclaw.md §1 (and §0 for the vector shape): a list of ``{"role", "content"}`` with exactly
-those two fields. Native tool calls live inside ``content`` as JSON text: an assistant message
-``{"content": text|null, "tool_calls": [{"id", "name", "arguments"}]}`` and a tool message
-``{"tool_call_id", "content"}``. Prompt-mode tool output is a user message starting with ``[Tool results]``
-(kept as user text, marked ``prompt_tool_results``). ``[IMAGE:<ref>]`` markers in text become image parts with
-source ``marker``, positioned between the surrounding text.
+those two fields. Native tool calls live inside ``content`` as JSON text: an assistant message ``{"content":
+text|null, "tool_calls": [{"id", "name", "arguments"}]}`` and a tool message ``{"tool_call_id", "content"}``.
+Prompt-mode tool output is a user message starting with ``[Tool results]`` (kept as user text, marked
+``prompt_tool_results``). ``[IMAGE:<ref>]`` markers in text become image parts with source ``marker``,
+positioned between the surrounding text.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """ZeroClaw structured ``Vec<ConversationMessage>`` importer.
 
-Source format: zeroclaw.md §0/§1 and peers-and-needs.md §5 E. Serde adjacently tagged records:
-``{"type": "Chat", "data": {role, content}}``, ``{"type": "AssistantToolCalls", "data": {text, tool_calls:
-[{id, name, arguments}], reasoning_content}}`` and ``{"type": "ToolResults", "data": [{tool_call_id, content,
+Source format: zeroclaw.md §0/§1 and peers-and-needs.md §5 E. Serde adjacently tagged records: ``{"type":
+"Chat", "data": {role, content}}``, ``{"type": "AssistantToolCalls", "data": {text, tool_calls: [{id, name,
+arguments}], reasoning_content}}`` and ``{"type": "ToolResults", "data": [{tool_call_id, content,
 tool_name?}]}``; each tool result becomes its own TOOL message with the record's index as its source.
 """
 
