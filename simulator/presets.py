@@ -123,7 +123,8 @@ def _presets() -> tuple[Preset, ...]:
             "OpenClaw defaults (cache-ttl 5m)",
             "openclaw",
             "contextPruning mode cache-ttl and nothing else: ttl 5m, keep the last 3 assistants, soft-trim "
-            "at 0.3 and hard-clear at 0.5 of a 200,000-token window, tool results over 50,000 chars pruned.",
+            "at 0.3 and hard-clear at 0.5 of a 200,000-token window (hard-clear only once prunable tool "
+            "results reach 50,000 chars).",
             openclaw,
         ),
         Preset(
