@@ -2,6 +2,32 @@
 
 from __future__ import annotations
 
-from dashboard.services.transcripts import api_token_create, api_token_revoke, transcript_delete, transcript_import
+from dashboard.services.profiles import (
+    ProfileNameTaken,
+    demo_profiles_ensure,
+    profile_create,
+    profile_delete,
+    profile_duplicate,
+    profile_import,
+    profile_update,
+)
+from dashboard.services.transcripts import (
+    api_token_create,
+    api_token_revoke,
+    transcript_delete,
+    transcript_import,
+)
 
-__all__ = ["api_token_create", "api_token_revoke", "transcript_delete", "transcript_import"]
+__all__ = [
+    "ProfileNameTaken",
+    "api_token_create",
+    "api_token_revoke",
+    "demo_profiles_ensure",
+    "profile_create",
+    "profile_delete",
+    "profile_duplicate",
+    "profile_import",
+    "profile_update",
+    "transcript_delete",
+    "transcript_import",
+]

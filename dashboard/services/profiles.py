@@ -1,0 +1,119 @@
+"""Profile writes. Every write validates through ``simulator.profiles`` first, so a bad document raises
+:class:`~simulator.errors.ProfileError` and nothing is stored; ``settings`` always holds the canonical
+document and ``runtime`` comes from the parsed profile.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Literal
+
+from django.db import IntegrityError, transaction
+
+from dashboard.models import Profile
+from dashboard.selectors.profiles import profile_document_parse
+from simulator.errors import ProfileError
+from simulator.jsonvalue import JSON
+from simulator.presets import PRESETS
+from simulator.profiles import RUNTIMES, profile_from_document, profile_to_document
+
+NAME_MAX = 120
+DESCRIPTION_MAX = 400
+_SYNTAX: dict[str, Literal["toml", "json", "auto"]] = {"toml": "toml", "json": "json", "auto": "auto"}
+SYNTAXES = tuple(_SYNTAX)
+
+
+class ProfileNameTaken(ProfileError):
+    """Another profile already has this name (the API answers 409)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__("name", f"{name!r} is already taken", allowed="a name no other profile uses")
+
+
+def _clean_name(name: str) -> str:
+    cleaned = name.strip()
+    allowed = f"1 to {NAME_MAX} printable characters"
+    if not cleaned:
+        raise ProfileError("name", "is required", allowed=allowed)
+    if len(cleaned) > NAME_MAX:
+        raise ProfileError("name", f"is {len(cleaned)} characters long", allowed=allowed)
+    # The name is written into the TOML export's header comment; a line break there would end the comment.
+    if any(unicodedata.category(c).startswith("C") for c in cleaned):
+        raise ProfileError("name", "contains a line break or control character", allowed=allowed)
+    return cleaned
+
+
+def _clean_description(description: str) -> str:
+    cleaned = description.strip()
+    if len(cleaned) > DESCRIPTION_MAX:
+        raise ProfileError(
+            "description", f"is {len(cleaned)} characters long", allowed=f"up to {DESCRIPTION_MAX} characters"
+        )
+    return cleaned
+
+
+def _save(profile: Profile) -> Profile:
+    try:
+        # A savepoint, so a name clash leaves any outer transaction usable.
+        with transaction.atomic():
+            profile.save()
+    except IntegrityError as exc:
+        raise ProfileNameTaken(profile.name) from exc
+    return profile
+
+
+def _apply(profile: Profile, *, name: str, document: JSON, description: str) -> Profile:
+    profile.name = _clean_name(name)
+    profile.description = _clean_description(description)
+    parsed = profile_from_document(document, name=profile.name)
+    profile.runtime = parsed.runtime
+    profile.settings = profile_to_document(parsed)
+    return _save(profile)
+
+
+def profile_create(*, name: str, document: JSON, description: str = "") -> Profile:
+    return _apply(Profile(), name=name, document=document, description=description)
+
+
+def profile_update(*, profile: Profile, name: str, document: JSON, description: str) -> Profile:
+    # Work on a fresh copy so a rejected update leaves the caller's instance as stored.
+    fresh = Profile.objects.get(pk=profile.pk)
+    updated = _apply(fresh, name=name, document=document, description=description)
+    profile.refresh_from_db()
+    return updated
+
+
+def profile_duplicate(*, profile: Profile, name: str) -> Profile:
+    return profile_create(name=name, document=profile.settings, description=profile.description)
+
+
+def profile_delete(*, profile: Profile) -> None:
+    profile.delete()
+
+
+def profile_import(*, name: str, text: str, syntax: str = "auto", description: str = "") -> Profile:
+    """Store a pasted or uploaded TOML/JSON block (a full profile, a ``[runtime_profiles.x]`` block, a bare
+    ``contextPruning`` block or ai-profile ``limits``)."""
+    if syntax not in SYNTAXES:
+        raise ProfileError("syntax", f"unknown syntax {syntax!r}", allowed=", ".join(SYNTAXES))
+    document = profile_document_parse(text=text, syntax=_SYNTAX[syntax])
+    return profile_create(name=name, document=document, description=description)
+
+
+def demo_profiles_ensure() -> list[Profile]:
+    """One ready profile per runtime, from that runtime's first preset, unless the runtime has one already.
+
+    Returns:
+        The profiles created (empty when every runtime had one): running it again changes nothing.
+    """
+    created = []
+    for runtime in RUNTIMES:
+        if Profile.objects.filter(runtime=runtime).exists():
+            continue
+        preset = next(p for p in PRESETS if p.runtime == runtime)
+        if Profile.objects.filter(name=preset.name).exists():
+            continue
+        created.append(
+            profile_create(name=preset.name, document=dict(preset.document), description=preset.description)
+        )
+    return created
