@@ -25,7 +25,13 @@ from simulator.replay.common import call_starts, fmt
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import messages_from_json
-from simulator.runtimes.openclaw.pruner import HardCleared, PruneResult, SoftTrimmed, prune_context_messages
+from simulator.runtimes.openclaw.pruner import (
+    HardCleared,
+    PruneMemo,
+    PruneResult,
+    SoftTrimmed,
+    prune_context_messages,
+)
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
 from simulator.transcript import Message, Role, Transcript
@@ -167,7 +173,12 @@ def replay_openclaw(
         warnings.append("the transcript has no timestamps: every call is treated as past the cache TTL")
     markers = _run_markers(transcript) if clocked else []
     runtime = (
-        PruningRuntime(settings=effective, context_window_tokens=settings.context_window_tokens())
+        PruningRuntime(
+            settings=effective,
+            context_window_tokens=settings.context_window_tokens(),
+            memo=PruneMemo(effective),
+            explain=False,
+        )
         if effective is not None
         else None
     )
@@ -223,6 +234,8 @@ def replay_openclaw(
                     effective,
                     context_window=settings.model_context_window,
                     context_window_tokens_override=runtime.context_window_tokens,
+                    memo=runtime.memo,
+                    explain=False,
                 )
                 decision = "unchanged" if result.returned_same else "pruned"
             if result is not None and not result.returned_same:

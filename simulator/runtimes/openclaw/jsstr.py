@@ -45,6 +45,8 @@ def js_len(text: str) -> int:
     Returns:
         The UTF-16 length.
     """
+    if text.isascii():
+        return len(text)  # the common case, without walking the string in Python
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 

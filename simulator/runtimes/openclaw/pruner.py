@@ -27,7 +27,6 @@ from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.estimate import (
     CHARS_PER_TOKEN_ESTIMATE,
     drop_thinking_blocks,
-    estimate_context_chars,
     estimate_message_chars,
 )
 from simulator.runtimes.openclaw.jsstr import (
@@ -307,6 +306,38 @@ def soft_trim_tool_result(
     return trimmed, raw_len, images, True
 
 
+class PruneMemo:
+    """Results of the per-message work, kept across calls of one replay.
+
+    A replay prunes the same message objects again at every call whose TTL has expired; the size
+    estimate and the soft trim of a message depend only on the message (and the fixed settings), so
+    they are computed once. Entries hold the message itself, so an ``id`` is never reused while cached.
+    """
+
+    def __init__(self, settings: EffectivePruningSettings) -> None:
+        self.settings = settings
+        self._chars: dict[int, tuple[AgentMessage, int]] = {}
+        self._soft: dict[int, tuple[ToolResultMessage, tuple[ToolResultMessage, int, int, bool] | None]] = {}
+
+    def chars(self, message: AgentMessage) -> int:
+        hit = self._chars.get(id(message))
+        if hit is None:
+            hit = (message, estimate_message_chars(message))
+            self._chars[id(message)] = hit
+        return hit[1]
+
+    def soft_trim(
+        self, message: ToolResultMessage, settings: EffectivePruningSettings
+    ) -> tuple[ToolResultMessage, int, int, bool] | None:
+        if settings is not self.settings:
+            return soft_trim_tool_result(message, settings)
+        hit = self._soft.get(id(message))
+        if hit is None:
+            hit = (message, soft_trim_tool_result(message, settings))
+            self._soft[id(message)] = hit
+        return hit[1]
+
+
 def _cleared(message: ToolResultMessage, placeholder: str) -> ToolResultMessage:
     return ToolResultMessage(
         (text_block(placeholder),), message.tool_name, message.tool_call_id, message.is_error, message.extra
@@ -337,6 +368,8 @@ def prune_context_messages(
     context_window_tokens_override: float | None = None,
     is_tool_prunable: ToolPrunable | None = None,
     drop_thinking_blocks_for_estimate: bool = False,
+    memo: PruneMemo | None = None,
+    explain: bool = True,
 ) -> PruneResult:
     """Run OpenClaw's ``pruneContextMessages`` on a history.
 
@@ -347,6 +380,8 @@ def prune_context_messages(
         context_window_tokens_override: Runtime window override (used when finite and > 0).
         is_tool_prunable: Predicate over tool names; default derives from ``settings.tools``.
         drop_thinking_blocks_for_estimate: Estimate the initial total without non-latest thinking.
+        memo: Per-message results to reuse across calls (a replay); the output is the same.
+        explain: Compute ``protections`` (an O(n) list a replay does not need at every call).
 
     Returns:
         A :class:`PruneResult`; ``messages`` is the input tuple itself when nothing changed.
@@ -358,7 +393,9 @@ def prune_context_messages(
     window = resolve_window_tokens(context_window, context_window_tokens_override)
     char_window = window * CHARS_PER_TOKEN_ESTIMATE if window is not None else 0
     estimate_source = drop_thinking_blocks(original) if drop_thinking_blocks_for_estimate else original
-    total_before = estimate_context_chars(estimate_source)
+    size = memo.chars if memo is not None else estimate_message_chars
+    trim_one = memo.soft_trim if memo is not None else soft_trim_tool_result
+    total_before = sum(map(size, estimate_source))
     cutoff = find_assistant_cutoff_index(original, settings.keep_last_assistants)
     first_user = find_first_user_index(original)
     start = len(original) if first_user is None else first_user
@@ -392,7 +429,7 @@ def prune_context_messages(
         return unchanged("no_context_window", None, ())
     if cutoff is None:
         return unchanged("too_few_assistants", None, ())
-    protections = _protections(original, start, cutoff, predicate)
+    protections = _protections(original, start, cutoff, predicate) if explain else ()
     total = total_before
     ratio = total / char_window
     if ratio < settings.soft_trim_ratio:
@@ -407,12 +444,12 @@ def prune_context_messages(
         if not isinstance(message, ToolResultMessage) or not predicate(message.tool_name):
             continue
         candidates.append(i)
-        outcome = soft_trim_tool_result(message, settings)
+        outcome = trim_one(message, settings)
         if outcome is None:
             continue
         updated, raw_len, images, trimmed = outcome
-        before = estimate_message_chars(message)
-        after = estimate_message_chars(updated)
+        before = size(message)
+        after = size(updated)
         total += after - before
         current[i] = updated
         soft_fates[i] = SoftTrimmed(i, before, after, raw_len, images, trimmed)
@@ -427,20 +464,24 @@ def prune_context_messages(
     elif not settings.hard_clear.enabled:
         stop = "hard_clear_disabled"
     else:
-        prunable_chars = sum(estimate_message_chars(current[i]) for i in candidates)
+        prunable_chars = sum(size(current[i]) for i in candidates)
         if prunable_chars < settings.min_prunable_tool_chars:
             stop = "below_min_prunable_tool_chars"
         else:
             stop = "cleared_every_candidate"
+            placeholder_chars: int | None = None
             for i in candidates:
                 if ratio < settings.hard_clear_ratio:
                     stop = "cleared_until_below_hard_clear_ratio"
                     break
                 message = current[i]
                 assert isinstance(message, ToolResultMessage)
-                before = estimate_message_chars(message)
+                before = size(message)
                 replacement = _cleared(message, settings.hard_clear.placeholder)
-                after = estimate_message_chars(replacement)
+                if placeholder_chars is None:
+                    # Every cleared result holds the same single text block.
+                    placeholder_chars = estimate_message_chars(replacement)
+                after = placeholder_chars
                 cleared[i] = HardCleared(i, before, after, ratio, soft_fates.get(i))
                 current[i] = replacement
                 total += after - before

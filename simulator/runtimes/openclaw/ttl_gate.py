@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from simulator.runtimes.openclaw.messages import AgentMessage
-from simulator.runtimes.openclaw.pruner import PruneResult, ToolPrunable, prune_context_messages
+from simulator.runtimes.openclaw.pruner import PruneMemo, PruneResult, ToolPrunable, prune_context_messages
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings
 
 GateDecision = Literal["no_marker", "ttl_disabled", "ttl_not_expired", "unchanged", "pruned"]
@@ -34,6 +34,10 @@ class PruningRuntime:
     context_window_tokens: float | None = None
     is_tool_prunable: ToolPrunable | None = None
     drop_thinking_blocks: bool = False
+    memo: PruneMemo | None = None
+    """Per-message work reused across calls (a replay); does not change any result."""
+    explain: bool = True
+    """Whether each prune lists its protections."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +97,8 @@ def on_context(
         context_window_tokens_override=runtime.context_window_tokens,
         is_tool_prunable=runtime.is_tool_prunable,
         drop_thinking_blocks_for_estimate=runtime.drop_thinking_blocks,
+        memo=runtime.memo,
+        explain=runtime.explain,
     )
     if result.returned_same:
         return TtlGateOutcome("unchanged", None, elapsed, result), state
