@@ -10,10 +10,11 @@ from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from dashboard import selectors, services
+from dashboard.api_profiles import router as profiles_router
 from dashboard.auth import API_AUTH
 from dashboard.models import Transcript
 from dashboard.schemas import ErrorOut, MessageOut, ToolCallOut, TranscriptDetailOut, TranscriptIn, TranscriptOut
-from simulator.errors import SimulatorError, TranscriptParseError
+from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 
 api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
 transcripts = Router(tags=["transcripts"])
@@ -21,7 +22,9 @@ transcripts = Router(tags=["transcripts"])
 
 @api.exception_handler(SimulatorError)
 def _simulator_error(request: HttpRequest, exc: SimulatorError) -> HttpResponse:
-    status = 422 if isinstance(exc, TranscriptParseError) else 400
+    status = 422 if isinstance(exc, TranscriptParseError | ProfileError) else 400
+    if isinstance(exc, services.ProfileNameTaken):
+        status = 409
     return api.create_response(request, {"message": exc.message, "extra": exc.extra}, status=status)
 
 
@@ -112,3 +115,4 @@ def delete_transcript(request: HttpRequest, transcript_id: int) -> Status[None]:
 
 
 api.add_router("/transcripts", transcripts)
+api.add_router("/profiles", profiles_router)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from ninja import Schema
 from pydantic import Field, JsonValue
-
 
 
 class ErrorOut(Schema):
@@ -58,3 +58,26 @@ class MessageOut(Schema):
 class TranscriptDetailOut(TranscriptOut):
     problems: list[str]
     messages: list[MessageOut]
+
+
+class ProfileIn(Schema):
+    name: str = Field(min_length=1, max_length=120)
+    document: dict[str, JsonValue] = Field(description="the document in the runtime's own config keys")
+    description: str = Field(default="", max_length=400)
+
+
+class ProfileOut(Schema):
+    id: int
+    name: str
+    runtime: str
+    description: str
+    document: dict[str, JsonValue] = Field(validation_alias="settings", description="the canonical document")
+    created_at: datetime
+    updated_at: datetime
+
+
+class ProfileImportIn(Schema):
+    name: str = Field(min_length=1, max_length=120)
+    text: str = Field(min_length=1, description="a TOML or JSON profile block")
+    syntax: Literal["toml", "json", "auto"] = "auto"
+    description: str = Field(default="", max_length=400)

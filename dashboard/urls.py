@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import transcripts
+from dashboard.views import profiles, transcripts
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -14,4 +14,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("transcripts/upload/", transcripts.transcript_upload, name="transcript-upload"),
     path("transcripts/<int:transcript_id>/", transcripts.transcript_detail, name="transcript-detail"),
     path("transcripts/<int:transcript_id>/delete/", transcripts.transcript_delete, name="transcript-delete"),
+    path("profiles/", profiles.profile_list, name="profile-list"),
+    path("profiles/create/", profiles.profile_create, name="profile-create"),
+    path("profiles/import/", profiles.profile_import, name="profile-import"),
+    path("profiles/validate/", profiles.profile_validate, name="profile-validate"),
+    path("profiles/<int:profile_id>/", profiles.profile_edit, name="profile-edit"),
+    path("profiles/<int:profile_id>/duplicate/", profiles.profile_duplicate, name="profile-duplicate"),
+    path("profiles/<int:profile_id>/delete/", profiles.profile_delete, name="profile-delete"),
+    path("profiles/<int:profile_id>/export.<str:fmt>", profiles.profile_export, name="profile-export"),
 ]

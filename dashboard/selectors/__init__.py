@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from dashboard.selectors.profiles import (
+    ProfileFormInput,
     profile_budget,
-    profile_check,
     profile_copy_name,
-    profile_document_from_form,
     profile_document_parse,
-    profile_document_toml,
     profile_domain,
-    profile_error_knob,
     profile_export,
+    profile_form,
+    profile_form_check,
     profile_get,
     profile_knobs,
     profile_list,
@@ -28,15 +27,14 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "ProfileFormInput",
     "profile_budget",
-    "profile_check",
     "profile_copy_name",
-    "profile_document_from_form",
     "profile_document_parse",
-    "profile_document_toml",
     "profile_domain",
-    "profile_error_knob",
     "profile_export",
+    "profile_form",
+    "profile_form_check",
     "profile_get",
     "profile_knobs",
     "profile_list",

@@ -420,16 +420,6 @@ def profile_document_from_form(
     return base
 
 
-def profile_check(*, document: JSON, name: str = "profile") -> DomainProfile:
-    """Validate a document without storing it. Raises ``ProfileError`` naming the field."""
-    return profile_from_document(document, name=name)
-
-
-def profile_document_toml(*, document: JSON, name: str) -> str:
-    """The canonical TOML for a valid document (what the raw editor shows)."""
-    return profile_to_toml(profile_from_document(document, name=name))
-
-
 def profile_error_knob(*, error: ProfileError, fields: Sequence[KnobField]) -> str | None:
     """The knob path an error belongs to, or ``None`` when it is about the document as a whole."""
     for f in fields:
@@ -453,3 +443,123 @@ def profile_export(*, profile: Profile, fmt: ExportFormat) -> ProfileExport:
     text = profile_to_toml(domain) if fmt == "toml" else profile_to_json(domain)
     stem = slugify(profile.name) or f"profile-{profile.pk}"
     return ProfileExport(text, EXPORT_CONTENT_TYPES[fmt], f"{stem}.{fmt}")
+
+
+# -- the edit form as a whole -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileFormInput:
+    """What an edit form submitted: ``text`` is the raw editor, ``knob_values`` the inputs by path."""
+
+    name: str
+    description: str
+    text: str
+    knob_values: Mapping[str, str]
+    knobs_runtime: str
+    source: FormSource
+
+    def document(self) -> dict[str, JSON]:
+        return profile_document_from_form(
+            text=self.text, knob_values=self.knob_values, knobs_runtime=self.knobs_runtime, source=self.source
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileForm:
+    """The edit form's view model; ``error_knob`` is the knob path an error sits next to (else the editor)."""
+
+    name: str
+    description: str
+    text: str
+    source: FormSource
+    runtime: str
+    knobs: tuple[KnobField, ...]
+    error: ProfileError | None = None
+    error_knob: str | None = None
+    label: str = ""
+    budget: BudgetLine | None = None
+    slot_knobs: tuple[Knob, ...] = ()
+    sync_toml: bool = False
+    sync_knobs: bool = False
+
+
+def _knobs_or_none(document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField, ...]] | None:
+    try:
+        return profile_knobs(document=document)
+    except ProfileError:
+        return None
+
+
+def profile_form(
+    *, profile: Profile, submitted: ProfileFormInput | None = None, error: ProfileError | None = None
+) -> ProfileForm:
+    """The edit form for ``profile``: as stored, or as ``submitted`` with the ``error`` that stopped it."""
+    domain = profile_domain(profile=profile)
+    stored = profile_knobs(document=profile.settings)
+    if submitted is None:
+        return ProfileForm(
+            name=profile.name,
+            description=profile.description,
+            text=profile_to_toml(domain),
+            source="knobs",
+            runtime=stored[0],
+            knobs=stored[1],
+            label=domain.label,
+            budget=profile_budget(profile=domain),
+        )
+    try:
+        # Unvalidated on purpose: the inputs redraw with the bad value the operator typed.
+        drawn = _knobs_or_none(submitted.document()) or stored
+    except ProfileError:
+        drawn = stored
+    return ProfileForm(
+        name=submitted.name,
+        description=submitted.description,
+        text=submitted.text,
+        source=submitted.source,
+        runtime=drawn[0],
+        knobs=drawn[1],
+        error=error,
+        error_knob=None if error is None else profile_error_knob(error=error, fields=drawn[1]),
+        label=domain.label,
+        budget=profile_budget(profile=domain),
+    )
+
+
+def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
+    """The inline check: the error with its knob, or (valid) the other side redrawn canonically."""
+    slot_knobs = KNOBS.get(submitted.knobs_runtime, ())
+    document: dict[str, JSON] | None = None
+    try:
+        document = submitted.document()
+        domain = profile_from_document(document, name=submitted.name or "profile")
+    except ProfileError as exc:
+        drawn = _knobs_or_none(document) if document is not None else None
+        runtime, knobs = drawn or (submitted.knobs_runtime, ())
+        return ProfileForm(
+            name=submitted.name,
+            description=submitted.description,
+            text=submitted.text,
+            source=submitted.source,
+            runtime=runtime,
+            knobs=knobs,
+            error=exc,
+            error_knob=next((k.path for k in slot_knobs if k.error_field == exc.field), None),
+            slot_knobs=slot_knobs,
+        )
+    runtime, knobs = profile_knobs(document=profile_to_document(domain))
+    return ProfileForm(
+        name=submitted.name,
+        description=submitted.description,
+        text=profile_to_toml(domain),
+        source=submitted.source,
+        runtime=runtime,
+        knobs=knobs,
+        label=domain.label,
+        budget=profile_budget(profile=domain),
+        slot_knobs=slot_knobs,
+        # Only the side the operator is not typing in is redrawn, so focus and caret stay put.
+        sync_toml=submitted.source == "knobs",
+        sync_knobs=submitted.source == "toml",
+    )

@@ -39,3 +39,4 @@ class Command(BaseCommand):
                 text=synthetic_openclaw_session(60), name=DEMO_TRANSCRIPT_NAME, format="openclaw", user=user
             )
             self.stdout.write(f"Loaded the demo transcript: {DEMO_TRANSCRIPT_NAME}")
+        services.demo_profiles_ensure()

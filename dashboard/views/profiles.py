@@ -1,0 +1,197 @@
+"""Profile screens: list with the resolved budget, create from a preset, edit (knobs + raw TOML, validated
+inline), duplicate, delete, import a pasted block or a file, export as TOML or JSON."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from dashboard import selectors, services
+from dashboard.models import Profile
+from dashboard.views.common import HtmxHttpRequest
+from simulator.errors import ProfileError
+
+MAX_IMPORT_BYTES = 256 * 1024  # a profile is a few hundred bytes; anything this big is not one
+KNOB_PREFIX = "knob:"
+
+
+def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
+    return HttpResponseClientRedirect(url) if request.htmx else HttpResponseRedirect(url)
+
+
+def _profile_or_404(profile_id: int) -> Profile:
+    profile = selectors.profile_get(profile_id=profile_id)
+    if profile is None:
+        raise Http404("no such profile")
+    return profile
+
+
+def _error(exc: ProfileError) -> dict[str, object]:
+    return {"message": exc.message, "field": exc.field, "problem": exc.problem, "allowed": exc.allowed}
+
+
+# -- list, create from a preset, import -------------------------------------------------------------
+
+
+def _list_context(**extra: object) -> dict[str, object]:
+    return {
+        "nav": "profiles",
+        "rows": selectors.profile_rows(),
+        "presets": selectors.profile_presets(),
+        "create_values": {},
+        "import_values": {"syntax": "auto"},
+        **extra,
+    }
+
+
+@require_GET
+def profile_list(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "dashboard/profile-list.html", _list_context())
+
+
+@require_POST
+def profile_create(request: HtmxHttpRequest) -> HttpResponse:
+    values = {k: request.POST.get(k, "") for k in ("preset", "name", "description")}
+    preset = selectors.profile_preset_get(key=values["preset"])
+    try:
+        if preset is None:
+            raise ProfileError(
+                "preset", "choose a preset", allowed=", ".join(p.name for p in selectors.profile_presets())
+            )
+        profile = services.profile_create(
+            name=values["name"] or preset.name,
+            document=dict(preset.document),
+            description=values["description"] or preset.description,
+        )
+    except ProfileError as exc:
+        context = _list_context(create_error=_error(exc), create_values=values)
+        if request.htmx:
+            return render(request, "dashboard/profile-list.html#create-form", context)
+        return render(request, "dashboard/profile-list.html", context, status=422)
+    return _redirect(request, reverse("profile-edit", args=[profile.pk]))
+
+
+class _ImportRejected(ProfileError):
+    """The upload itself is unusable (too big, not text, empty) before any parsing."""
+
+
+def _import_text(request: HtmxHttpRequest) -> str:
+    upload = request.FILES.get("file")
+    if upload is not None and upload.size:
+        if upload.size > MAX_IMPORT_BYTES:
+            raise _ImportRejected(
+                "file", f"is {upload.size:,} bytes", allowed=f"up to {MAX_IMPORT_BYTES:,} bytes"
+            )
+        try:
+            raw: bytes = upload.read()
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise _ImportRejected(
+                "file", f"is not UTF-8 text (byte {exc.start})", allowed="a TOML or JSON file"
+            ) from exc
+    text = request.POST.get("text", "")
+    if not text.strip():
+        raise _ImportRejected("text", "is empty", allowed="a pasted TOML or JSON block, or a file")
+    if len(text.encode("utf-8")) > MAX_IMPORT_BYTES:
+        raise _ImportRejected("text", "is too long", allowed=f"up to {MAX_IMPORT_BYTES:,} bytes")
+    return text
+
+
+@require_POST
+def profile_import(request: HtmxHttpRequest) -> HttpResponse:
+    values = {k: request.POST.get(k, "") for k in ("name", "text", "syntax", "description")}
+    try:
+        profile = services.profile_import(
+            name=values["name"],
+            text=_import_text(request),
+            syntax=values["syntax"] or "auto",
+            description=values["description"],
+        )
+    except ProfileError as exc:
+        context = _list_context(import_error=_error(exc), import_values=values)
+        if request.htmx:
+            return render(request, "dashboard/profile-list.html#import-form", context)
+        return render(request, "dashboard/profile-list.html", context, status=422)
+    return _redirect(request, reverse("profile-edit", args=[profile.pk]))
+
+
+# -- edit: knobs + raw TOML, one form ---------------------------------------------------------------
+
+
+def _submitted(request: HtmxHttpRequest) -> selectors.ProfileFormInput:
+    post = request.POST
+    return selectors.ProfileFormInput(
+        name=post.get("name", ""),
+        description=post.get("description", ""),
+        text=post.get("document", ""),
+        knob_values={k.removeprefix(KNOB_PREFIX): post.get(k, "") for k in post if k.startswith(KNOB_PREFIX)},
+        knobs_runtime=post.get("knobs_runtime", ""),
+        source="toml" if post.get("source") == "toml" else "knobs",
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def profile_edit(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
+    profile = _profile_or_404(profile_id)
+    if request.method == "GET":
+        form = selectors.profile_form(profile=profile)
+        return render(
+            request, "dashboard/profile-edit.html", {"nav": "profiles", "profile": profile, "form": form}
+        )
+    submitted = _submitted(request)
+    try:
+        services.profile_update(
+            profile=profile,
+            name=submitted.name,
+            document=submitted.document(),
+            description=submitted.description,
+        )
+    except ProfileError as exc:
+        form = selectors.profile_form(profile=profile, submitted=submitted, error=exc)
+        context = {"nav": "profiles", "profile": profile, "form": form}
+        return render(request, "dashboard/profile-edit.html", context, status=422)
+    messages.success(request, f"Saved {profile.name}.")
+    return _redirect(request, reverse("profile-edit", args=[profile.pk]))
+
+
+@require_POST
+def profile_validate(request: HtmxHttpRequest) -> HttpResponse:
+    form = selectors.profile_form_check(submitted=_submitted(request))
+    return render(request, "dashboard/profile-edit.html#validation", {"form": form})
+
+
+# -- duplicate, delete, export ----------------------------------------------------------------------
+
+
+@require_POST
+def profile_duplicate(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
+    profile = _profile_or_404(profile_id)
+    name = request.POST.get("name", "").strip() or selectors.profile_copy_name(profile=profile)
+    try:
+        copy = services.profile_duplicate(profile=profile, name=name)
+    except ProfileError as exc:
+        messages.error(request, f"Not duplicated: {exc.message}")
+        return _redirect(request, reverse("profile-edit", args=[profile.pk]))
+    return _redirect(request, reverse("profile-edit", args=[copy.pk]))
+
+
+@require_POST
+def profile_delete(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
+    services.profile_delete(profile=_profile_or_404(profile_id))
+    return _redirect(request, reverse("profile-list"))
+
+
+@require_GET
+def profile_export(request: HtmxHttpRequest, profile_id: int, fmt: str) -> HttpResponse:
+    if fmt not in ("toml", "json"):
+        raise Http404("export as toml or json")
+    export = selectors.profile_export(
+        profile=_profile_or_404(profile_id), fmt="toml" if fmt == "toml" else "json"
+    )
+    response = HttpResponse(export.text, content_type=export.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+    return response
