@@ -71,4 +71,6 @@ class ProfileError(SimulatorError):
         self.problem = problem
         self.allowed = allowed
         suffix = f" (allowed: {allowed})" if allowed else ""
-        super().__init__(f"{field}: {problem}{suffix}", {"field": field, "problem": problem, "allowed": allowed})
+        super().__init__(
+            f"{field}: {problem}{suffix}", {"field": field, "problem": problem, "allowed": allowed}
+        )

@@ -185,7 +185,9 @@ def overview(transcript: Transcript) -> TranscriptOverview:
             label, key = "System", "system"
         else:
             label, key = "Before the first user message", "preamble"
-        blocks.append(TurnBlock(key=key, kind=seg.kind, label=label, rows=tuple(rows[i] for i in seg.indices)))
+        blocks.append(
+            TurnBlock(key=key, kind=seg.kind, label=label, rows=tuple(rows[i] for i in seg.indices))
+        )
 
     problems = tuple(
         [f"{len(pairs.orphan_calls)} tool call(s) without a result"] * bool(pairs.orphan_calls)

@@ -254,7 +254,7 @@ def profile_from_text(text: str, *, name: str, syntax: Literal["toml", "json", "
     stripped = text.lstrip()
     use_json = syntax == "json" or (syntax == "auto" and stripped.startswith("{"))
     try:
-        # TOML dates/times have no JSON form; as strings they fail the typed field checks with a clear message.
+        # TOML dates/times have no JSON form; as strings they fail the typed field checks clearly.
         doc: JSON = json.loads(text if use_json else json.dumps(tomllib.loads(text), default=str))
     except json.JSONDecodeError as exc:
         raise ProfileError(
@@ -271,7 +271,7 @@ def profile_from_text(text: str, *, name: str, syntax: Literal["toml", "json", "
 
 
 def profile_to_document(profile: Profile) -> dict[str, JSON]:
-    """The profile as a document in the runtime's own keys (round-trips through :func:`profile_from_document`)."""
+    """The profile as a document in the runtime's own keys (round-trips through the reader)."""
     s = profile.settings
     if isinstance(s, ZeroClawSettings):
         rp: dict[str, JSON] = {

@@ -4,7 +4,7 @@ The shape is the common coding-agent loop: a user asks, the assistant calls a to
 large result (~``tool_result_chars``), the assistant answers. Every few turns the operator pauses for
 longer than a typical cache TTL, so OpenClaw's cache-TTL pruning has a reason to run. The output is an
 OpenClaw session JSONL v3 text (header, ``message`` entries chained by ``parentId``, and the
-``openclaw.cache-ttl`` marker OpenClaw appends after each completed model call), which carries the
+``openclaw.cache-ttl`` marker OpenClaw appends when a run - the answer to one user message - ends), which carries the
 timestamps and markers every runtime's replay can use. No randomness: the same arguments always give
 the same text.
 """
@@ -90,35 +90,85 @@ def synthetic_openclaw_session(
         parent = entry_id
 
     def marker() -> None:
-        add({"type": "custom", "customType": "openclaw.cache-ttl",
-             "data": {"timestamp": now, "provider": "anthropic", "modelId": "claude-sonnet-4-6"}})
+        add(
+            {
+                "type": "custom",
+                "customType": "openclaw.cache-ttl",
+                "data": {"timestamp": now, "provider": "anthropic", "modelId": "claude-sonnet-4-6"},
+            }
+        )
 
     def assistant(content: list[JSON], stop: str) -> dict[str, JSON]:
-        return {"role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-                "model": "claude-sonnet-4-6", "stopReason": stop, "timestamp": now}
+        return {
+            "role": "assistant",
+            "content": content,
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-6",
+            "stopReason": stop,
+            "timestamp": now,
+        }
 
     for turn in range(turns):
         if pause_every and turn and turn % pause_every == 0:
             now += pause_ms
         task = _TASKS[turn % len(_TASKS)]
-        add({"type": "message", "message": {"role": "user", "content": f"Turn {turn + 1}: {task}", "timestamp": now}})
+        add(
+            {
+                "type": "message",
+                "message": {"role": "user", "content": f"Turn {turn + 1}: {task}", "timestamp": now},
+            }
+        )
         now += 4_000
         tool = _TOOLS[turn % len(_TOOLS)]
         call_id = f"toolu_{turn:06d}"
-        add({"type": "message", "message": assistant(
-            [{"type": "text", "text": f"Let me look at this with {tool}."},
-             {"type": "toolCall", "id": call_id, "name": tool, "arguments": {"path": f"src/module_{turn % 17}.py"}}],
-            "toolUse")})
-        marker()
+        add(
+            {
+                "type": "message",
+                "message": assistant(
+                    [
+                        {"type": "text", "text": f"Let me look at this with {tool}."},
+                        {
+                            "type": "toolCall",
+                            "id": call_id,
+                            "name": tool,
+                            "arguments": {"path": f"src/module_{turn % 17}.py"},
+                        },
+                    ],
+                    "toolUse",
+                ),
+            }
+        )
         now += 1_500
-        add({"type": "message", "message": {
-            "role": "toolResult", "toolCallId": call_id, "toolName": tool,
-            "content": [{"type": "text", "text": _tool_output(turn, tool_result_chars)}],
-            "isError": False, "timestamp": now}})
+        add(
+            {
+                "type": "message",
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": call_id,
+                    "toolName": tool,
+                    "content": [{"type": "text", "text": _tool_output(turn, tool_result_chars)}],
+                    "isError": False,
+                    "timestamp": now,
+                },
+            }
+        )
         now += 6_000
-        add({"type": "message", "message": assistant(
-            [{"type": "text", "text": f"Done with step {turn + 1}: the {tool} output shows the cause; I applied a fix."}],
-            "stop")})
+        add(
+            {
+                "type": "message",
+                "message": assistant(
+                    [
+                        {
+                            "type": "text",
+                            "text": f"Done with step {turn + 1}: the {tool} output shows the cause; "
+                            "I applied a fix.",
+                        }
+                    ],
+                    "stop",
+                ),
+            }
+        )
         marker()
         now += 20_000
     return "\n".join(json.dumps(e, separators=(",", ":")) for e in entries) + "\n"

@@ -1,0 +1,63 @@
+"""`python -m simulator simulate`: readable report, JSON, comparisons, clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simulator.cli import main
+from tests.support import SAMPLES_DIR
+
+SWE = SAMPLES_DIR / "sweagent_marshmallow-1867_function_calling.traj.json"
+
+
+def test_default_profiles_replay_a_sample_and_compare_them(capsys):
+    assert main(["simulate", str(SWE)]) == 0
+    out = capsys.readouterr().out
+    assert "profile zeroclaw-documented" in out and "profile ai-profile" in out and "profile openclaw" in out
+    assert "first call where they differ:" in out
+    assert "11 calls" in out
+
+
+def test_json_output_has_one_record_per_call(capsys):
+    assert main(["simulate", str(SWE), "--profile", "zeroclaw-upstream", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    (result,) = payload["results"]
+    assert result["runtime"] == "zeroclaw" and result["version"] == "upstream"
+    assert len(result["calls"]) == 11
+    assert result["budget"]["value"] == 32000
+
+
+def test_a_profile_file_is_read_in_the_runtime_keys(tmp_path, capsys):
+    profile = tmp_path / "tight.toml"
+    profile.write_text("[runtime_profiles.main]\nmax_context_tokens = 3000\n")
+    assert main(["simulate", str(SWE), "--profile", str(profile)]) == 0
+    out = capsys.readouterr().out
+    assert "budget 3,000" in out and "✂ trimmed" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--profile", "no-such-preset"], "no such file and no such preset"),
+        (["--profile", "{bad}"], "no such file"),
+    ],
+)
+def test_bad_profile_exits_2_with_the_reason(args, message, capsys):
+    assert main(["simulate", str(SWE), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_invalid_profile_names_the_field(tmp_path, capsys):
+    profile = tmp_path / "bad.toml"
+    profile.write_text("[runtime_profiles.main]\nmax_context_tokens = -1\n")
+    assert main(["simulate", str(SWE), "--profile", str(profile)]) == 2
+    assert "runtime_profiles.main.max_context_tokens" in capsys.readouterr().err
+
+
+def test_unreadable_transcript_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"role": "user", "content": "x"}, {"role": 3}]')
+    assert main(["simulate", str(bad)]) == 2
+    assert "message 1" in capsys.readouterr().err

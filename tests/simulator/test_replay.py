@@ -1,0 +1,206 @@
+"""The session replay engine: one record per model call, each runtime's state carried forward."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.importers import parse_transcript
+from simulator.presets import PRESETS
+from simulator.profiles import profile_from_document
+from simulator.replay import Fate, simulate
+from simulator.replay.compare import compare, sent_transcript_spans
+from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Role
+from tests.support import SAMPLES_DIR
+
+SAMPLES = sorted(p for p in SAMPLES_DIR.iterdir() if p.is_file() and p.suffix in {".json", ".jsonl"})
+
+
+def _profile(doc, name="p"):
+    return profile_from_document(doc, name=name)
+
+
+def _chat(turns: int, result_chars: int = 2000) -> str:
+    messages = [{"role": "system", "content": "You are a coding agent."}]
+    for t in range(turns):
+        messages.append({"role": "user", "content": f"task {t}"})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": f"c{t}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+                ],
+            }
+        )
+        messages.append({"role": "tool", "tool_call_id": f"c{t}", "content": "x" * result_chars})
+        messages.append({"role": "assistant", "content": f"done {t}"})
+    return json.dumps(messages)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.key)
+def test_every_sample_replays_through_every_preset(sample, preset):
+    transcript = parse_transcript(sample.read_text(encoding="utf-8"))
+    result = simulate(transcript, _profile(dict(preset.document), preset.key))
+    assistants = [i for i, m in enumerate(transcript.messages) if m.role is Role.ASSISTANT]
+    assert [c.message_index for c in result.calls] == assistants
+    for call in result.calls:
+        assert all(0 <= s < e <= call.available for s, e in call.sent)
+        assert call.tokens_sent <= call.tokens_full + 32  # a breadcrumb note may add a few tokens
+
+
+def test_zeroclaw_forgets_trimmed_turns_and_reports_why():
+    transcript = parse_transcript(_chat(30))
+    result = simulate(
+        transcript, _profile({"runtime_profiles": {"d": {"max_context_tokens": 4000}}, "provider": {}})
+    )
+    trimmed = [c for c in result.calls if c.trimmed]
+    assert trimmed, "a 4,000-token budget must trim a 30-turn session of 2 KB results"
+    first = trimmed[0]
+    assert first.tokens_sent <= 4000 < first.tokens_full
+    assert first.breadcrumb_at is not None
+    ws, sse, rpc, acp = first.events  # the four wire shapes of one HistoryTrimmed
+    assert ws == {
+        "type": "history_trimmed",
+        "dropped_messages": ws["dropped_messages"],
+        "kept_turns": ws["kept_turns"],
+        "reason": "context token budget exceeded",
+    }
+    assert sse["source"] == "observability" and rpc["session_id"] == "replay"
+    assert acp["method"] == "_zeroclaw/history_trimmed"
+    dropped = [i for i, call in enumerate(result.dropped_at) if call]
+    assert dropped and all(result.drop_rules[i].startswith("token budget 4,000") for i in dropped)
+    # once dropped, never sent again
+    for call in result.calls:
+        sent = set(call.sent_indices())
+        assert not any(
+            result.dropped_at[i] and result.dropped_at[i] < call.number and i in sent for i in sent
+        )
+
+
+def test_zeroclaw_budget_zero_never_trims_by_tokens():
+    transcript = parse_transcript(_chat(20))
+    doc = {"runtime_profiles": {"d": {"max_context_tokens": 0, "max_history_messages": 1000}}}
+    result = simulate(transcript, _profile(doc))
+    assert not any(c.trimmed for c in result.calls)
+    assert all(c.sent_count == c.available for c in result.calls)
+
+
+def test_zeroclaw_turn_cap_keeps_whole_turns_and_the_newest_turn():
+    transcript = parse_transcript(_chat(12, result_chars=10))
+    doc = {"runtime_profiles": {"d": {"max_history_messages": 3}}}
+    result = simulate(transcript, _profile(doc))
+    messages = transcript.messages
+    for call in result.calls:
+        sent = {t for n in call.sent_indices() for t in result.origins[n]}
+        last_user = max(i for i in range(call.message_index) if messages[i].role is Role.USER)
+        assert last_user in sent
+        for i in sent:  # a sent tool result always travels with the call that asked for it
+            if messages[i].role is Role.TOOL:
+                assert i - 1 in sent
+        assert sum(1 for i in sent if messages[i].role is Role.USER) <= 3
+    assert any(e.get("reason") == "history message limit exceeded" for c in result.calls for e in c.events)
+
+
+def test_zeroclaw_overflow_is_recovered_at_two_thirds():
+    transcript = parse_transcript(_chat(10))
+    doc = {
+        "trimscope": {"version": "upstream"},
+        "runtime_profiles": {"d": {"max_context_tokens": 100_000, "max_history_messages": 1000}},
+        "provider": {"context_window": 3000},
+    }
+    result = simulate(transcript, _profile(doc))
+    recovered = [c for c in result.calls if c.overflow == "recovered"]
+    assert recovered
+    retry = recovered[0].retries[0]
+    assert retry.budget == retry.tokens_before * 2 // 3
+    assert recovered[0].tokens_sent <= 3000
+
+
+def test_ai_profile_reinserts_the_task_and_retries_on_overflow():
+    transcript = parse_transcript(_chat(20))
+    trimmed = simulate(
+        transcript, _profile({"limits": {"preset": {"contextWindow": 20000}}, "max_tokens": 1000})
+    )
+    call = trimmed.calls[-1]
+    assert call.trimmed and call.tokens_sent <= trimmed.budget.value
+    assert any(g.fate is Fate.REINSERTED for g in call.fated)
+    blind = simulate(
+        transcript,
+        _profile(
+            {"trimscope": {"runtime": "ai_profile"}, "max_tokens": 1000, "provider": {"context_window": 6000}}
+        ),
+    )
+    assert blind.budget.value is None
+    over = [c for c in blind.calls if c.retries]
+    assert over and all(len(c.retries) <= 3 for c in over)
+    assert any(c.overflow == "recovered" for c in over)
+    for c in over:
+        budgets = [r.budget for r in c.retries]
+        assert budgets == sorted(budgets, reverse=True)
+
+
+def test_openclaw_prunes_only_after_the_ttl_and_never_drops_messages():
+    transcript = parse_transcript(synthetic_openclaw_session(40, tool_result_chars=6000, pause_every=5))
+    doc = {
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}},
+        "model": {"contextWindow": 30000},
+    }
+    result = simulate(transcript, _profile(doc))
+    pruned = [c for c in result.calls if c.trimmed]
+    assert pruned
+    for call in result.calls:
+        assert call.sent == (((0, call.available),) if call.available else ())
+        if call.trimmed:
+            assert any("expired" in n for n in call.notes)
+            for group in call.fated:
+                assert group.fate in {Fate.SOFT_TRIMMED, Fate.HARD_CLEARED, Fate.IMAGE_REPLACED}
+                for native in group.indices:
+                    assert transcript.messages[result.origins[native][0]].role is Role.TOOL
+        else:
+            assert call.tokens_sent == call.tokens_full
+
+
+def test_openclaw_without_timestamps_treats_every_call_as_past_the_ttl():
+    transcript = parse_transcript(_chat(30, result_chars=9000))
+    result = simulate(
+        transcript, _profile({"contextPruning": {"mode": "cache-ttl"}, "model": {"contextWindow": 40000}})
+    )
+    assert result.warnings and "no timestamps" in result.warnings[0]
+    assert any(c.trimmed for c in result.calls)
+
+
+def test_compare_finds_the_first_call_where_profiles_differ():
+    transcript = parse_transcript(_chat(20))
+    tight = simulate(transcript, _profile({"runtime_profiles": {"d": {"max_context_tokens": 5000}}}, "tight"))
+    loose = simulate(
+        transcript, _profile({"runtime_profiles": {"d": {"max_context_tokens": 500000}}}, "loose")
+    )
+    same = compare(transcript, [tight, tight])
+    assert same.first_difference is None
+    diff = compare(transcript, [tight, loose])
+    first_trim = next(c.number for c in tight.calls if c.trimmed)
+    assert diff.first_difference == first_trim
+    assert diff.summaries[0].messages_lost > 0 and diff.summaries[1].messages_lost == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(turns=st.integers(1, 15), budget=st.integers(0, 6000), size=st.integers(0, 3000))
+def test_zeroclaw_replay_never_splits_tool_pairs_and_keeps_the_newest_turn(turns, budget, size):
+    transcript = parse_transcript(_chat(turns, result_chars=size))
+    result = simulate(transcript, _profile({"runtime_profiles": {"d": {"max_context_tokens": budget}}}))
+    messages = transcript.messages
+    for call in result.calls:
+        sent = {t for n in call.sent_indices() for t in result.origins[n]}
+        last_user = max(i for i in range(call.message_index) if messages[i].role is Role.USER)
+        assert set(range(last_user, call.message_index)) <= sent
+        for i in sent:
+            if messages[i].role is Role.TOOL:
+                assert i - 1 in sent
+        spans = sent_transcript_spans(result, call, transcript)
+        assert spans and spans[-1][1] == call.message_index
