@@ -119,9 +119,11 @@ def replay_zeroclaw(
 
     held_turns = 0
     held_non_system = 0
+    rules: list[str] = []  # the rules that dropped messages at the current call
 
     def adopt(history: tuple[ChatMessage, ...], sources: list[int | None], call: int, rule: str) -> None:
         nonlocal held, src, held_tokens, held_turns, held_non_system
+        rules.append(rule)
         kept = {s for s in sources if s is not None}
         for s in src:
             if s is not None and s not in kept and dropped_at[s] == 0:
@@ -136,6 +138,7 @@ def replay_zeroclaw(
     for number, (native_start, message_index) in enumerate(starts, start=1):
         events: list[JSON] = []
         notes: list[str] = []
+        rules.clear()
         trimmed = False
         stamp = _iso(transcript.messages[message_index].timestamp_ms)
         for i in range(next_native, native_start):
@@ -279,6 +282,7 @@ def replay_zeroclaw(
                 tokens_full=tokens_full,
                 tokens_sent=held_tokens,
                 trimmed=trimmed,
+                drop_rule="; ".join(rules),
                 events=tuple(events),
                 retries=tuple(retries),
                 overflow=overflow,  # type: ignore[arg-type]  # narrowed by the branches above
@@ -310,7 +314,7 @@ def replay_zeroclaw(
                 )
                 flag = enforced.has_leading_breadcrumb
                 notes_after = ("after the reply: trimmed to the provider-reported budget",)
-                calls[-1] = _with(calls[-1], notes_after, enforced.event, session_id, stamp)
+                calls[-1] = _with(calls[-1], notes_after, enforced.event, session_id, stamp, "; ".join(rules))
 
     if not starts:
         warnings.append("the transcript has no assistant message, so there is no model call to replay")
@@ -346,7 +350,12 @@ def _recovery_sources(recovery: RecoveryResult, src: list[int | None]) -> list[i
 
 
 def _with(
-    record: CallRecord, notes: tuple[str, ...], event: HistoryTrimmed | None, session_id: str, stamp: str
+    record: CallRecord,
+    notes: tuple[str, ...],
+    event: HistoryTrimmed | None,
+    session_id: str,
+    stamp: str,
+    drop_rule: str,
 ) -> CallRecord:
     events = record.events + (_wire(event, session_id, stamp) if event is not None else ())
-    return replace(record, notes=record.notes + notes, events=events, trimmed=True)
+    return replace(record, notes=record.notes + notes, events=events, trimmed=True, drop_rule=drop_rule)

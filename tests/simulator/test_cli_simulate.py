@@ -10,6 +10,7 @@ from simulator.cli import main
 from tests.support import SAMPLES_DIR
 
 SWE = SAMPLES_DIR / "sweagent_marshmallow-1867_function_calling.traj.json"
+CLAUDE = SAMPLES_DIR / "claude_code_sample_session.jsonl"
 
 
 def test_default_profiles_replay_a_sample_and_compare_them(capsys):
@@ -31,10 +32,10 @@ def test_json_output_has_one_record_per_call(capsys):
 
 def test_a_profile_file_is_read_in_the_runtime_keys(tmp_path, capsys):
     profile = tmp_path / "tight.toml"
-    profile.write_text("[runtime_profiles.main]\nmax_context_tokens = 3000\n")
-    assert main(["simulate", str(SWE), "--profile", str(profile)]) == 0
+    profile.write_text("[runtime_profiles.main]\nmax_context_tokens = 100\n")
+    assert main(["simulate", str(CLAUDE), "--profile", str(profile)]) == 0
     out = capsys.readouterr().out
-    assert "budget 3,000" in out and "✂ trimmed" in out
+    assert "budget 100" in out and "✂ trimmed" in out and "[earlier turns omitted" not in out
 
 
 @pytest.mark.parametrize(

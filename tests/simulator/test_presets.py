@@ -1,4 +1,4 @@
-"""Presets: every one parses, validates and round-trips through TOML and JSON; key values are the runtimes' defaults."""
+"""Presets: each parses, validates and round-trips through TOML and JSON, with the runtimes' defaults."""
 
 from __future__ import annotations
 
@@ -42,7 +42,11 @@ def test_preset_names_and_keys_are_unique():
 def test_zeroclaw_documented_preset_has_a_128k_window_and_the_32k_fallback_budget():
     settings = profile_from_document(dict(preset_get("zeroclaw-documented").document), name="x").settings
     assert isinstance(settings, ZeroClawSettings)
-    assert (settings.version, settings.context_window, settings.provider_model) == ("documented", 128_000, "gpt-4o")
+    assert (settings.version, settings.context_window, settings.provider_model) == (
+        "documented",
+        128_000,
+        "gpt-4o",
+    )
     resolution = resolve_budget(settings)
     assert (resolution.budget, resolution.bound_by, resolution.window) == (32_000, "fallback", 128_000)
     assert settings.effective_max_history_messages() == 50

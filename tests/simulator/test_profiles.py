@@ -49,7 +49,11 @@ def test_a_real_zeroclaw_runtime_profile_block_loads_every_knob():
     s = profile.settings
     assert profile.runtime == "zeroclaw" and isinstance(s, ZeroClawSettings)
     assert (s.max_context_tokens, s.context_compact_ratio, s.max_history_messages) == (48_000, 0.5, 40)
-    assert (s.history_pruning_enabled, s.history_pruning_max_tokens, s.max_tool_iterations) == (True, 40_000, 20)
+    assert (s.history_pruning_enabled, s.history_pruning_max_tokens, s.max_tool_iterations) == (
+        True,
+        40_000,
+        20,
+    )
     assert (s.context_window, s.provider_model, s.version) == (200_000, "claude-sonnet-4-6", "documented")
 
 
@@ -101,20 +105,37 @@ def test_an_undetectable_document_says_what_would_identify_it():
 @pytest.mark.parametrize(
     ("doc", "field", "fragment"),
     [
-        ({"runtime_profiles": {"default": {"max_context_tokens": -5}}}, "runtime_profiles.default.max_context_tokens",
-         "below the minimum"),
-        ({"runtime_profiles": {"coding": {"max_history_messages": "ten"}}},
-         "runtime_profiles.coding.max_history_messages", "must be an integer"),
-        ({"runtime_profiles": {"d": {"history_pruning": {"enabled": "yes"}}}},
-         "runtime_profiles.d.history_pruning.enabled", "true or false"),
+        (
+            {"runtime_profiles": {"default": {"max_context_tokens": -5}}},
+            "runtime_profiles.default.max_context_tokens",
+            "below the minimum",
+        ),
+        (
+            {"runtime_profiles": {"coding": {"max_history_messages": "ten"}}},
+            "runtime_profiles.coding.max_history_messages",
+            "must be an integer",
+        ),
+        (
+            {"runtime_profiles": {"d": {"history_pruning": {"enabled": "yes"}}}},
+            "runtime_profiles.d.history_pruning.enabled",
+            "true or false",
+        ),
         ({"trimscope": {"version": "v9"}, "runtime_profiles": {}}, "trimscope.version", "unknown version"),
         ({"limits": {"preset": {"contextWindow": -1}}}, "limits.preset.contextWindow", "below the minimum"),
         ({"limits": {}, "max_attempts": 11}, "max_attempts", "out of range"),
         ({"contextPruning": {"softTrimRatio": 1.5}}, "contextPruning.softTrimRatio", "between 0 and 1"),
         ({"contextPruning": {"ttl": "soon"}}, "contextPruning.ttl", ""),
         ({"contextPruning": {"mode": "always"}}, "contextPruning.mode", "unknown mode"),
-        ({"contextPruning": {"softTrim": {"maxChars": 1, "bogus": 2}}}, "contextPruning.softTrim.bogus", "unknown key"),
-        ({"agents": {"defaults": {"contextPruning": {}, "contextTokens": 0}}}, "agents.defaults.contextTokens", ""),
+        (
+            {"contextPruning": {"softTrim": {"maxChars": 1, "bogus": 2}}},
+            "contextPruning.softTrim.bogus",
+            "unknown key",
+        ),
+        (
+            {"agents": {"defaults": {"contextPruning": {}, "contextTokens": 0}}},
+            "agents.defaults.contextTokens",
+            "",
+        ),
     ],
 )
 def test_errors_name_the_field_by_its_path(doc, field, fragment):

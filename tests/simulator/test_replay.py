@@ -204,3 +204,45 @@ def test_zeroclaw_replay_never_splits_tool_pairs_and_keeps_the_newest_turn(turns
                 assert i - 1 in sent
         spans = sent_transcript_spans(result, call, transcript)
         assert spans and spans[-1][1] == call.message_index
+
+
+def _claude_code_with_usage(turns: int, reported: int) -> str:
+    lines = []
+    parent = None
+    for t in range(turns):
+        for kind, content, usage in (
+            ("user", f"question {t} " + "y" * 400, None),
+            (
+                "assistant",
+                [{"type": "text", "text": f"answer {t}"}],
+                {"input_tokens": reported, "output_tokens": 5},
+            ),
+        ):
+            uid = f"u{t}{kind}"
+            message = {"role": kind, "content": content}
+            if usage:
+                message["usage"] = usage
+            lines.append(
+                json.dumps(
+                    {
+                        "type": kind,
+                        "uuid": uid,
+                        "parentUuid": parent,
+                        "sessionId": "s",
+                        "timestamp": f"2026-01-01T00:{t:02d}:00Z",
+                        "message": message,
+                    }
+                )
+            )
+            parent = uid
+    return "\n".join(lines)
+
+
+def test_zeroclaw_trims_again_when_the_provider_reports_more_than_the_budget():
+    transcript = parse_transcript(_claude_code_with_usage(6, reported=50_000))
+    doc = {"runtime_profiles": {"d": {"max_context_tokens": 20_000, "max_history_messages": 100}}}
+    result = simulate(transcript, _profile(doc))
+    assert all(c.provider_input_tokens == 50_000 for c in result.calls)
+    enforced = [c for c in result.calls if "provider-reported 50,000" in c.drop_rule]
+    assert enforced, [c.drop_rule for c in result.calls]
+    assert any("after the reply" in n for n in enforced[0].notes)
