@@ -13,7 +13,14 @@ from dashboard import selectors, services
 from dashboard.api_profiles import router as profiles_router
 from dashboard.auth import API_AUTH
 from dashboard.models import Transcript
-from dashboard.schemas import ErrorOut, MessageOut, ToolCallOut, TranscriptDetailOut, TranscriptIn, TranscriptOut
+from dashboard.schemas import (
+    ErrorOut,
+    MessageOut,
+    ToolCallOut,
+    TranscriptDetailOut,
+    TranscriptIn,
+    TranscriptOut,
+)
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 
 api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
@@ -38,7 +45,8 @@ def _validation_error(request: HttpRequest, exc: ValidationError) -> HttpRespons
 @api.exception_handler(AuthenticationError)
 def _auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     return api.create_response(
-        request, {"message": "authentication required: session or 'Authorization: Bearer <token>'", "extra": {}},
+        request,
+        {"message": "authentication required: session or 'Authorization: Bearer <token>'", "extra": {}},
         status=401,
     )
 
@@ -70,7 +78,10 @@ def create_transcript(request: HttpRequest, payload: TranscriptIn) -> Status[Tra
     if len(payload.text.encode("utf-8")) > selectors.upload_limit():
         raise HttpError(413, f"transcript is over the {selectors.upload_limit():,} byte limit")
     return Status(
-        201, services.transcript_import(text=payload.text, name=payload.name, format=payload.format, user=request.user)
+        201,
+        services.transcript_import(
+            text=payload.text, name=payload.name, format=payload.format, user=request.user
+        ),
     )
 
 
@@ -97,15 +108,21 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
                     estimated_tokens=row.estimated_tokens,
                     tokenizer_tokens=row.tokenizer_tokens,
                     provider_input_tokens=row.provider_input_tokens,
-                    tool_calls=[ToolCallOut(id=c.id, name=c.name, arguments=c.arguments, result_index=c.result_index)
-                                for c in row.tool_calls],
+                    tool_calls=[
+                        ToolCallOut(id=c.id, name=c.name, arguments=c.arguments, result_index=c.result_index)
+                        for c in row.tool_calls
+                    ],
                     result_of_call_id=row.result_of.call_id if row.result_of else None,
                     result_of_index=row.result_of.call_index if row.result_of else None,
                     flags=list(row.flags),
                 )
             )
     messages.sort(key=lambda m: m.index)
-    return {**TranscriptOut.from_orm(transcript).dict(), "problems": list(view.problems), "messages": messages}
+    return {
+        **TranscriptOut.from_orm(transcript).dict(),
+        "problems": list(view.problems),
+        "messages": messages,
+    }
 
 
 @transcripts.delete("/{transcript_id}", response={204: None, 404: ErrorOut})

@@ -22,7 +22,9 @@ class Transcript(models.Model):
     turn_count = models.PositiveIntegerField()
     tool_pair_count = models.PositiveIntegerField()
     orphan_count = models.PositiveIntegerField()
-    estimated_tokens = models.PositiveBigIntegerField(help_text="ZeroClaw estimator over the whole transcript")
+    estimated_tokens = models.PositiveBigIntegerField(
+        help_text="ZeroClaw estimator over the whole transcript"
+    )
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -13,7 +13,9 @@ import dj_database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TRIMSCOPE_VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)  # the embedded SQLite database and collected static files live here
+VAR_DIR.mkdir(
+    parents=True, exist_ok=True
+)  # the embedded SQLite database and collected static files live here
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -24,7 +26,9 @@ def _env_bool(name: str, default: bool) -> bool:
 DEBUG = _env_bool("DJANGO_DEBUG", True)
 # The dev key is only for a local embedded install; any deployment sets DJANGO_SECRET_KEY.
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "trimscope-local-development-key-change-me-in-deployments")
-ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if h]
+ALLOWED_HOSTS = [
+    h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if h
+]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [

@@ -4,9 +4,9 @@ The shape is the common coding-agent loop: a user asks, the assistant calls a to
 large result (~``tool_result_chars``), the assistant answers. Every few turns the operator pauses for
 longer than a typical cache TTL, so OpenClaw's cache-TTL pruning has a reason to run. The output is an
 OpenClaw session JSONL v3 text (header, ``message`` entries chained by ``parentId``, and the
-``openclaw.cache-ttl`` marker OpenClaw appends when a run - the answer to one user message - ends), which carries the
-timestamps and markers every runtime's replay can use. No randomness: the same arguments always give
-the same text.
+``openclaw.cache-ttl`` marker OpenClaw appends when a run - the answer to one user message - ends),
+which carries the timestamps and markers every runtime's replay can use. No randomness: the same
+arguments always give the same text.
 """
 
 from __future__ import annotations

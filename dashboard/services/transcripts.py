@@ -49,7 +49,9 @@ def transcript_delete(*, transcript: Transcript) -> None:
 def api_token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
     """Create a token; returns the row and the secret, which is never stored and shown only now."""
     secret = token_generate("ts")
-    row = ApiToken.objects.create(user=user, name=name.strip() or "token", prefix=secret[:10], key_hash=token_hash(secret))
+    row = ApiToken.objects.create(
+        user=user, name=name.strip() or "token", prefix=secret[:10], key_hash=token_hash(secret)
+    )
     return row, secret
 
 

@@ -63,7 +63,11 @@ def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
     try:
         text, filename = _read_upload(request)
         transcript = services.transcript_import(
-            text=text, name=values["name"], format=values["format"] or None, source=filename, user=request.user
+            text=text,
+            name=values["name"],
+            format=values["format"] or None,
+            source=filename,
+            user=request.user,
         )
     except SimulatorError as exc:
         error = {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from simulator.conformance.runner import run_paths
 from tests.support import CONFORMANCE_DIR
 

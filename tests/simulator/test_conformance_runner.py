@@ -54,5 +54,7 @@ def test_catalog_optional_key_is_checked_only_where_expected():
 def test_bare_value_inputs_reach_the_adapter_wrapped_as_value():
     seen = []
     table = {"s": {"f": lambda case: seen.append(case) or "ok"}}
-    report = run_cases([{"system": "s", "function": "f", "name": "n", "input": "日本", "expected": "ok"}], table)
+    report = run_cases(
+        [{"system": "s", "function": "f", "name": "n", "input": "日本", "expected": "ok"}], table
+    )
     assert report.failed == 0 and seen == [{"value": "日本"}]

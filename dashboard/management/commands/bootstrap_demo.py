@@ -32,7 +32,9 @@ class Command(BaseCommand):
         if user is None:
             password = secrets.token_urlsafe(12)
             user = user_model.objects.create_superuser(username=username, email="", password=password)
-            self.stdout.write(self.style.SUCCESS("Created the local operator account (shown only this once):"))
+            self.stdout.write(
+                self.style.SUCCESS("Created the local operator account (shown only this once):")
+            )
             self.stdout.write(f"    username: {username}\n    password: {password}")
         if not Transcript.objects.filter(name=DEMO_TRANSCRIPT_NAME).exists():
             services.transcript_import(
