@@ -17,8 +17,8 @@ from simulator.replay.model import (
     RetryStep,
     SimulationResult,
 )
-from simulator.replay.openclaw import replay_openclaw
-from simulator.replay.zeroclaw import replay_zeroclaw
+from simulator.replay.openclaw import pruned_contents, replay_openclaw
+from simulator.replay.zeroclaw import replay_zeroclaw, truncated_contents
 from simulator.runtimes.ai_profile import AiProfileSettings
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
@@ -47,6 +47,17 @@ def simulate(transcript: Transcript, profile: Profile) -> SimulationResult:
     raise TypeError(f"no replay for {type(settings).__name__}")
 
 
+def changed_contents(
+    transcript: Transcript, profile: Profile, result: SimulationResult, number: int
+) -> dict[int, tuple[int, str]]:
+    """Per native message whose content a rule changed as sent at call ``number``: ``(tokens, text)``."""
+    if isinstance(profile.settings, OpenClawSettings):
+        return pruned_contents(transcript, profile.settings, result.calls[number - 1])
+    if isinstance(profile.settings, ZeroClawSettings):
+        return truncated_contents(transcript, profile.settings, result)
+    return {}
+
+
 __all__ = [
     "BudgetExplanation",
     "CallRecord",
@@ -55,5 +66,6 @@ __all__ = [
     "FateGroup",
     "RetryStep",
     "SimulationResult",
+    "changed_contents",
     "simulate",
 ]

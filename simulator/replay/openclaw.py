@@ -19,18 +19,25 @@ result says so.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from simulator.convert import to_openclaw
 from simulator.replay.common import call_starts, fmt
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
-from simulator.runtimes.openclaw.messages import messages_from_json
+from simulator.runtimes.openclaw.messages import (
+    TextContent,
+    ToolResultMessage,
+    messages_from_json,
+    text_block,
+)
 from simulator.runtimes.openclaw.pruner import (
     HardCleared,
     PruneMemo,
     PruneResult,
     SoftTrimmed,
     prune_context_messages,
+    soft_trim_tool_result,
 )
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
@@ -288,3 +295,34 @@ def replay_openclaw(
         estimator="OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)",
         warnings=tuple(warnings),
     )
+
+
+def pruned_contents(
+    transcript: Transcript, settings: OpenClawSettings, call: CallRecord
+) -> dict[int, tuple[int, str]]:
+    """``(tokens, text)`` after pruning of each message ``call``'s rules changed (tokens = chars / 4).
+
+    Recomputed for one call on demand: the record keeps only which messages were changed.
+    """
+    fated = {i: g.fate for g in call.fated for i in g.indices}
+    effective = settings.effective()
+    if not fated or effective is None:
+        return {}
+    natives = messages_from_json(list(to_openclaw(transcript.messages).messages))
+    out: dict[int, tuple[int, str]] = {}
+    for index, fate in fated.items():
+        message = natives[index]
+        if not isinstance(message, ToolResultMessage):
+            continue
+        if fate is Fate.HARD_CLEARED:
+            text = effective.hard_clear.placeholder
+            cleared = replace(message, content=(text_block(text),))
+            out[index] = (_tokens(estimate_message_chars(cleared)), text)
+            continue
+        trimmed = soft_trim_tool_result(message, effective)
+        if trimmed is not None:
+            new = trimmed[0]
+            blocks = new.content if isinstance(new.content, tuple) else ()
+            text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
+            out[index] = (_tokens(estimate_message_chars(new)), text)
+    return out

@@ -359,3 +359,19 @@ def _with(
 ) -> CallRecord:
     events = record.events + (_wire(event, session_id, stamp) if event is not None else ())
     return replace(record, notes=record.notes + notes, events=events, trimmed=True, drop_rule=drop_rule)
+
+
+def truncated_contents(
+    transcript: Transcript, settings: ZeroClawSettings, result: SimulationResult
+) -> dict[int, tuple[int, str]]:
+    """``(tokens, content)`` of every message truncation changed when it entered the history."""
+    if not result.content_changes:
+        return {}
+    natives = to_zeroclaw_chat(transcript.messages).messages
+    out: dict[int, tuple[int, str]] = {}
+    for change in result.content_changes:
+        message = _truncate(
+            ChatMessage.from_json(natives[change.native_index]), settings.max_tool_result_chars
+        )
+        out[change.native_index] = (change.tokens_after, message.content)
+    return out

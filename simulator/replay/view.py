@@ -1,0 +1,254 @@
+"""What the simulation screen shows, computed from a replay: the timeline, one call's context, the window.
+
+Pure view models: the dashboard renders them, tests read them. Sizes are in the runtime's estimator
+(tokens; OpenClaw's chars / 4). One call's rows are rebuilt on demand from the compact call record,
+including the before/after size of every message a rule changed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from simulator.replay.model import CallRecord, Fate, SimulationResult
+from simulator.transcript import Role, Transcript
+
+PREVIEW = 160
+BREADCRUMB_TEXT = "[earlier turns omitted to fit the context window]"
+
+
+# -- timeline ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    first_call: int
+    last_call: int
+    full: int
+    sent: int
+    trimmed: bool
+    overflow: str
+    retries: int
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    bars: tuple[Bar, ...]
+    y_max: int
+    budget: int | None
+    window: int | None
+    calls: int
+
+    def y(self, tokens: int, height: float) -> float:
+        return height - (tokens / self.y_max) * height if self.y_max else height
+
+
+def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
+    """Context size per call; long sessions are bucketed (each bar shows its bucket's largest call)."""
+    calls = result.calls
+    size = max(1, math.ceil(len(calls) / max_bars))
+    bars: list[Bar] = []
+    for start in range(0, len(calls), size):
+        bucket = calls[start : start + size]
+        peak = max(bucket, key=lambda c: c.tokens_full)
+        states = {c.overflow for c in bucket}
+        overflow = "failed" if "failed" in states else "recovered" if "recovered" in states else "none"
+        bars.append(
+            Bar(
+                first_call=bucket[0].number,
+                last_call=bucket[-1].number,
+                full=peak.tokens_full,
+                sent=max(c.tokens_sent for c in bucket),
+                trimmed=any(c.trimmed for c in bucket),
+                overflow=overflow,
+                retries=sum(len(c.retries) for c in bucket),
+            )
+        )
+    tops = [b.full for b in bars] + [b.sent for b in bars]
+    if result.budget.value:
+        tops.append(result.budget.value)
+    if result.window:
+        tops.append(result.window)
+    return Timeline(tuple(bars), max(tops, default=0), result.budget.value, result.window, len(calls))
+
+
+# -- one call's context ------------------------------------------------------------------------------
+
+RowKind = Literal["message", "dropped-run", "breadcrumb"]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    kind: RowKind
+    fate: Fate
+    rule: str
+    turn: int | None
+    index: int | None = None
+    last_index: int | None = None
+    role: str = ""
+    preview: str = ""
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    count: int = 1
+    grouped: bool = False
+    """The message shares one native message with the row before (its size is counted there)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    label: str
+    css: str
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class CallView:
+    call: CallRecord
+    rows: tuple[Row, ...]
+    segments: tuple[Segment, ...]
+    """What was sent, by kind, in the runtime's estimator; the rest of the window is free."""
+    window: int | None
+    fate_counts: tuple[tuple[str, int], ...]
+
+
+def _preview(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+
+def _message_text(transcript: Transcript, index: int) -> str:
+    message = transcript.messages[index]
+    text = message.text
+    if not text and message.tool_calls:
+        text = ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+    return text
+
+
+def call_view(
+    transcript: Transcript,
+    result: SimulationResult,
+    number: int,
+    *,
+    changed: Mapping[int, tuple[int, str]] | None = None,
+) -> CallView:
+    """Every transcript message available to call ``number`` with its fate and the rule behind it.
+
+    Runs of dropped messages collapse into one row per dropped stretch.
+
+    Args:
+        transcript: The replayed transcript.
+        result: Its replay.
+        number: 1-based call number.
+        changed: ``(tokens, text)`` after the rule of each native message whose content a rule
+            changed (``simulator.replay.changed_contents``); without it the size before is shown.
+    """
+    call = result.calls[number - 1]
+    messages = transcript.messages
+    native_of: dict[int, int] = {}
+    first_of_native: set[int] = set()
+    for position, origin in enumerate(result.origins[: call.available]):
+        for t in origin:
+            native_of[t] = position
+        if origin:
+            first_of_native.add(origin[0])
+    sent = set(call.sent_indices())
+    group_of = {i: g for g in call.fated for i in g.indices}
+    truncated = {c.native_index: c for c in result.content_changes if c.native_index in sent}
+    after = {k: v[0] for k, v in (changed or {}).items()}
+    breadcrumb_before: int | None = None
+    if call.breadcrumb_at is not None:
+        order = list(call.sent_indices())
+        if call.breadcrumb_at < len(order):
+            breadcrumb_before = order[call.breadcrumb_at]
+
+    rows: list[Row] = []
+    turn = 0
+    segments = {"system": 0, "user": 0, "assistant": 0, "tool": 0}
+    for index in range(call.message_index):
+        message = messages[index]
+        if message.role is Role.USER and message.tool_result is None:
+            turn += 1
+        native = native_of.get(index)
+        turn_no = turn or None
+        if native is not None and native == breadcrumb_before and index in first_of_native:
+            rows.append(
+                Row(
+                    "breadcrumb",
+                    Fate.BREADCRUMB,
+                    "inserted before the first kept turn",
+                    turn_no,
+                    preview=BREADCRUMB_TEXT,
+                )
+            )
+        outside_history = native is None  # e.g. a system prompt ai-profile/OpenClaw send separately
+        is_sent = outside_history or native in sent
+        grouped = native is not None and index not in first_of_native
+        size = 0 if native is None or grouped else result.native_tokens[native]
+        if not is_sent and native is not None:
+            rule = result.drop_rules[native] or call.drop_rule or "not sent"
+            if result.dropped_at[native] and result.dropped_at[native] < call.number:
+                rule = f"dropped at call {result.dropped_at[native]}: {rule}"
+            previous = rows[-1] if rows else None
+            if previous is not None and previous.kind == "dropped-run" and previous.rule == rule:
+                rows[-1] = Row(
+                    "dropped-run",
+                    Fate.DROPPED,
+                    rule,
+                    previous.turn,
+                    previous.index,
+                    index,
+                    count=previous.count + 1,
+                    tokens_before=(previous.tokens_before or 0) + size,
+                )
+            else:
+                rows.append(
+                    Row("dropped-run", Fate.DROPPED, rule, turn_no, index, index, count=1, tokens_before=size)
+                )
+            continue
+        fate, rule, size_after = Fate.KEPT, "", size
+        if native is not None and native in group_of:
+            group = group_of[native]
+            fate, rule = group.fate, group.rule
+            size_after = after.get(native, size)
+        elif native is not None and native in truncated:
+            change = truncated[native]
+            fate, rule, size_after = change.fate, change.rule, change.tokens_after
+        if native is None and message.role is Role.SYSTEM:
+            rule = "sent as the system prompt, outside the trimmed history"
+        category = "tool" if message.role is Role.TOOL else message.role.value
+        segments[category] = segments.get(category, 0) + (size_after if not grouped else 0)
+        rows.append(
+            Row(
+                "message",
+                fate,
+                rule,
+                turn_no,
+                index,
+                index,
+                role=message.role.value,
+                preview=_preview(_message_text(transcript, index)),
+                tokens_before=size,
+                tokens_after=size_after,
+                grouped=grouped,
+            )
+        )
+    if call.breadcrumb_at is not None and breadcrumb_before is None:
+        rows.append(
+            Row(
+                "breadcrumb",
+                Fate.BREADCRUMB,
+                "inserted before the first kept turn",
+                turn or None,
+                preview=BREADCRUMB_TEXT,
+            )
+        )
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.fate.value] = counts.get(row.fate.value, 0) + row.count
+    labels = (("system", "System"), ("user", "User"), ("assistant", "Assistant"), ("tool", "Tool results"))
+    segs = tuple(Segment(label, key, segments.get(key, 0)) for key, label in labels)
+    return CallView(
+        call, tuple(rows), segs, result.window or result.budget.window, tuple(sorted(counts.items()))
+    )
