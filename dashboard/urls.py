@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import profiles, transcripts
+from dashboard.views import compare, profiles, simulations, transcripts
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -14,6 +14,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("transcripts/upload/", transcripts.transcript_upload, name="transcript-upload"),
     path("transcripts/<int:transcript_id>/", transcripts.transcript_detail, name="transcript-detail"),
     path("transcripts/<int:transcript_id>/delete/", transcripts.transcript_delete, name="transcript-delete"),
+    path("simulate/", simulations.simulation, name="simulation"),
+    path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),
+    path("compare/", compare.compare, name="compare"),
     path("profiles/", profiles.profile_list, name="profile-list"),
     path("profiles/create/", profiles.profile_create, name="profile-create"),
     path("profiles/import/", profiles.profile_import, name="profile-import"),

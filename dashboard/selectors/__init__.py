@@ -8,6 +8,7 @@ from dashboard.selectors.profiles import (
     profile_copy_name,
     profile_document_parse,
     profile_domain,
+    profile_error_knob,
     profile_export,
     profile_form,
     profile_form_check,
@@ -18,6 +19,15 @@ from dashboard.selectors.profiles import (
     profile_presets,
     profile_rows,
 )
+from dashboard.selectors.simulations import (
+    comparison,
+    default_call,
+    simulation_document,
+    simulation_profile,
+    simulation_result,
+    simulation_screen,
+    simulation_tokenizer_count,
+)
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_list,
@@ -27,11 +37,19 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "comparison",
+    "default_call",
+    "simulation_document",
+    "simulation_profile",
+    "simulation_result",
+    "simulation_screen",
+    "simulation_tokenizer_count",
     "ProfileFormInput",
     "profile_budget",
     "profile_copy_name",
     "profile_document_parse",
     "profile_domain",
+    "profile_error_knob",
     "profile_export",
     "profile_form",
     "profile_form_check",

@@ -14,8 +14,7 @@ from dashboard.models import Profile
 from dashboard.selectors.profiles import profile_document_parse
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
-from simulator.presets import PRESETS
-from simulator.profiles import RUNTIMES, profile_from_document, profile_to_document
+from simulator.profiles import profile_from_document, profile_to_document
 
 NAME_MAX = 120
 DESCRIPTION_MAX = 400
@@ -100,20 +99,47 @@ def profile_import(*, name: str, text: str, syntax: str = "auto", description: s
     return profile_create(name=name, document=document, description=description)
 
 
+# Ready profiles for the demo transcript (60 turns, ~32,000 tokens): tight enough that every runtime
+# visibly trims or prunes it, so a newcomer sees a trimmed session in one click.
+DEMO_PROFILES: tuple[tuple[str, str, dict[str, JSON]], ...] = (
+    (
+        "Demo · ZeroClaw, 16k budget",
+        "ZeroClaw (documented behaviour) on a 128,000-token gpt-4o route with max_context_tokens 16,000.",
+        {
+            "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+            "runtime_profiles": {"default": {"max_context_tokens": 16_000, "max_history_messages": 50}},
+            "provider": {"model": "gpt-4o", "context_window": 128_000},
+        },
+    ),
+    (
+        "Demo · ai-profile, 32k model",
+        "ai-profile 0.1.7 on a 32,000-token model with max_tokens 4,096: history budget 19,712.",
+        {
+            "trimscope": {"runtime": "ai_profile"},
+            "max_tokens": 4096,
+            "limits": {"preset": {"contextWindow": 32_000}},
+        },
+    ),
+    (
+        "Demo · OpenClaw, 40k window",
+        "OpenClaw cache-ttl pruning (5m TTL) on a 40,000-token window: soft trim from 12,000, "
+        "hard clear from 20,000.",
+        {
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}},
+            "model": {"contextWindow": 40_000},
+        },
+    ),
+)
+
+
 def demo_profiles_ensure() -> list[Profile]:
-    """One ready profile per runtime, from that runtime's first preset, unless the runtime has one already.
+    """The demo's ready profiles, one per runtime; existing ones (by name) are left alone.
 
     Returns:
-        The profiles created (empty when every runtime had one): running it again changes nothing.
+        The profiles created (empty when all exist): running it again changes nothing.
     """
-    created = []
-    for runtime in RUNTIMES:
-        if Profile.objects.filter(runtime=runtime).exists():
-            continue
-        preset = next(p for p in PRESETS if p.runtime == runtime)
-        if Profile.objects.filter(name=preset.name).exists():
-            continue
-        created.append(
-            profile_create(name=preset.name, document=dict(preset.document), description=preset.description)
-        )
-    return created
+    return [
+        profile_create(name=name, document=document, description=description)
+        for name, description, document in DEMO_PROFILES
+        if not Profile.objects.filter(name=name).exists()
+    ]

@@ -252,3 +252,50 @@ def call_view(
     return CallView(
         call, tuple(rows), segs, result.window or result.budget.window, tuple(sorted(counts.items()))
     )
+
+
+# -- timeline geometry (an SVG drawn by the template) ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BarShape:
+    bar: Bar
+    x: float
+    width: float
+    y_full: float
+    y_sent: float
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineShape:
+    width: int
+    height: int
+    bars: tuple[BarShape, ...]
+    budget_y: float | None
+    window_y: float | None
+    y_max: int
+
+
+def timeline_shape(tl: Timeline, *, selected: int, width: int = 1000, height: int = 150) -> TimelineShape:
+    """Coordinates for a bar chart of context size per call (y grows downwards, as in SVG)."""
+    step = width / max(len(tl.bars), 1)
+    shapes = tuple(
+        BarShape(
+            bar=b,
+            x=round(i * step, 2),
+            width=round(max(step * 0.82, 0.8), 2),
+            y_full=round(tl.y(b.full, height), 2),
+            y_sent=round(tl.y(b.sent, height), 2),
+            selected=b.first_call <= selected <= b.last_call,
+        )
+        for i, b in enumerate(tl.bars)
+    )
+    return TimelineShape(
+        width,
+        height,
+        shapes,
+        round(tl.y(tl.budget, height), 2) if tl.budget else None,
+        round(tl.y(tl.window, height), 2) if tl.window else None,
+        tl.y_max,
+    )

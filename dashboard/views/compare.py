@@ -1,0 +1,80 @@
+"""The compare screen: one transcript through two or three profiles (any mix of runtimes), call by call."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from dashboard import selectors
+from dashboard.models import Profile
+from dashboard.views.common import HtmxHttpRequest
+
+MAX_PROFILES = 3
+ROWS_PER_PAGE = 100
+
+
+def _ids(request: HtmxHttpRequest) -> list[int]:
+    raw = ",".join(request.GET.getlist("profiles"))
+    ids: list[int] = []
+    for part in raw.split(","):
+        if part.strip().isdigit() and int(part) not in ids:
+            ids.append(int(part))
+    return ids[:MAX_PROFILES]
+
+
+@require_GET
+def compare(request: HtmxHttpRequest) -> HttpResponse:
+    transcript_id = request.GET.get("transcript", "")
+    transcript = (
+        selectors.transcript_get(transcript_id=int(transcript_id)) if transcript_id.isdigit() else None
+    )
+    chosen: list[Profile] = [
+        p for i in _ids(request) if (p := selectors.profile_get(profile_id=i)) is not None
+    ]
+    context: dict[str, object] = {
+        "nav": "compare",
+        "transcripts": selectors.transcript_list(),
+        "profiles": selectors.profile_list(),
+        "transcript": transcript,
+        "chosen": chosen,
+        "chosen_ids": [p.pk for p in chosen],
+        "slots": [chosen[i].pk if i < len(chosen) else None for i in range(MAX_PROFILES)],
+    }
+    if transcript is not None and len(chosen) >= 2:
+        domains = [selectors.simulation_profile(profile=p) for p in chosen]
+        results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
+        rows = Paginator(comparison.rows, ROWS_PER_PAGE)
+        first = comparison.first_difference
+        default_page = 1 if first is None else (first - 1) // ROWS_PER_PAGE + 1
+        page = rows.get_page(request.GET.get("page") or default_page)
+        table = [
+            {
+                "row": row,
+                "cells": [
+                    {
+                        "tokens": tokens,
+                        "trimmed": trimmed,
+                        "sent": sent,
+                        "full": r.calls[row.number - 1].tokens_full,
+                        "pct": round(100 * tokens / max(r.calls[row.number - 1].tokens_full, 1)),
+                        "profile": p,
+                    }
+                    for tokens, trimmed, sent, r, p in zip(
+                        row.tokens_sent, row.trimmed, row.sent_counts, results, chosen, strict=True
+                    )
+                ],
+            }
+            for row in page
+        ]
+        context.update(
+            {
+                "comparison": comparison,
+                "results": list(zip(results, chosen, comparison.summaries, strict=True)),
+                "page": page,
+                "table": table,
+                "profiles_param": ",".join(str(p.pk) for p in chosen),
+            }
+        )
+    return render(request, "dashboard/compare.html", context)

@@ -1,0 +1,131 @@
+"""The simulation screen: a transcript replayed through a profile, one model call at a time.
+
+All state is in the URL (transcript, profile, call, row page and any knob edits), so every view is
+linkable. Knob edits re-run the replay and swap the body in place (htmx, debounced).
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from dashboard import selectors
+from dashboard.models import Profile, Transcript
+from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.profiles import KNOB_PREFIX
+from simulator.errors import ProfileError
+from simulator.replay.view import timeline_shape
+
+ROWS_PER_PAGE = 200
+
+
+def _int(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _knob_values(request: HtmxHttpRequest) -> dict[str, str]:
+    return {
+        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
+    }
+
+
+def _pick(request: HtmxHttpRequest) -> tuple[Transcript | None, Profile | None]:
+    transcript_id, profile_id = _int(request.GET.get("transcript")), _int(request.GET.get("profile"))
+    transcript = selectors.transcript_get(transcript_id=transcript_id) if transcript_id else None
+    profile = selectors.profile_get(profile_id=profile_id) if profile_id else None
+    return transcript, profile
+
+
+@require_GET
+def simulation(request: HtmxHttpRequest) -> HttpResponse:
+    transcript, profile = _pick(request)
+    context: dict[str, object] = {
+        "nav": "simulate",
+        "transcripts": selectors.transcript_list(),
+        "profiles": selectors.profile_list(),
+        "transcript": transcript,
+        "profile": profile,
+    }
+    if transcript is None or profile is None:
+        return render(request, "dashboard/simulation.html", context)
+
+    knob_values = _knob_values(request)
+    knob_error = None
+    try:
+        domain = selectors.simulation_profile(profile=profile, knob_values=knob_values)
+        edited = bool(knob_values)
+    except ProfileError as exc:
+        # Show the error next to the knob and keep simulating the stored profile.
+        knob_error = exc
+        domain = selectors.simulation_profile(profile=profile)
+        edited = False
+    document = selectors.simulation_document(profile=profile, knob_values=knob_values)
+    runtime, knobs = selectors.profile_knobs(document=document)
+    screen = selectors.simulation_screen(
+        transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
+    )
+    number = screen.call.call.number
+    base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
+    base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
+    page = rows.get_page(request.GET.get("rows") or rows.num_pages)
+    calls = screen.result.calls
+    next_trim = next((c.number for c in calls[number:] if c.trimmed), None)
+    prev_trim = next((c.number for c in reversed(calls[: number - 1]) if c.trimmed), None)
+    context.update(
+        {
+            "screen": screen,
+            "result": screen.result,
+            "call": screen.call.call,
+            "call_view": screen.call,
+            "shape": timeline_shape(screen.timeline, selected=number),
+            "rows_page": page,
+            "knobs": knobs,
+            "knob_runtime": runtime,
+            "knob_error": knob_error,
+            "knob_error_path": (
+                selectors.profile_error_knob(error=knob_error, fields=knobs)
+                if knob_error is not None
+                else None
+            ),
+            "edited": edited,
+            "base_query": urlencode(base),
+            "prev_call": number - 1 if number > 1 else None,
+            "next_call": number + 1 if number < len(calls) else None,
+            "next_trim": next_trim,
+            "prev_trim": prev_trim,
+            "events_json": [json.dumps(e, ensure_ascii=False, indent=1) for e in screen.call.call.events],
+            "window_total": screen.call.window or 0,
+            "sent_total": sum(s.tokens for s in screen.call.segments),
+        }
+    )
+    template = "dashboard/simulation.html"
+    if request.htmx and request.htmx.target == "sim-body":
+        template += "#sim-body"
+    return render(request, template, context)
+
+
+@require_GET
+def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
+    """The o200k count of one call, loaded after the page (tokenizing is the slow part)."""
+    transcript, profile = _pick(request)
+    if transcript is None or profile is None:
+        return HttpResponse("")
+    knob_values = _knob_values(request)
+    try:
+        domain = selectors.simulation_profile(profile=profile, knob_values=knob_values)
+    except ProfileError:
+        domain = selectors.simulation_profile(profile=profile)
+    screen = selectors.simulation_screen(
+        transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
+    )
+    sent, full = selectors.simulation_tokenizer_count(transcript=transcript, screen=screen)
+    return render(request, "dashboard/simulation.html#tokenizer", {"o200k_sent": sent, "o200k_full": full})
