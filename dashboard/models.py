@@ -1,4 +1,4 @@
-"""Stored state: uploaded transcripts and runtime profiles.
+"""Stored state: uploaded transcripts, runtime profiles, API tokens and simulation runs.
 
 A transcript is stored as the exact text that was uploaded plus the summary numbers computed when it
 was parsed; the parsed model is rebuilt from the text on demand (parsing is cheap and deterministic),
@@ -75,3 +75,35 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class SimulationRun(models.Model):
+    """A replay of one transcript through one profile document, kept as inputs plus summary numbers.
+
+    The per-call result is not stored: replays are deterministic, so it is recomputed on read from the
+    transcript's stored text and ``document`` (the canonical profile document that was simulated, kept
+    here so the run stays reproducible after its profile is edited or deleted).
+    """
+
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="simulation_runs")
+    profile = models.ForeignKey(
+        Profile, null=True, blank=True, on_delete=models.SET_NULL, related_name="simulation_runs"
+    )
+    name = models.CharField(max_length=200, blank=True)
+    profile_name = models.CharField(max_length=120)
+    runtime = models.CharField(max_length=20, choices=Profile.Runtime.choices)
+    document = models.JSONField(help_text="the canonical profile document that was simulated")
+    calls = models.PositiveIntegerField()
+    trims = models.PositiveIntegerField()
+    total_tokens_sent = models.PositiveBigIntegerField()
+    overflow_failures = models.PositiveIntegerField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name or self.profile_name} on transcript {self.transcript_id}"

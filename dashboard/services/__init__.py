@@ -11,9 +11,8 @@ from dashboard.services.profiles import (
     profile_import,
     profile_update,
 )
+from dashboard.services.tokens import api_token_create, api_token_revoke
 from dashboard.services.transcripts import (
-    api_token_create,
-    api_token_revoke,
     transcript_delete,
     transcript_import,
 )

@@ -6,10 +6,8 @@ import hashlib
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
-from django.utils import timezone
 
-from dashboard.models import ApiToken, Transcript
-from dashboard.tokens import token_generate, token_hash
+from dashboard.models import Transcript
 from simulator.importers import parse_transcript
 from simulator.overview import summarize
 
@@ -45,17 +43,3 @@ def transcript_import(
 def transcript_delete(*, transcript: Transcript) -> None:
     transcript.delete()
 
-
-def api_token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
-    """Create a token; returns the row and the secret, which is never stored and shown only now."""
-    secret = token_generate("ts")
-    row = ApiToken.objects.create(
-        user=user, name=name.strip() or "token", prefix=secret[:10], key_hash=token_hash(secret)
-    )
-    return row, secret
-
-
-def api_token_revoke(*, token: ApiToken) -> None:
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
