@@ -24,6 +24,7 @@ from dataclasses import replace
 from simulator.convert import to_openclaw
 from simulator.replay.common import call_starts, fmt
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
+from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import (
     TextContent,
@@ -39,7 +40,7 @@ from simulator.runtimes.openclaw.pruner import (
     prune_context_messages,
     soft_trim_tool_result,
 )
-from simulator.runtimes.openclaw.settings import OpenClawSettings
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
 from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
 from simulator.transcript import Message, Role, Transcript
 
@@ -150,8 +151,82 @@ def _groups(result: PruneResult) -> tuple[FateGroup, ...]:
     return tuple(out)
 
 
+def _gate_note(
+    decision: str, elapsed_ms: float | None, effective: EffectivePruningSettings, notes: list[str]
+) -> None:
+    if decision == "no_marker":
+        notes.append("no cache-TTL marker yet: OpenClaw does not prune")
+    elif decision == "ttl_not_expired" and elapsed_ms is not None:
+        notes.append(
+            f"cache still warm: {_duration(elapsed_ms)} since the last touch "
+            f"< ttl {_duration(effective.ttl_ms)}"
+        )
+    elif decision == "ttl_disabled":
+        notes.append("ttl 0: pruning disabled")
+    elif elapsed_ms is not None:
+        notes.append(f"cache TTL expired ({_duration(elapsed_ms)} since the last touch)")
+
+
+def _skip_note(
+    skipped: str | None, ratio: float | None, effective: EffectivePruningSettings, notes: list[str]
+) -> None:
+    if skipped == "below_soft_trim_ratio" and ratio is not None:
+        notes.append(f"ratio {ratio:.2f} < softTrimRatio {effective.soft_trim_ratio:g}: nothing to prune")
+    elif skipped == "too_few_assistants":
+        notes.append(
+            f"fewer than keepLastAssistants {effective.keep_last_assistants:g} assistant messages: "
+            "nothing prunable"
+        )
+
+
+def _fast_step(
+    pruner: IncrementalPruner,
+    end: int,
+    effective: EffectivePruningSettings,
+    state: TtlGateState,
+    now: float | None,
+    notes: list[str],
+) -> FastPrune | None:
+    """The TTL hook's decision (as ``ttl_gate.on_context``) with the incremental pruner behind it."""
+    if now is not None and effective.mode == "cache-ttl":
+        touched = state.last_cache_touch_at
+        elapsed = now - touched if touched else None
+        decision = (
+            "no_marker"
+            if elapsed is None
+            else "ttl_disabled"
+            if effective.ttl_ms <= 0
+            else "ttl_not_expired"
+            if elapsed < effective.ttl_ms
+            else "prune"
+        )
+        _gate_note(decision, elapsed, effective, notes)
+        if decision != "prune":
+            return None
+    return pruner.prune(end)
+
+
+def _fast_groups(view: FastPrune, effective: EffectivePruningSettings) -> tuple[FateGroup, ...]:
+    ratio = view.ratio_before or 0.0
+    out: list[FateGroup] = []
+    if view.soft_trimmed:
+        rule = f"soft trim: ratio {ratio:.2f} ≥ softTrimRatio {effective.soft_trim_ratio:g}"
+        out.append(FateGroup(Fate.SOFT_TRIMMED, rule, view.soft_trimmed))
+    if view.images_replaced:
+        out.append(
+            FateGroup(
+                Fate.IMAGE_REPLACED, "images in tool results replaced during soft trim", view.images_replaced
+            )
+        )
+    if view.hard_cleared:
+        after_soft = view.ratio_after_soft_trim or 0.0
+        rule = f"hard clear: ratio {after_soft:.2f} ≥ hardClearRatio {effective.hard_clear_ratio:g}"
+        out.append(FateGroup(Fate.HARD_CLEARED, rule, view.hard_cleared))
+    return tuple(out)
+
+
 def replay_openclaw(
-    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str
+    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str, fast: bool = True
 ) -> SimulationResult:
     """Replay ``transcript`` through OpenClaw's pruning with ``settings``.
 
@@ -159,6 +234,8 @@ def replay_openclaw(
         transcript: The imported session.
         settings: A validated OpenClaw ``contextPruning`` profile.
         profile_name: Shown in the result.
+        fast: Answer each pruning pass incrementally (``openclaw_fast``); ``False`` runs the
+            runtime's own pruner and TTL hook at every call (quadratic, kept as the reference).
 
     Returns:
         One record per model call (what the pruned view sent, and why).
@@ -189,6 +266,16 @@ def replay_openclaw(
         if effective is not None
         else None
     )
+    incremental = (
+        IncrementalPruner(
+            effective,
+            context_window=settings.model_context_window,
+            context_window_tokens_override=settings.context_window_tokens(),
+        )
+        if fast and effective is not None
+        else None
+    )
+    fed = 0
     state = TtlGateState()
     calls: list[CallRecord] = []
     marker_at = 0
@@ -207,62 +294,54 @@ def replay_openclaw(
         fated: tuple[FateGroup, ...] = ()
         sent_chars = full_chars
         trimmed = False
+        if incremental is not None:
+            while fed < available:
+                incremental.append(natives[fed])
+                fed += 1
         if runtime is not None and effective is not None:
             if run_start:
                 # A new run's runtime reads the newest marker written before it.
                 while marker_at < len(markers) and markers[marker_at][0] <= message_index:
                     state = TtlGateState(last_cache_touch_at=markers[marker_at][1])
                     marker_at += 1
-            history = natives[:available]
-            if clocked and now is not None:
+            if incremental is not None:
+                view = _fast_step(incremental, available, effective, state, now if clocked else None, notes)
+                if view is not None and view.changed and clocked and now is not None:
+                    state = TtlGateState(last_cache_touch_at=now)
+                result = None
+                if view is not None and view.changed:
+                    fated = _fast_groups(view, effective)
+                    sent_chars = view.chars_after
+                    trimmed = True
+                elif view is not None:
+                    _skip_note(view.skipped, view.ratio_before, effective, notes)
+            elif clocked and now is not None:
                 outcome, state = on_context(
                     runtime,
                     state,
                     ContextCall(
-                        now=now, messages=tuple(history), model_context_window=settings.model_context_window
+                        now=now,
+                        messages=natives[:available],
+                        model_context_window=settings.model_context_window,
                     ),
                 )
                 result = outcome.prune
-                decision = outcome.decision
-                if decision == "no_marker":
-                    notes.append("no cache-TTL marker yet: OpenClaw does not prune")
-                elif decision == "ttl_not_expired" and outcome.elapsed_ms is not None:
-                    notes.append(
-                        f"cache still warm: {_duration(outcome.elapsed_ms)} since the last touch "
-                        f"< ttl {_duration(effective.ttl_ms)}"
-                    )
-                elif decision == "ttl_disabled":
-                    notes.append("ttl 0: pruning disabled")
-                elif outcome.elapsed_ms is not None:
-                    notes.append(f"cache TTL expired ({_duration(outcome.elapsed_ms)} since the last touch)")
+                _gate_note(outcome.decision, outcome.elapsed_ms, effective, notes)
             else:
                 result = prune_context_messages(
-                    tuple(history),
+                    natives[:available],
                     effective,
                     context_window=settings.model_context_window,
                     context_window_tokens_override=runtime.context_window_tokens,
                     memo=runtime.memo,
                     explain=False,
                 )
-                decision = "unchanged" if result.returned_same else "pruned"
             if result is not None and not result.returned_same:
                 fated = _groups(result)
                 sent_chars = result.chars_after
                 trimmed = True
-            elif (
-                result is not None
-                and result.skipped == "below_soft_trim_ratio"
-                and result.ratio_before is not None
-            ):
-                notes.append(
-                    f"ratio {result.ratio_before:.2f} < softTrimRatio {effective.soft_trim_ratio:g}: "
-                    "nothing to prune"
-                )
-            elif result is not None and result.skipped == "too_few_assistants":
-                notes.append(
-                    f"fewer than keepLastAssistants {effective.keep_last_assistants:g} assistant "
-                    "messages: nothing prunable"
-                )
+            elif result is not None:
+                _skip_note(result.skipped, result.ratio_before, effective, notes)
         usage = messages[message_index].usage
         calls.append(
             CallRecord(

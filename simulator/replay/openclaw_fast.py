@@ -1,0 +1,182 @@
+"""``pruneContextMessages`` for a growing history, answered in O(log n + changed) per call.
+
+A replay asks the pruner the same question again and again about a history that only grows at the
+end: recomputing every size and soft trim from scratch makes a session quadratic. The pruner's
+output depends only on per-message quantities (sizes, each tool result's soft-trim outcome) and on
+three positions (the first user message, the ``keepLastAssistants`` cutoff, the history's end), so
+prefix sums over the tool results give the same answer:
+
+* total after soft trim = total before + Σ (soft-trimmed size − size) over candidates in range;
+* hard clear clears candidates oldest first while ``total / charWindow ≥ hardClearRatio``: the number
+  cleared is the first m at which Σ_{j<m} (size after soft trim − placeholder size) makes the ratio
+  drop below the threshold. Those partial sums can go down (a result smaller than the placeholder
+  grows when cleared), so the search runs over their running maximum, which is monotone and first
+  crosses the threshold at the same m.
+
+Equality with :func:`simulator.runtimes.openclaw.pruner.prune_context_messages` is property-tested
+(``tests/simulator/test_openclaw_fast.py``). Only what a replay needs is reproduced: the settings'
+own tool predicate, no ``dropThinkingBlocksForEstimate``, no protections list.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    UserMessage,
+    text_block,
+)
+from simulator.runtimes.openclaw.pruner import (
+    resolve_window_tokens,
+    soft_trim_tool_result,
+)
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings
+from simulator.runtimes.openclaw.tools import make_tool_prunable_predicate
+
+
+@dataclass(frozen=True, slots=True)
+class FastPrune:
+    """What one pruning pass did to ``history[:end]``."""
+
+    changed: bool
+    chars_before: int
+    chars_after: int
+    ratio_before: float | None
+    ratio_after_soft_trim: float | None
+    soft_trimmed: tuple[int, ...]
+    images_replaced: tuple[int, ...]
+    hard_cleared: tuple[int, ...]
+    skipped: str | None
+
+
+class IncrementalPruner:
+    """Holds the per-message facts of one history as it grows; answers prune questions about a prefix."""
+
+    def __init__(
+        self,
+        settings: EffectivePruningSettings,
+        *,
+        context_window: float | None,
+        context_window_tokens_override: float | None,
+    ) -> None:
+        self.settings = settings
+        window = resolve_window_tokens(context_window, context_window_tokens_override)
+        self.char_window: float = window * CHARS_PER_TOKEN_ESTIMATE if window is not None else 0
+        self._prunable = make_tool_prunable_predicate(settings.tools)
+        self._messages: list[AgentMessage] = []
+        self._total = [0]  # prefix sums of sizes
+        self._assistants: list[int] = []
+        self._first_user: int | None = None
+        # Candidates: prunable tool results after the first user message, in order.
+        self._cand: list[int] = []
+        self._soft_delta = [0]  # prefix Σ (size after soft trim − size)
+        self._after_soft = [0]  # prefix Σ size after soft trim
+        self._clear_gain = [0]  # prefix Σ (size after soft trim − placeholder size)
+        self._gain_max = [0]  # running maximum of _clear_gain
+        self._trimmed_pos: list[int] = []  # candidate positions whose soft trim trims text
+        self._images_pos: list[int] = []  # candidate positions whose soft trim only replaces images
+        self._placeholder: int | None = None
+
+    def append(self, message: AgentMessage) -> None:
+        index = len(self._messages)
+        self._messages.append(message)
+        size = estimate_message_chars(message)
+        self._total.append(self._total[-1] + size)
+        if isinstance(message, AssistantMessage):
+            self._assistants.append(index)
+        elif isinstance(message, UserMessage) and self._first_user is None:
+            self._first_user = index
+        elif (
+            isinstance(message, ToolResultMessage)
+            and self._first_user is not None
+            and self._prunable(message.tool_name)
+        ):
+            outcome = soft_trim_tool_result(message, self.settings)
+            after = size if outcome is None else estimate_message_chars(outcome[0])
+            position = len(self._cand)
+            self._cand.append(index)
+            if outcome is not None:
+                (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
+            if self._placeholder is None:
+                cleared = ToolResultMessage(
+                    (text_block(self.settings.hard_clear.placeholder),),
+                    message.tool_name,
+                    message.tool_call_id,
+                    message.is_error,
+                    message.extra,
+                )
+                self._placeholder = estimate_message_chars(cleared)
+            self._soft_delta.append(self._soft_delta[-1] + after - size)
+            self._after_soft.append(self._after_soft[-1] + after)
+            gain = self._clear_gain[-1] + after - self._placeholder
+            self._clear_gain.append(gain)
+            self._gain_max.append(max(self._gain_max[-1], gain))
+
+    def _cutoff(self, end: int) -> int | None:
+        k = self.settings.keep_last_assistants
+        if k <= 0:
+            return end
+        if k != math.floor(k):
+            return None  # upstream counts down to exactly 0, which a fraction never reaches
+        count = bisect_left(self._assistants, end)
+        if count < k:
+            return None
+        return self._assistants[count - int(k)]
+
+    def prune(self, end: int) -> FastPrune:
+        """The pass over ``history[:end]`` (``end`` ≤ messages appended so far)."""
+        settings = self.settings
+        total = self._total[end]
+
+        def unchanged(skipped: str, ratio: float | None) -> FastPrune:
+            return FastPrune(False, total, total, ratio, None, (), (), (), skipped)
+
+        if self.char_window <= 0:
+            return unchanged("no_context_window", None)
+        cutoff = self._cutoff(end)
+        if cutoff is None:
+            return unchanged("too_few_assistants", None)
+        ratio = total / self.char_window
+        if ratio < settings.soft_trim_ratio:
+            return unchanged("below_soft_trim_ratio", ratio)
+        lo = 0 if self._first_user is not None and self._first_user < end else len(self._cand)
+        hi = bisect_left(self._cand, cutoff)
+        hi = max(hi, lo)
+        soft_total = total + self._soft_delta[hi] - self._soft_delta[lo]
+        ratio_soft = soft_total / self.char_window
+        cleared_count = 0
+        after = soft_total
+        hard = settings.hard_clear_ratio
+        if (
+            ratio_soft >= hard
+            and settings.hard_clear.enabled
+            and self._after_soft[hi] - self._after_soft[lo] >= settings.min_prunable_tool_chars
+        ):
+            # Clearing m candidates leaves soft_total − (gain[lo+m] − gain[lo]); find the first m that
+            # brings the ratio under the threshold, or clear them all.
+            base = self._clear_gain[lo]
+            left, right = 1, hi - lo + 1
+            while left < right:
+                mid = (left + right) // 2
+                if (soft_total - (self._gain_max[lo + mid] - base)) / self.char_window < hard:
+                    right = mid
+                else:
+                    left = mid + 1
+            cleared_count = min(left, hi - lo)
+            after = soft_total - (self._clear_gain[lo + cleared_count] - base)
+        first_soft = lo + cleared_count
+        trimmed = self._positions(self._trimmed_pos, first_soft, hi)
+        images = self._positions(self._images_pos, first_soft, hi)
+        cleared = tuple(self._cand[lo : lo + cleared_count])
+        changed = bool(trimmed or images or cleared)
+        return FastPrune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
+
+    def _positions(self, positions: list[int], lo: int, hi: int) -> tuple[int, ...]:
+        a, b = bisect_left(positions, lo), bisect_left(positions, hi)
+        return tuple(self._cand[p] for p in positions[a:b])
