@@ -11,6 +11,9 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from dashboard import selectors, services
 from dashboard.api_profiles import router as profiles_router
+from dashboard.api_simulations import compare_router
+from dashboard.api_simulations import router as simulations_router
+from dashboard.api_tokens import router as tokens_router
 from dashboard.auth import API_AUTH
 from dashboard.models import Transcript
 from dashboard.schemas import (
@@ -133,3 +136,6 @@ def delete_transcript(request: HttpRequest, transcript_id: int) -> Status[None]:
 
 api.add_router("/transcripts", transcripts)
 api.add_router("/profiles", profiles_router)
+api.add_router("/simulations", simulations_router)
+api.add_router("/compare", compare_router)
+api.add_router("/tokens", tokens_router)

@@ -8,6 +8,8 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field, JsonValue
 
+from dashboard.models import SimulationRun
+
 
 class ErrorOut(Schema):
     message: str
@@ -81,3 +83,90 @@ class ProfileImportIn(Schema):
     text: str = Field(min_length=1, description="a TOML or JSON profile block")
     syntax: Literal["toml", "json", "auto"] = "auto"
     description: str = Field(default="", max_length=400)
+
+
+class SimulationIn(Schema):
+    transcript_id: int
+    profile_id: int | None = Field(default=None, description="a stored profile (or give `profile`)")
+    profile: dict[str, JsonValue] | None = Field(
+        default=None, description="an inline profile document in the runtime's own config keys"
+    )
+    name: str = Field(default="", max_length=200, description="a label for the run")
+
+
+class SimulationRunOut(Schema):
+    id: int
+    name: str
+    transcript_id: int
+    profile_id: int | None = Field(description="null for an inline profile or once the profile is deleted")
+    profile_name: str
+    runtime: str
+    document: dict[str, JsonValue] = Field(description="the canonical profile document that was simulated")
+    created_by: str | None
+    created_at: datetime
+    calls: int
+    trims: int
+    total_tokens_sent: int
+    overflow_failures: int
+
+    @staticmethod
+    def resolve_created_by(obj: SimulationRun | dict[str, JsonValue]) -> JsonValue:
+        # A detail response is this schema's dump plus the result, validated again: then obj is that dict.
+        if isinstance(obj, dict):
+            return obj.get("created_by")
+        return None if obj.created_by is None else obj.created_by.get_username()
+
+
+class SimulationRunDetailOut(SimulationRunOut):
+    result: dict[str, JsonValue] = Field(description="the per-call replay, recomputed from the stored inputs")
+
+
+class CompareIn(Schema):
+    transcript_id: int
+    profile_ids: list[int] = Field(default_factory=list, max_length=3)
+    profiles: list[dict[str, JsonValue]] = Field(
+        default_factory=list, max_length=3, description="inline profile documents, compared after profile_ids"
+    )
+
+
+class CompareRowOut(Schema):
+    number: int
+    message_index: int
+    tokens_sent: list[int]
+    sent_counts: list[int] = Field(description="transcript messages sent, per profile")
+    trimmed: list[bool]
+    differs: bool
+
+
+class CompareSummaryOut(Schema):
+    profile_name: str
+    runtime: str
+    total_tokens_sent: int
+    trims: int
+    overflow_failures: int
+    messages_lost: int
+
+
+class CompareOut(Schema):
+    transcript_id: int
+    profile_ids: list[int | None] = Field(description="per compared profile; null for an inline one")
+    first_difference: int | None = Field(description="1-based number of the first call that differs")
+    rows: list[CompareRowOut]
+    summaries: list[CompareSummaryOut]
+
+
+class ApiTokenIn(Schema):
+    name: str = Field(default="", max_length=120)
+
+
+class ApiTokenOut(Schema):
+    id: int
+    name: str
+    prefix: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class ApiTokenCreatedOut(ApiTokenOut):
+    secret: str = Field(description="shown only in this response; only its hash is stored")

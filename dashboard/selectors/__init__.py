@@ -22,12 +22,17 @@ from dashboard.selectors.profiles import (
 from dashboard.selectors.simulations import (
     comparison,
     default_call,
+    simulation_compare,
     simulation_document,
     simulation_profile,
     simulation_result,
+    simulation_run_get,
+    simulation_run_list,
+    simulation_run_result,
     simulation_screen,
     simulation_tokenizer_count,
 )
+from dashboard.selectors.tokens import api_token_get, api_token_list
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_list,
@@ -37,11 +42,17 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "api_token_get",
+    "api_token_list",
     "comparison",
     "default_call",
     "simulation_document",
+    "simulation_compare",
     "simulation_profile",
     "simulation_result",
+    "simulation_run_get",
+    "simulation_run_list",
+    "simulation_run_result",
     "simulation_screen",
     "simulation_tokenizer_count",
     "ProfileFormInput",

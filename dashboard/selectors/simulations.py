@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from dashboard.models import Profile, Transcript
+from django.db.models import QuerySet
+
+from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.profiles import profile_document_from_form
 from dashboard.selectors.transcripts import transcript_parsed
+from simulator.errors import ProfileError
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.jsonvalue import JSON
 from simulator.profiles import Profile as DomainProfile
@@ -110,3 +113,48 @@ def comparison(
 ) -> tuple[list[SimulationResult], Comparison]:
     results = [simulation_result(transcript=transcript, profile=p) for p in profiles]
     return results, compare(transcript_parsed(transcript=transcript), results)
+
+
+# -- stored runs and the API's comparison ------------------------------------------------------------
+
+COMPARE_MIN, COMPARE_MAX = 2, 3
+
+
+def simulation_run_list(*, transcript_id: int | None = None) -> QuerySet[SimulationRun]:
+    runs = SimulationRun.objects.select_related("created_by")
+    return runs if transcript_id is None else runs.filter(transcript_id=transcript_id)
+
+
+def simulation_run_get(*, run_id: int) -> SimulationRun | None:
+    return SimulationRun.objects.select_related("transcript", "created_by").filter(pk=run_id).first()
+
+
+def simulation_run_result(*, run: SimulationRun) -> SimulationResult:
+    """The run's per-call result, replayed again from the stored transcript text and profile document."""
+    profile = profile_from_document(run.document, name=run.profile_name)
+    return simulation_result(transcript=run.transcript, profile=profile)
+
+
+def simulation_compare(
+    *, transcript: Transcript, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
+) -> Comparison:
+    """Stored profiles, then inline documents (named ``inline profile 1``...), replayed side by side.
+
+    Raises:
+        ProfileError: not 2 or 3 profiles in all, or an inline document is invalid (``field`` is then
+            prefixed with ``profiles[i].``).
+    """
+    count = len(profile_rows) + len(documents)
+    if not COMPARE_MIN <= count <= COMPARE_MAX:
+        raise ProfileError(
+            "profile_ids",
+            f"{count} profiles given",
+            allowed=f"{COMPARE_MIN} to {COMPARE_MAX} profiles (profile_ids and inline profiles together)",
+        )
+    profiles = [simulation_profile(profile=row) for row in profile_rows]
+    for i, document in enumerate(documents):
+        try:
+            profiles.append(profile_from_document(document, name=f"inline profile {i + 1}"))
+        except ProfileError as exc:
+            raise ProfileError(f"profiles[{i}].{exc.field}", exc.problem, allowed=exc.allowed) from exc
+    return comparison(transcript=transcript, profiles=profiles)[1]

@@ -11,6 +11,7 @@ from dashboard.services.profiles import (
     profile_import,
     profile_update,
 )
+from dashboard.services.simulations import simulation_create, simulation_delete
 from dashboard.services.tokens import api_token_create, api_token_revoke
 from dashboard.services.transcripts import (
     transcript_delete,
@@ -27,6 +28,8 @@ __all__ = [
     "profile_duplicate",
     "profile_import",
     "profile_update",
+    "simulation_create",
+    "simulation_delete",
     "transcript_delete",
     "transcript_import",
 ]

@@ -42,4 +42,3 @@ def transcript_import(
 
 def transcript_delete(*, transcript: Transcript) -> None:
     transcript.delete()
-

@@ -1,0 +1,101 @@
+"""The simulations API: replay a transcript through a profile and keep the run; compare 2-3 profiles.
+
+A run stores its inputs and summary numbers only; ``GET /simulations/{id}`` replays it again from the
+transcript's text and the stored profile document, which gives the same result as the ``POST`` did
+(replays are deterministic). A bad profile is a ``ProfileError`` (422, ``extra.field``/``extra.allowed``),
+an unknown id a 404, both mapped once in ``dashboard/api.py``.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest
+from ninja import Router, Status
+
+from dashboard import selectors, services
+from dashboard.models import Profile, SimulationRun, Transcript
+from dashboard.schemas import (
+    CompareIn,
+    CompareOut,
+    ErrorOut,
+    SimulationIn,
+    SimulationRunDetailOut,
+    SimulationRunOut,
+)
+from simulator.replay import SimulationResult
+from simulator.replay.report import result_to_json
+
+router = Router(tags=["simulations"])
+compare_router = Router(tags=["simulations"])
+
+
+def _transcript_or_404(transcript_id: int) -> Transcript:
+    transcript = selectors.transcript_get(transcript_id=transcript_id)
+    if transcript is None:
+        raise Http404(f"no transcript with id {transcript_id}")
+    return transcript
+
+
+def _profile_or_404(profile_id: int) -> Profile:
+    profile = selectors.profile_get(profile_id=profile_id)
+    if profile is None:
+        raise Http404(f"no profile with id {profile_id}")
+    return profile
+
+
+def _run_or_404(run_id: int) -> SimulationRun:
+    run = selectors.simulation_run_get(run_id=run_id)
+    if run is None:
+        raise Http404(f"no simulation run with id {run_id}")
+    return run
+
+
+def _detail(run: SimulationRun, result: SimulationResult) -> dict[str, object]:
+    return {**SimulationRunOut.from_orm(run).dict(), "result": result_to_json(result)}
+
+
+@router.get("", response=list[SimulationRunOut])
+def list_simulations(request: HttpRequest, transcript_id: int | None = None) -> QuerySet[SimulationRun]:
+    return selectors.simulation_run_list(transcript_id=transcript_id)
+
+
+@router.post("", response={201: SimulationRunDetailOut, 404: ErrorOut, 422: ErrorOut})
+def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dict[str, object]]:
+    transcript = _transcript_or_404(payload.transcript_id)
+    profile_row = None if payload.profile_id is None else _profile_or_404(payload.profile_id)
+    run, result = services.simulation_create(
+        transcript=transcript,
+        profile_row=profile_row,
+        document=payload.profile,
+        user=request.user,
+        name=payload.name,
+    )
+    return Status(201, _detail(run, result))
+
+
+@router.get("/{run_id}", response={200: SimulationRunDetailOut, 404: ErrorOut})
+def get_simulation(request: HttpRequest, run_id: int) -> dict[str, object]:
+    run = _run_or_404(run_id)
+    return _detail(run, selectors.simulation_run_result(run=run))
+
+
+@router.delete("/{run_id}", response={204: None, 404: ErrorOut})
+def delete_simulation(request: HttpRequest, run_id: int) -> Status[None]:
+    services.simulation_delete(run=_run_or_404(run_id))
+    return Status(204, None)
+
+
+@compare_router.post("", response={200: CompareOut, 404: ErrorOut, 422: ErrorOut})
+def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, object]:
+    transcript = _transcript_or_404(payload.transcript_id)
+    rows = [_profile_or_404(profile_id) for profile_id in payload.profile_ids]
+    comparison = selectors.simulation_compare(
+        transcript=transcript, profile_rows=rows, documents=payload.profiles
+    )
+    return {
+        "transcript_id": transcript.pk,
+        "profile_ids": [*payload.profile_ids, *(None for _ in payload.profiles)],
+        "first_difference": comparison.first_difference,
+        "rows": comparison.rows,
+        "summaries": comparison.summaries,
+    }

@@ -1,0 +1,53 @@
+"""The API tokens API: a signed-in user's own tokens only.
+
+Listing and revoking work with the session or a bearer token (always scoped to that token's user);
+creating needs the browser session, so a leaked token cannot mint replacements that outlive its own
+revocation. Another user's token answers 404, as if it did not exist.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest
+from ninja import Router, Status
+from ninja.errors import AuthenticationError
+from ninja.security import SessionAuth
+
+from dashboard import selectors, services
+from dashboard.models import ApiToken
+from dashboard.schemas import ApiTokenCreatedOut, ApiTokenIn, ApiTokenOut, ErrorOut
+
+router = Router(tags=["tokens"])
+
+
+def _user(request: HttpRequest) -> User:
+    # Both authenticators put the token's or session's user on the request; anything else is not signed in.
+    if not isinstance(request.user, User):
+        raise AuthenticationError()
+    return request.user
+
+
+def _token_or_404(request: HttpRequest, token_id: int) -> ApiToken:
+    token = selectors.api_token_get(user=_user(request), token_id=token_id)
+    if token is None:
+        raise Http404(f"no token with id {token_id}")
+    return token
+
+
+@router.get("", response=list[ApiTokenOut])
+def list_tokens(request: HttpRequest) -> QuerySet[ApiToken]:
+    return selectors.api_token_list(user=_user(request))
+
+
+@router.post("", response={201: ApiTokenCreatedOut, 401: ErrorOut}, auth=SessionAuth())
+def create_token(request: HttpRequest, payload: ApiTokenIn) -> Status[dict[str, object]]:
+    row, secret = services.api_token_create(user=_user(request), name=payload.name)
+    return Status(201, {**ApiTokenOut.from_orm(row).dict(), "secret": secret})
+
+
+@router.post("/{token_id}/revoke", response={200: ApiTokenOut, 404: ErrorOut})
+def revoke_token(request: HttpRequest, token_id: int) -> ApiToken:
+    token = _token_or_404(request, token_id)
+    services.api_token_revoke(token=token)
+    return token
