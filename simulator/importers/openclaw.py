@@ -16,6 +16,7 @@ are skipped.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from simulator.importers._common import (
@@ -328,6 +329,7 @@ def parse(doc: Document) -> Transcript:
     for pos in range(start, len(path)):
         _emit(path[pos], pos, produced, markers)
     messages = [m for _, m in produced]
+    positions = sorted(p for p, _ in produced)
     cache_markers: list[CacheTtlMarker] = []
     for pos, entry in sorted(markers, key=lambda pe: pe[0]):
         with located(line=entry.line):
@@ -342,7 +344,7 @@ def parse(doc: Document) -> Transcript:
                     timestamp_ms=ts,
                     provider=opt_str(data, "provider"),
                     model_id=opt_str(data, "modelId"),
-                    after_message=sum(1 for p, _ in produced if p < pos),
+                    after_message=bisect_left(positions, pos),
                 )
             )
     model, provider = last_model(messages)

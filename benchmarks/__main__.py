@@ -1,0 +1,45 @@
+"""``python -m benchmarks [--quick]``: run every benchmark and write docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from pathlib import Path
+
+from benchmarks import dashboard_pages, langchain_baseline, replay
+from benchmarks.common import machine
+
+OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--quick", action="store_true", help="skip 100k sessions; time every 25th LangChain call"
+    )
+    args = parser.parse_args()
+    sizes = (1_000, 10_000) if args.quick else replay.SIZES
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `make bench` on {datetime.date.today().isoformat()} ({machine()}). "
+        "Numbers are wall-clock on a shared 2-core machine; rerun to compare.",
+        "",
+    ]
+    print("replay …", flush=True)
+    rows, parse_times = replay.run(sizes)
+    lines += replay.report(rows, parse_times) + [""]
+    print("langchain baseline …", flush=True)
+    numbers = langchain_baseline.run(10_000, sample_every=25 if args.quick else 1)
+    at_10k = {r.preset: r.seconds for r in rows if r.messages == 10_000}
+    lines += langchain_baseline.report(numbers, at_10k) + [""]
+    print("dashboard …", flush=True)
+    lines += dashboard_pages.report(dashboard_pages.run()) + [""]
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {OUT}")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
