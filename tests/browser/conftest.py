@@ -93,6 +93,7 @@ def console_errors(page: Page) -> list[str]:
 
 @pytest.fixture
 def signed_in(page: Page, daphne_url: str, operator, console_errors: list[str]) -> Page:
+    page.set_default_timeout(10_000)  # fail fast; expect() keeps its own 5 s
     sign_in(page, daphne_url)
     return page
 
