@@ -43,6 +43,7 @@ from simulator.runtimes.zeroclaw import (
 )
 from simulator.runtimes.zeroclaw.breadcrumb import insert_breadcrumb_flagged
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
+from simulator.runtimes.zeroclaw.loop import floor_warning
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
 from simulator.transcript import Transcript
@@ -120,6 +121,16 @@ def replay_zeroclaw(
     held_turns = 0
     held_non_system = 0
     rules: list[str] = []  # the rules that dropped messages at the current call
+    # What is sent, kept as ranges as the history grows (recomputed only when a trim rewrites it).
+    spans: list[tuple[int, int]] = []
+    crumb_slot: list[int | None] = [None]
+
+    def keep(index: int) -> None:
+        src.append(index)
+        if spans and spans[-1][1] == index:
+            spans[-1] = (spans[-1][0], index + 1)
+        else:
+            spans.append((index, index + 1))
 
     def adopt(history: tuple[ChatMessage, ...], sources: list[int | None], call: int, rule: str) -> None:
         nonlocal held, src, held_tokens, held_turns, held_non_system
@@ -130,6 +141,7 @@ def replay_zeroclaw(
                 dropped_at[s] = call
                 drop_rules[s] = rule
         held, src = list(history), sources
+        spans[:], crumb_slot[0] = ranges(src)
         held_tokens = sum(estimate_message_tokens(m) for m in held)
         held_turns = sum(1 for m in held if is_boundary(m))
         held_non_system = sum(1 for m in held if m.role != "system")
@@ -158,7 +170,7 @@ def replay_zeroclaw(
             if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
                 iteration = 0  # a new user turn restarts the tool loop
             held.append(message)
-            src.append(i)
+            keep(i)
             held_tokens += estimate_message_tokens(message)
             held_turns += is_boundary(message)
             held_non_system += message.role != "system"
@@ -205,21 +217,27 @@ def replay_zeroclaw(
                     notes.append("legacy history cap: logs only, no breadcrumb, no event")
 
         # 3. token budget
-        step = preflight_iteration(
-            held, budget, iteration=iteration, version=settings.version, has_leading_breadcrumb=flag
-        )
-        notes.extend(step.warnings)
-        if step.trim is not None and step.trim.trimmed:
-            adopt(
-                step.history,
-                [None if s is None else src[s] for s in step.source_indices],
-                number,
-                f"token budget {fmt(budget)}: {fmt(step.trim.tokens_before)} est. held",
+        if budget == 0 or held_tokens <= budget:
+            # Nothing over budget: the preflight would change nothing; only its floor warning can fire.
+            warning = floor_warning(held, budget) if iteration == 0 else None
+            if warning:
+                notes.append(warning)
+        else:
+            step = preflight_iteration(
+                held, budget, iteration=iteration, version=settings.version, has_leading_breadcrumb=flag
             )
-            trimmed = True
-            if step.event is not None:
-                events.extend(_wire(step.event, session_id, stamp))
-        flag = step.has_leading_breadcrumb
+            notes.extend(step.warnings)
+            if step.trim is not None and step.trim.trimmed:
+                adopt(
+                    step.history,
+                    [None if s is None else src[s] for s in step.source_indices],
+                    number,
+                    f"token budget {fmt(budget)}: {fmt(step.trim.tokens_before)} est. held",
+                )
+                trimmed = True
+                if step.event is not None:
+                    events.extend(_wire(step.event, session_id, stamp))
+            flag = step.has_leading_breadcrumb
 
         # 4. simulated provider overflow
         retries: list[RetryStep] = []
@@ -267,7 +285,7 @@ def replay_zeroclaw(
                     f"the provider rejected the request: {fmt(held_tokens)} est. > window {fmt(window)}"
                 )
 
-        sent, crumb_at = ranges(src)
+        sent, crumb_at = tuple(spans), crumb_slot[0]
         usage = transcript.messages[message_index].usage
         reported = usage.prompt_tokens if usage is not None else None
         calls.append(
@@ -296,7 +314,7 @@ def replay_zeroclaw(
             reply_end = native_start
             while reply_end < len(natives) and origins[reply_end][:1] == (message_index,):
                 held.append(natives[reply_end])
-                src.append(reply_end)
+                keep(reply_end)
                 held_tokens += tokens[reply_end]
                 held_turns += is_boundary(natives[reply_end])
                 held_non_system += 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simulator.runtimes.zeroclaw.messages import SYSTEM, ChatMessage
 
@@ -33,11 +34,18 @@ def _ceil_div(n: int, d: int) -> int:
 
 def estimate_text_tokens(text: str) -> int:
     """Cost of one message body: ``ceil(utf8_bytes / 4) + 4``."""
+    if text.isascii():
+        return _ceil_div(len(text), 4) + 4  # one byte per character: skip the encode
     return _ceil_div(len(text.encode("utf-8")), 4) + 4
 
 
+@lru_cache(maxsize=1 << 16)
 def estimate_message_tokens(message: ChatMessage) -> int:
-    """Master estimate of one message (role not counted)."""
+    """Master estimate of one message (role not counted).
+
+    Memoised: trims re-estimate the same held messages before every model call, and a message is
+    immutable, so its size never changes.
+    """
     return estimate_text_tokens(message.content)
 
 
