@@ -10,6 +10,8 @@ from ninja.testing import TestClient
 from dashboard import services
 from dashboard.api import api as ninja_api
 from dashboard.models import Profile, SimulationRun
+from dashboard.selectors import simulations as simulation_selectors
+from dashboard.selectors import transcripts as transcript_selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -91,6 +93,9 @@ def test_create_stores_the_run_and_returns_the_full_result(api, transcript, tigh
 
 def test_get_recomputes_exactly_what_post_returned(api, transcript, tight):
     created = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk}).json()
+    # Drop the memoised parse and replay so the GET really replays from the stored text and document.
+    simulation_selectors._replay.cache_clear()
+    transcript_selectors._parsed.cache_clear()
     fetched = api.get(f"/simulations/{created['id']}")
     assert fetched.status_code == 200
     assert fetched.json() == created
