@@ -93,8 +93,16 @@ def console_errors(page: Page) -> list[str]:
 
 @pytest.fixture
 def signed_in(page: Page, daphne_url: str, operator, console_errors: list[str]) -> Page:
+    """The operator's session cookie in the browser (the sign-in form itself is covered where it matters:
+    skipping it saves a password hash per test)."""
+    from django.conf import settings
+    from django.test import Client
+
+    client = Client()
+    client.force_login(operator)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": daphne_url}])
     page.set_default_timeout(10_000)  # fail fast; expect() keeps its own 5 s
-    sign_in(page, daphne_url)
     return page
 
 

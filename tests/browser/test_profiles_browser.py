@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import sign_in
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 MCT = "runtime_profiles.default.max_context_tokens"
@@ -16,9 +18,9 @@ MCT_ID = "knob-runtime_profiles-default-max_context_tokens"
 
 
 def test_create_from_preset_edit_with_inline_validation_save_and_export(
-    signed_in: Page, console_errors: list[str], artifacts
+    page: Page, daphne_url: str, operator, console_errors: list[str], artifacts
 ) -> None:
-    page = signed_in
+    sign_in(page, daphne_url)
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Profiles").click()
     expect(page.get_by_role("heading", name="Profiles", exact=True)).to_be_visible()
     expect(page.locator("#profile-table")).to_have_count(0)  # nothing stored yet

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import MAX_HISTORY_KNOB, SimData
+from tests.support import SAMPLES_DIR
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -115,8 +116,7 @@ def test_uploaded_sample_replays_and_the_token_count_loads(
     signed_in: Page, daphne_url: str, sim_data: SimData, console_errors: list[str]
 ) -> None:
     page = signed_in
-    from tests.support import SAMPLES_DIR
-
+    page.goto(f"{daphne_url}/")
     page.set_input_files('input[name="file"]', str(SAMPLES_DIR / "claude_code_sample_session.jsonl"))
     page.get_by_role("button", name="Upload").click()
     expect(page).to_have_url(re.compile(r"/transcripts/\d+/$"))
