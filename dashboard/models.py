@@ -107,3 +107,87 @@ class SimulationRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name or self.profile_name} on transcript {self.transcript_id}"
+
+
+class Runtime(models.Model):
+    """An agent runtime that streams its trim events here, with its own token (hashed; shown once)."""
+
+    name = models.CharField(max_length=120, unique=True)
+    kind = models.CharField(
+        max_length=40, default="zeroclaw", help_text="which runtime this is (zeroclaw, …)"
+    )
+    token_prefix = models.CharField(max_length=16)
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    connected = models.PositiveIntegerField(default=0, help_text="open WebSocket connections right now")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TrimEvent(models.Model):
+    """One ``history_trimmed`` event from a runtime, stored exactly once.
+
+    Idempotency: a runtime that resends after a reconnect hits the unique constraint on
+    ``(runtime, session_id, seq)`` (Trimscope envelope) or ``(runtime, event_id)``; the stored row is
+    acknowledged again instead of a second row being written.
+    """
+
+    class Shape(models.TextChoices):
+        WS = "ws", "WebSocket"
+        SSE = "sse", "SSE / observability"
+        RPC = "rpc", "RPC SessionUpdateEvent"
+        ACP = "acp", "ACP notification"
+        ENVELOPE = "envelope", "Trimscope envelope"
+
+    runtime = models.ForeignKey(Runtime, on_delete=models.CASCADE, related_name="events")
+    shape = models.CharField(max_length=10, choices=Shape.choices)
+    session_id = models.CharField(max_length=200, blank=True, db_index=True)
+    seq = models.BigIntegerField(null=True, blank=True)
+    # NULL, not "", for "no id": the unique constraint must ignore events without one.
+    event_id = models.CharField(max_length=120, null=True, blank=True)  # noqa: DJ001
+    reason = models.CharField(max_length=200)
+    dropped_messages = models.PositiveIntegerField()
+    kept_turns = models.PositiveIntegerField()
+    dropped_turns = models.PositiveIntegerField(null=True, blank=True)
+    tokens_before = models.PositiveBigIntegerField(null=True, blank=True)
+    tokens_after = models.PositiveBigIntegerField(null=True, blank=True)
+    budget = models.PositiveBigIntegerField(null=True, blank=True)
+    trim_target = models.CharField(max_length=60, blank=True)
+    overflow_recovery = models.CharField(
+        max_length=20, blank=True, help_text="recovered / failed, when known"
+    )
+    channel = models.CharField(max_length=120, blank=True)
+    agent_alias = models.CharField(max_length=120, blank=True)
+    turn_id = models.CharField(max_length=120, blank=True)
+    call_number = models.PositiveIntegerField(null=True, blank=True, help_text="model call in the session")
+    occurred_at = models.DateTimeField(help_text="the event's own time, or when it was received")
+    received_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    payload = models.JSONField(help_text="the frame as received")
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["runtime", "session_id", "seq"],
+                condition=models.Q(seq__isnull=False),
+                name="trim_event_seq_once",
+            ),
+            models.UniqueConstraint(
+                fields=["runtime", "event_id"],
+                condition=models.Q(event_id__isnull=False),
+                name="trim_event_id_once",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["runtime", "received_at"]),
+            models.Index(fields=["session_id", "received_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.runtime} {self.session_id} {self.reason}"

@@ -1,0 +1,37 @@
+"""Publishing stored trim events to the browsers watching the fleet (after the commit, never before)."""
+
+from __future__ import annotations
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from dashboard.models import TrimEvent
+
+FLEET_GROUP = "fleet"
+
+
+def event_message(event: TrimEvent) -> dict[str, object]:
+    """The group message for one event: everything a live row shows, so consumers need no query."""
+    return {
+        "type": "fleet.event",
+        "id": event.pk,
+        "runtime": event.runtime.name,
+        "runtime_id": event.runtime_id,
+        "session_id": event.session_id,
+        "reason": event.reason,
+        "dropped_messages": event.dropped_messages,
+        "kept_turns": event.kept_turns,
+        "tokens_before": event.tokens_before,
+        "tokens_after": event.tokens_after,
+        "budget": event.budget,
+        "overflow_recovery": event.overflow_recovery,
+        "shape": event.shape,
+        "occurred_at": event.occurred_at.isoformat(),
+        "received_at": event.received_at.isoformat(),
+    }
+
+
+def event_publish(event: TrimEvent) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(FLEET_GROUP, event_message(event))

@@ -1,0 +1,145 @@
+"""Runtimes and their trim events: tokens, idempotent ingestion, and the live push after commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from dashboard.events import event_publish
+from dashboard.fleet_schemas import (
+    AcpHistoryTrimmed,
+    Envelope,
+    Frame,
+    RpcHistoryTrimmed,
+    SseHistoryTrimmed,
+    WsHistoryTrimmed,
+)
+from dashboard.models import Runtime, TrimEvent
+from dashboard.tokens import token_generate, token_hash
+
+
+def runtime_create(*, name: str, kind: str = "zeroclaw") -> tuple[Runtime, str]:
+    """Register a runtime; returns it and its token, which is shown now and never stored."""
+    secret = token_generate("rt")
+    runtime = Runtime.objects.create(
+        name=name.strip(), kind=kind, token_prefix=secret[:10], token_hash=token_hash(secret)
+    )
+    return runtime, secret
+
+
+def runtime_revoke(*, runtime: Runtime) -> None:
+    if runtime.revoked_at is None:
+        runtime.revoked_at = timezone.now()
+        runtime.save(update_fields=["revoked_at"])
+
+
+def runtime_connected(*, runtime_id: int, delta: int) -> None:
+    """Count a runtime's open sockets (+1 on connect, -1 on disconnect) and mark it seen."""
+    Runtime.objects.filter(pk=runtime_id).update(
+        connected=F("connected") + delta, last_seen_at=timezone.now()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    event: TrimEvent
+    created: bool
+
+
+def _fields(frame: Frame, received: datetime) -> dict[str, object]:
+    common: dict[str, object]
+    if isinstance(frame, AcpHistoryTrimmed):
+        p = frame.params
+        return {
+            "shape": TrimEvent.Shape.ACP,
+            "session_id": p.sessionId,
+            "reason": p.reason,
+            "dropped_messages": p.droppedMessages,
+            "kept_turns": p.keptTurns,
+            "occurred_at": received,
+        }
+    if isinstance(frame, Envelope):
+        e = frame.event
+        common = {
+            "shape": TrimEvent.Shape.ENVELOPE,
+            "session_id": frame.session_id,
+            "seq": frame.seq,
+            "event_id": e.id,
+            "occurred_at": frame.sent_at,
+            "dropped_turns": e.dropped_turns,
+            "tokens_before": e.tokens_before,
+            "tokens_after": e.tokens_after,
+            "budget": e.budget,
+            "trim_target": e.trim_target or "",
+            "overflow_recovery": e.overflow_recovery or "",
+            "call_number": e.call_number,
+            "channel": e.channel or "",
+            "agent_alias": e.agent_alias or "",
+            "turn_id": e.turn_id or "",
+        }
+        return {
+            **common,
+            "reason": e.reason,
+            "dropped_messages": e.dropped_messages,
+            "kept_turns": e.kept_turns,
+        }
+    common = {
+        "reason": frame.reason,
+        "dropped_messages": frame.dropped_messages,
+        "kept_turns": frame.kept_turns,
+    }
+    if isinstance(frame, SseHistoryTrimmed):
+        return {
+            **common,
+            "shape": TrimEvent.Shape.SSE,
+            "occurred_at": frame.timestamp,
+            "channel": frame.channel or "",
+            "agent_alias": frame.agent_alias or "",
+            "turn_id": frame.turn_id or "",
+        }
+    if isinstance(frame, RpcHistoryTrimmed):
+        return {
+            **common,
+            "shape": TrimEvent.Shape.RPC,
+            "session_id": frame.session_id,
+            "occurred_at": received,
+        }
+    assert isinstance(frame, WsHistoryTrimmed)
+    return {**common, "shape": TrimEvent.Shape.WS, "occurred_at": received}
+
+
+def trim_event_ingest(*, runtime: Runtime, frame: Frame, payload: dict[str, object]) -> Ingested:
+    """Store one validated frame exactly once and push it to the fleet page after the commit.
+
+    A resend of an envelope (same session and ``seq``) or of an event with the same ``id`` returns the
+    row already stored, with ``created=False``: the runtime gets its ack again, nothing is duplicated.
+    """
+    received = timezone.now()
+    fields = _fields(frame, received)
+    try:
+        with transaction.atomic():
+            event = TrimEvent.objects.create(runtime=runtime, payload=payload, **fields)
+            transaction.on_commit(lambda: event_publish(event))
+    except IntegrityError:
+        existing = _existing(runtime, fields)
+        if existing is None:
+            raise
+        return Ingested(existing, False)
+    Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=received)
+    return Ingested(event, True)
+
+
+def _existing(runtime: Runtime, fields: dict[str, object]) -> TrimEvent | None:
+    rows = TrimEvent.objects.filter(runtime=runtime)
+    if fields.get("event_id") is not None:
+        found = rows.filter(event_id=fields["event_id"]).first()
+        if found is not None:
+            return found
+    seq, session_id = fields.get("seq"), fields.get("session_id")
+    if isinstance(seq, int) and isinstance(session_id, str):
+        return rows.filter(session_id=session_id, seq=seq).first()
+    return None
