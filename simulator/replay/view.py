@@ -69,9 +69,11 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
     tops = [b.full for b in bars] + [b.sent for b in bars]
     if result.budget.value:
         tops.append(result.budget.value)
-    if result.window:
-        tops.append(result.window)
-    return Timeline(tuple(bars), max(tops, default=0), result.budget.value, result.window, len(calls))
+    top = max(tops, default=0)
+    # A window far above everything sent would flatten the bars; it is then named, not drawn.
+    window = result.window if result.window and result.window <= top * 1.6 else None
+    y_max = max(top, window or 0)
+    return Timeline(tuple(bars), int(y_max * 1.08), result.budget.value, window, len(calls))
 
 
 # -- one call's context ------------------------------------------------------------------------------

@@ -1,0 +1,69 @@
+"""View models of the simulation screen: the timeline and one call's context."""
+
+from __future__ import annotations
+
+import json
+
+from simulator.importers import parse_transcript
+from simulator.profiles import profile_from_document
+from simulator.replay import Fate, changed_contents, simulate
+from simulator.replay.view import call_view, timeline, timeline_shape
+from simulator.synthetic import synthetic_openclaw_session
+
+
+def _chat(turns: int) -> str:
+    messages = [{"role": "system", "content": "sys"}]
+    for t in range(turns):
+        messages += [
+            {"role": "user", "content": f"q{t}"},
+            {"role": "assistant", "content": f"a{t} " + "z" * 800},
+        ]
+    return json.dumps(messages)
+
+
+def test_long_sessions_are_bucketed_and_each_bar_shows_its_largest_call():
+    transcript = parse_transcript(_chat(50))
+    result = simulate(transcript, profile_from_document({"runtime_profiles": {"d": {}}}, name="z"))
+    tl = timeline(result, max_bars=10)
+    assert len(tl.bars) == 10 and tl.calls == 50
+    assert tl.bars[0].first_call == 1 and tl.bars[-1].last_call == 50
+    assert all(
+        b.full == max(c.tokens_full for c in result.calls[b.first_call - 1 : b.last_call]) for b in tl.bars
+    )
+    shape = timeline_shape(tl, selected=7)
+    assert sum(s.selected for s in shape.bars) == 1
+    assert all(0 <= s.y_sent <= shape.height for s in shape.bars)
+
+
+def test_a_call_view_collapses_dropped_runs_and_places_the_breadcrumb():
+    transcript = parse_transcript(_chat(10))
+    doc = {"runtime_profiles": {"d": {"max_context_tokens": 900}}}
+    result = simulate(transcript, profile_from_document(doc, name="z"))
+    number = next(c.number for c in result.calls if c.trimmed)
+    view = call_view(transcript, result, number)
+    kinds = [r.kind for r in view.rows]
+    assert kinds[0] == "message" and view.rows[0].role == "system"  # leading system is always sent
+    assert kinds[1] == "dropped-run" and view.rows[1].count >= 2
+    assert kinds[2] == "breadcrumb"
+    assert all(r.fate is Fate.KEPT for r in view.rows[3:])
+    assert view.rows[1].rule.startswith("token budget 900")
+    sent_rows = [r for r in view.rows if r.kind == "message" and not r.grouped]
+    assert sum(s.tokens for s in view.segments) == sum(r.tokens_after or 0 for r in sent_rows)
+    # what was sent = the kept messages plus the breadcrumb note (17 tokens of the estimator)
+    assert view.call.tokens_sent == sum(r.tokens_after or 0 for r in sent_rows) + 17
+
+
+def test_openclaw_call_view_shows_sizes_after_pruning():
+    transcript = parse_transcript(synthetic_openclaw_session(30, tool_result_chars=3000, pause_every=3))
+    doc = {
+        "contextPruning": {"mode": "cache-ttl", "minPrunableToolChars": 1000},
+        "model": {"contextWindow": 9000},
+    }
+    profile = profile_from_document(doc, name="o")
+    result = simulate(transcript, profile)
+    number = next(c.number for c in result.calls if c.trimmed)
+    changed = changed_contents(transcript, profile, result, number)
+    view = call_view(transcript, result, number, changed=changed)
+    pruned = [r for r in view.rows if r.fate in (Fate.HARD_CLEARED, Fate.SOFT_TRIMMED)]
+    assert pruned and all((r.tokens_after or 0) < (r.tokens_before or 0) for r in pruned)
+    assert all(r.role == "tool" for r in pruned)
