@@ -1,5 +1,15 @@
+"""WebSocket routes, one ``path`` per endpoint (served by ``dashboard.asgi``).
+
+Runtimes are programs with their own tokens, not browsers: their route is not origin-checked. A route a
+browser opens with its session cookie must be wrapped in ``AllowedHostsOriginValidator``.
+"""
+
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from dashboard.consumers.runtime import RuntimeConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/runtime/", RuntimeConsumer.as_asgi()),
+]

@@ -124,6 +124,11 @@ TRIMSCOPE_MAX_UPLOAD_BYTES = int(os.environ.get("TRIMSCOPE_MAX_UPLOAD_BYTES", st
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
 
+# Runtime ingestion (/ws/runtime/): a bigger text frame closes the socket with 1009; a socket with more
+# frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.
+TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
+TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dashboard.selectors.fleet import runtime_authenticate, runtime_get, runtime_list
 from dashboard.selectors.profiles import (
     ProfileFormInput,
     profile_budget,
@@ -70,6 +71,9 @@ __all__ = [
     "profile_preset_get",
     "profile_presets",
     "profile_rows",
+    "runtime_authenticate",
+    "runtime_get",
+    "runtime_list",
     "transcript_get",
     "transcript_list",
     "transcript_overview",

@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+from dashboard.services.fleet import (
+    Ingested,
+    RuntimeInvalid,
+    RuntimeNameTaken,
+    runtime_connected,
+    runtime_create,
+    runtime_group,
+    runtime_revoke,
+    runtime_seen,
+    trim_event_ingest,
+    trim_events_ingest,
+)
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -19,7 +31,10 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "Ingested",
     "ProfileNameTaken",
+    "RuntimeInvalid",
+    "RuntimeNameTaken",
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",
@@ -28,8 +43,15 @@ __all__ = [
     "profile_duplicate",
     "profile_import",
     "profile_update",
+    "runtime_connected",
+    "runtime_create",
+    "runtime_group",
+    "runtime_revoke",
+    "runtime_seen",
     "simulation_create",
     "simulation_delete",
     "transcript_delete",
     "transcript_import",
+    "trim_event_ingest",
+    "trim_events_ingest",
 ]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -22,19 +25,73 @@ from dashboard.models import Runtime, TrimEvent
 from dashboard.tokens import token_generate, token_hash
 
 
+class RuntimeInvalid(ValueError):
+    """A runtime that cannot be registered as asked; ``field`` is ``name`` or ``kind``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class RuntimeNameTaken(RuntimeInvalid):
+    """Another runtime already has this name (the API answers 409)."""
+
+
+def runtime_group(runtime_id: int) -> str:
+    """The channel-layer group of one runtime's open sockets (told to close when it is revoked)."""
+    return f"runtime-{runtime_id}"
+
+
 def runtime_create(*, name: str, kind: str = "zeroclaw") -> tuple[Runtime, str]:
-    """Register a runtime; returns it and its token, which is shown now and never stored."""
+    """Register a runtime; returns it and its token, which is shown now and never stored.
+
+    Raises:
+        RuntimeInvalid: the name is blank or over 120 characters, or the kind over 40.
+        RuntimeNameTaken: another runtime has this name.
+    """
+    cleaned, kind = name.strip(), kind.strip() or "zeroclaw"
+    if not cleaned:
+        raise RuntimeInvalid("name", "a runtime needs a name")
+    if len(cleaned) > 120:
+        raise RuntimeInvalid("name", "a runtime name has at most 120 characters")
+    if len(kind) > 40:
+        raise RuntimeInvalid("kind", "a runtime kind has at most 40 characters")
     secret = token_generate("rt")
-    runtime = Runtime.objects.create(
-        name=name.strip(), kind=kind, token_prefix=secret[:10], token_hash=token_hash(secret)
-    )
+    try:
+        with transaction.atomic():
+            runtime = Runtime.objects.create(
+                name=cleaned,
+                kind=kind,
+                token_prefix=secret[:10],
+                token_hash=token_hash(secret),
+            )
+    except IntegrityError as exc:
+        raise RuntimeNameTaken("name", f"{cleaned!r} is already taken") from exc
     return runtime, secret
 
 
 def runtime_revoke(*, runtime: Runtime) -> None:
+    """Revoke the token; the runtime's open sockets are closed (4401) once the revocation is committed."""
     if runtime.revoked_at is None:
         runtime.revoked_at = timezone.now()
         runtime.save(update_fields=["revoked_at"])
+        runtime_id = runtime.pk
+        transaction.on_commit(lambda: _publish_revoked(runtime_id))
+
+
+def _publish_revoked(runtime_id: int) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(runtime_group(runtime_id), {"type": "runtime.revoked"})
+
+
+def runtime_seen(*, runtime_id: int) -> bool:
+    """Mark a runtime seen now; ``False`` when it has been revoked (or deleted) meanwhile."""
+    return (
+        Runtime.objects.filter(pk=runtime_id, revoked_at__isnull=True).update(last_seen_at=timezone.now())
+        == 1
+    )
 
 
 def runtime_connected(*, runtime_id: int, delta: int) -> None:
@@ -112,25 +169,46 @@ def _fields(frame: Frame, received: datetime) -> dict[str, object]:
     return {**common, "shape": TrimEvent.Shape.WS, "occurred_at": received}
 
 
-def trim_event_ingest(*, runtime: Runtime, frame: Frame, payload: dict[str, object]) -> Ingested:
+def trim_event_ingest(
+    *, runtime: Runtime, frame: Frame, payload: Mapping[str, object], touch: bool = True
+) -> Ingested:
     """Store one validated frame exactly once and push it to the fleet page after the commit.
 
     A resend of an envelope (same session and ``seq``) or of an event with the same ``id`` returns the
     row already stored, with ``created=False``: the runtime gets its ack again, nothing is duplicated.
+    ``touch=False`` leaves ``last_seen_at`` to the caller (a socket updates it at most once a second).
     """
     received = timezone.now()
     fields = _fields(frame, received)
     try:
         with transaction.atomic():
-            event = TrimEvent.objects.create(runtime=runtime, payload=payload, **fields)
+            event = TrimEvent.objects.create(runtime=runtime, payload=dict(payload), **fields)
             transaction.on_commit(lambda: event_publish(event))
     except IntegrityError:
         existing = _existing(runtime, fields)
         if existing is None:
             raise
         return Ingested(existing, False)
-    Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=received)
+    if touch:
+        Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=received)
     return Ingested(event, True)
+
+
+def trim_events_ingest(
+    *, runtime: Runtime, frames: Sequence[tuple[Frame, Mapping[str, object]]]
+) -> list[Ingested]:
+    """Store several validated frames in one transaction, each exactly once, in order.
+
+    All or nothing: if any frame fails unexpectedly, none is stored (and none may be acknowledged).
+    One commit for a batch is what lets one socket keep up with thousands of events a second; every
+    event still gets its own savepoint, so a resend hits the idempotency constraints as it would alone.
+    ``last_seen_at`` is left to the caller.
+    """
+    with transaction.atomic():
+        return [
+            trim_event_ingest(runtime=runtime, frame=frame, payload=payload, touch=False)
+            for frame, payload in frames
+        ]
 
 
 def _existing(runtime: Runtime, fields: dict[str, object]) -> TrimEvent | None:

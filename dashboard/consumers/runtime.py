@@ -1,0 +1,228 @@
+"""``/ws/runtime/``: agent runtimes stream their ``history_trimmed`` events here.
+
+Protocol (one socket per runtime process, token per runtime):
+
+- Auth: ``Authorization: Bearer <token>`` or ``?token=<token>``. Unknown or revoked: the socket is
+  accepted and closed at once with 4401 (a client only sees an application close code after the accept);
+  a runtime revoked while connected is closed with 4401 too.
+- Every text frame gets exactly one reply, in the order the frames were sent: an ack
+  ``{"type": "ack", "id", "seq", "event_id", "duplicate"}`` once the event is committed, or an error
+  ``{"type": "error", "message", "field"}`` for a frame that is not JSON or not one of the accepted
+  shapes (nothing stored, the socket stays open). Binary frames get an error reply.
+- A frame over ``TRIMSCOPE_MAX_FRAME_BYTES`` closes the socket with 1009; more than
+  ``TRIMSCOPE_INGEST_QUEUE`` frames waiting to be stored closes it with 1013 ("try again later"). In
+  both cases the frames already queued are stored and answered first, the offending frame and anything
+  after it are not; the runtime reconnects and resends what was not acked (envelopes are idempotent).
+- An unexpected storage failure closes with 1011; nothing of the failed batch was stored or acked.
+
+Frames are validated on arrival and stored by one worker task per socket, in batches of what has queued
+up (one transaction per batch), so the acks of a busy socket cost one commit, not one each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from contextlib import suppress
+from time import monotonic
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from dashboard import selectors, services
+from dashboard.consumers import db_call
+from dashboard.fleet_schemas import Frame, FrameError, parse_frame
+from dashboard.models import Runtime
+
+logger = logging.getLogger(__name__)
+
+CLOSE_TOO_BIG = 1009
+CLOSE_SERVER_ERROR = 1011
+CLOSE_TRY_AGAIN_LATER = 1013
+CLOSE_UNAUTHORIZED = 4401
+
+BATCH_MAX = 200  # most frames stored in one transaction
+SEEN_EVERY = 1.0  # seconds between last_seen_at updates (and revocation checks) per socket
+
+Item = tuple[Frame, dict[str, object]] | FrameError
+
+
+def request_token(scope: dict[str, Any]) -> str:
+    """The bearer token of a socket's handshake: the ``Authorization`` header, else ``?token=``."""
+    headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+    for name, value in headers:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer":
+                return token.strip()
+    query_string: bytes = scope.get("query_string", b"")
+    return parse_qs(query_string.decode("latin-1")).get("token", [""])[0]
+
+
+def frame_read(text: str) -> Item:
+    """Decode and validate one text frame: the frame and its payload, or the error to reply with."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
+        return FrameError(f"not JSON: {exc}")
+    try:
+        return parse_frame(data), data
+    except FrameError as exc:
+        return exc
+
+
+def _too_big(text: str, limit: int) -> bool:
+    # len() counts characters; only encode when the characters alone could be over the byte limit.
+    return len(text) > limit or (len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit)
+
+
+def _reply(item: Item, stored: services.Ingested | None) -> str:
+    if isinstance(item, FrameError):
+        return json.dumps({"type": "error", "message": item.message, "field": item.field or None})
+    assert stored is not None
+    event = stored.event
+    return json.dumps(
+        {
+            "type": "ack",
+            "id": event.pk,
+            "seq": event.seq,
+            "event_id": event.event_id,
+            "duplicate": not stored.created,
+        }
+    )
+
+
+@db_call
+def _authenticate(token: str) -> Runtime | None:
+    return selectors.runtime_authenticate(token=token)
+
+
+@db_call
+def _connected(runtime_id: int, delta: int) -> None:
+    services.runtime_connected(runtime_id=runtime_id, delta=delta)
+
+
+@db_call
+def _store(
+    runtime: Runtime, frames: list[tuple[Frame, dict[str, object]]], seen: bool
+) -> list[services.Ingested] | None:
+    """Store a batch; ``None`` (nothing stored) when the seen-check finds the runtime revoked."""
+    if seen and not services.runtime_seen(runtime_id=runtime.pk):
+        return None
+    return services.trim_events_ingest(runtime=runtime, frames=frames)
+
+
+class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no type information
+    runtime: Runtime | None = None
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        if message["type"] == "websocket.receive":
+            # channels closes stale DB connections (a hop to the DB thread) before every handler; receive()
+            # does no DB work, and that hop would queue each incoming frame behind the batch being stored.
+            await self.websocket_receive(message)
+        else:
+            await super().dispatch(message)
+
+    async def connect(self) -> None:
+        self.runtime = await _authenticate(request_token(self.scope))
+        if self.runtime is None:
+            await self.accept()
+            await self.close(code=CLOSE_UNAUTHORIZED)
+            return
+        self._limit: int = settings.TRIMSCOPE_MAX_FRAME_BYTES
+        self._queue: asyncio.Queue[Item] = asyncio.Queue(maxsize=max(1, settings.TRIMSCOPE_INGEST_QUEUE))
+        self._close_code: int | None = None  # set once: no frame is taken after it
+        self._drain = True  # whether the frames already queued are still stored and answered
+        self._busy = False  # the worker holds frames taken off the queue
+        self._gone = False  # the client disconnected
+        await _connected(self.runtime.pk, 1)
+        self._seen_at = monotonic()
+        self._group = services.runtime_group(self.runtime.pk)
+        await self.channel_layer.group_add(self._group, self.channel_name)
+        self._worker = asyncio.create_task(self._work())
+        await self.accept()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.runtime is None or self._close_code is not None:
+            return
+        if text_data is None:
+            item: Item = FrameError("frames are text JSON; binary frames are not accepted")
+        elif _too_big(text_data, self._limit):
+            await self._stop(CLOSE_TOO_BIG, drain=True)
+            return
+        else:
+            item = frame_read(text_data)
+        try:
+            self._queue.put_nowait(item)
+        except asyncio.QueueFull:
+            await self._stop(CLOSE_TRY_AGAIN_LATER, drain=True)
+
+    async def runtime_revoked(self, message: dict[str, Any]) -> None:
+        await self._stop(CLOSE_UNAUTHORIZED, drain=False)
+
+    async def disconnect(self, code: int) -> None:
+        if self.runtime is None:
+            return
+        self._gone = True
+        if not self._busy:
+            self._worker.cancel()
+        # A batch being stored finishes (it may commit, unacked: the runtime resends it after reconnecting).
+        with suppress(asyncio.CancelledError):
+            await self._worker
+        await self.channel_layer.group_discard(self._group, self.channel_name)
+        await _connected(self.runtime.pk, -1)
+
+    async def _stop(self, code: int, *, drain: bool) -> None:
+        if self._close_code is not None:
+            return
+        self._close_code, self._drain = code, drain
+        if not self._busy and self._queue.empty():
+            self._worker.cancel()
+            await self.close(code=code)
+        # Otherwise the worker closes once it has answered what it holds (and, with drain, the queue).
+
+    def _left(self) -> bool:
+        # A method, not the attribute: the client may leave during any await of the worker.
+        return self._gone
+
+    async def _work(self) -> None:
+        assert self.runtime is not None
+        queue = self._queue
+        while not self._left():
+            if self._close_code is not None and (not self._drain or queue.empty()):
+                await self.close(code=self._close_code)
+                return
+            self._busy = False
+            items = [await queue.get()]
+            self._busy = True
+            if self._close_code is not None and not self._drain:
+                continue
+            while len(items) < BATCH_MAX and not queue.empty():
+                items.append(queue.get_nowait())
+            frames = [item for item in items if not isinstance(item, FrameError)]
+            stored: list[services.Ingested] = []
+            if frames:
+                now = monotonic()
+                seen = now - self._seen_at >= SEEN_EVERY
+                try:
+                    result = await _store(self.runtime, frames, seen)
+                except Exception:
+                    logger.exception("storing %d frames from runtime %s failed", len(frames), self.runtime)
+                    self._close_code, self._drain = CLOSE_SERVER_ERROR, False
+                    continue
+                if result is None:
+                    self._close_code, self._drain = CLOSE_UNAUTHORIZED, False
+                    continue
+                stored = result
+                if seen:
+                    self._seen_at = now
+            if self._left():
+                return
+            answers = iter(stored)
+            for item in items:
+                await self.send(
+                    text_data=_reply(item, None if isinstance(item, FrameError) else next(answers))
+                )
