@@ -3,6 +3,20 @@
 from __future__ import annotations
 
 from dashboard.selectors.fleet import runtime_authenticate, runtime_get, runtime_list
+from dashboard.selectors.fleet_watch import (
+    Alert,
+    FeedRow,
+    FleetFilters,
+    alert_rules,
+    feed_row,
+    feed_row_from_message,
+    feed_row_matches,
+    fleet_alerts,
+    fleet_filters,
+    fleet_screen,
+    fleet_session,
+    trim_event_list,
+)
 from dashboard.selectors.profiles import (
     ProfileFormInput,
     profile_budget,
@@ -22,6 +36,7 @@ from dashboard.selectors.profiles import (
 )
 from dashboard.selectors.simulations import (
     comparison,
+    comparison_message_diff,
     default_call,
     simulation_compare,
     simulation_document,
@@ -43,9 +58,22 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "Alert",
+    "FeedRow",
+    "FleetFilters",
+    "alert_rules",
+    "feed_row",
+    "feed_row_from_message",
+    "feed_row_matches",
+    "fleet_alerts",
+    "fleet_filters",
+    "fleet_screen",
+    "fleet_session",
+    "trim_event_list",
     "api_token_get",
     "api_token_list",
     "comparison",
+    "comparison_message_diff",
     "default_call",
     "simulation_document",
     "simulation_compare",

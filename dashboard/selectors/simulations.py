@@ -18,7 +18,7 @@ from simulator.jsonvalue import JSON
 from simulator.profiles import Profile as DomainProfile
 from simulator.profiles import profile_from_document, profile_to_document
 from simulator.replay import SimulationResult, changed_contents, simulate
-from simulator.replay.compare import Comparison, compare
+from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
 from simulator.replay.view import CallView, Timeline, call_view, timeline
 
 
@@ -158,3 +158,9 @@ def simulation_compare(
         except ProfileError as exc:
             raise ProfileError(f"profiles[{i}].{exc.field}", exc.problem, allowed=exc.allowed) from exc
     return comparison(transcript=transcript, profiles=profiles)[1]
+
+
+def comparison_message_diff(
+    *, transcript: Transcript, results: list[SimulationResult], number: int
+) -> tuple[MessageDiff, ...]:
+    return message_diff(transcript_parsed(transcript=transcript), results, number)

@@ -68,8 +68,19 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             }
             for row in page
         ]
+        focus_raw = request.GET.get("call", "")
+        focus = (
+            int(focus_raw) if focus_raw.isdigit() and 1 <= int(focus_raw) <= len(comparison.rows) else first
+        )
+        diff = (
+            selectors.comparison_message_diff(transcript=transcript, results=results, number=focus)
+            if focus is not None
+            else ()
+        )
         context.update(
             {
+                "focus": focus,
+                "diff": diff,
                 "comparison": comparison,
                 "results": list(zip(results, chosen, comparison.summaries, strict=True)),
                 "page": page,

@@ -130,3 +130,33 @@ def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comp
             CompareSummary(r.profile_name, r.runtime, r.total_tokens_sent, r.trims, r.overflow_failures, lost)
         )
     return Comparison(tuple(rows), first, tuple(summaries))
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDiff:
+    index: int
+    role: str
+    fates: tuple[str, ...]
+    """Per result: "sent", "not sent", or the content rule's fate (soft-trimmed, truncated, …)."""
+
+
+def message_diff(
+    transcript: Transcript, results: Sequence[SimulationResult], number: int
+) -> tuple[MessageDiff, ...]:
+    """At call ``number``: every transcript message whose fate differs between the results."""
+    views = []
+    for result in results:
+        call = result.calls[number - 1]
+        spans = sent_transcript_spans(result, call, transcript)
+        changed = dict(changed_transcript_indices(result, call))
+        views.append((spans, changed))
+    end = results[0].calls[number - 1].message_index
+    rows: list[MessageDiff] = []
+    for index in range(end):
+        fates = tuple(
+            changed.get(index, "sent") if any(s <= index < e for s, e in spans) else "not sent"
+            for spans, changed in views
+        )
+        if len(set(fates)) > 1:
+            rows.append(MessageDiff(index, transcript.messages[index].role.value, fates))
+    return tuple(rows)

@@ -115,12 +115,16 @@ def test_transcript_content_is_escaped_in_the_simulation(operator_client, operat
     assert "<script>alert(1)" not in body and "&lt;script&gt;alert(1)" in body
 
 
-def test_compare_finds_the_first_difference(operator_client, setup):
+def test_compare_finds_the_first_difference_and_the_messages_that_differ(operator_client, setup):
     transcript, zeroclaw, openclaw, ai = setup
+    tight = services.profile_create(
+        name="tight", document={"runtime_profiles": {"default": {"max_context_tokens": 2000}}}
+    )
     body = operator_client.get(
-        f"{reverse('compare')}?transcript={transcript.pk}&profiles={zeroclaw.pk},{ai.pk},{openclaw.pk}"
+        f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{ai.pk},{openclaw.pk}"
     ).content.decode()
-    assert "First difference at call" in body or "send the same context at every call" in body
+    assert "First difference at call" in body
+    assert "messages whose fate differs" in body and "⊘ not sent" in body
     assert body.count('class="cell-link"') == 3 * 24
 
 

@@ -12,7 +12,7 @@ from simulator.importers import parse_transcript
 from simulator.presets import PRESETS
 from simulator.profiles import profile_from_document
 from simulator.replay import Fate, simulate
-from simulator.replay.compare import compare, sent_transcript_spans
+from simulator.replay.compare import compare, message_diff, sent_transcript_spans
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Role
 from tests.support import SAMPLES_DIR
@@ -187,6 +187,9 @@ def test_compare_finds_the_first_call_where_profiles_differ():
     first_trim = next(c.number for c in tight.calls if c.trimmed)
     assert diff.first_difference == first_trim
     assert diff.summaries[0].messages_lost > 0 and diff.summaries[1].messages_lost == 0
+    rows = message_diff(transcript, [tight, loose], first_trim)
+    assert rows and all(r.fates == ("not sent", "sent") for r in rows)
+    assert rows[0].index == 1  # the first user turn went first (index 0 is the system prompt)
 
 
 @settings(max_examples=40, deadline=None)
