@@ -10,6 +10,7 @@ from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from dashboard import selectors, services
+from dashboard.api_fleet import router as fleet_router
 from dashboard.api_profiles import router as profiles_router
 from dashboard.api_simulations import compare_router
 from dashboard.api_simulations import router as simulations_router
@@ -139,3 +140,4 @@ api.add_router("/profiles", profiles_router)
 api.add_router("/simulations", simulations_router)
 api.add_router("/compare", compare_router)
 api.add_router("/tokens", tokens_router)
+api.add_router("/fleet", fleet_router)

@@ -6,10 +6,14 @@ browser opens with its session cookie must be wrapped in ``AllowedHostsOriginVal
 
 from __future__ import annotations
 
+from channels.auth import AuthMiddlewareStack
+from channels.security.websocket import AllowedHostsOriginValidator
 from django.urls import URLPattern, path
 
+from dashboard.consumers.fleet import FleetConsumer
 from dashboard.consumers.runtime import RuntimeConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/runtime/", RuntimeConsumer.as_asgi()),
+    path("ws/fleet/", AllowedHostsOriginValidator(AuthMiddlewareStack(FleetConsumer.as_asgi()))),
 ]

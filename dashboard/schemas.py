@@ -8,7 +8,7 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field, JsonValue
 
-from dashboard.models import SimulationRun
+from dashboard.models import SimulationRun, TrimEvent
 
 
 class ErrorOut(Schema):
@@ -170,3 +170,46 @@ class ApiTokenOut(Schema):
 
 class ApiTokenCreatedOut(ApiTokenOut):
     secret: str = Field(description="shown only in this response; only its hash is stored")
+
+
+class FleetAlertOut(Schema):
+    kind: Literal["session_trims", "overflow_failed", "runtime_silent"]
+    message: str
+    session_id: str = Field(description="the session the alert is about, or empty")
+    runtime: str = Field(description="the runtime the alert is about, or empty")
+    count: int = Field(description="trims in the window (session_trims), else 1 or 0")
+    at: datetime | None = Field(description="the latest event, or when the runtime was last seen")
+    event_id: int | None = Field(description="the failed event (overflow_failed)")
+
+
+class FleetEventFilterIn(Schema):
+    runtime: str = Field(default="", max_length=200, description="the runtime's name")
+    session: str = Field(default="", max_length=200, description="a session id")
+    reason: str = Field(default="", max_length=200)
+    limit: int = Field(default=100, ge=1, le=1000)
+
+
+class FleetEventOut(Schema):
+    id: int
+    runtime: str
+    shape: str
+    session_id: str
+    seq: int | None
+    event_id: str | None
+    reason: str
+    dropped_messages: int
+    kept_turns: int
+    dropped_turns: int | None
+    tokens_before: int | None
+    tokens_after: int | None
+    budget: int | None
+    trim_target: str
+    overflow_recovery: str
+    call_number: int | None
+    occurred_at: datetime
+    received_at: datetime
+
+    @staticmethod
+    def resolve_runtime(obj: TrimEvent) -> str:
+        return obj.runtime.name
+

@@ -129,6 +129,16 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
 TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
 TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
 
+# Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
+# - session_trims: a session trimmed MORE than `count` times within the last `minutes`;
+# - overflow_failed_minutes: an overflow recovery that failed stays on the strip this long;
+# - runtime_silent_minutes: a runtime seen before, with no open socket, silent for at least this long.
+TRIMSCOPE_ALERTS = {
+    "session_trims": {"count": 5, "minutes": 10},
+    "overflow_failed_minutes": 60,
+    "runtime_silent_minutes": 15,
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

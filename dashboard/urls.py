@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import compare, profiles, simulations, tokens, transcripts
+from dashboard.views import compare, fleet, profiles, simulations, tokens, transcripts
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -25,6 +25,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("profiles/<int:profile_id>/duplicate/", profiles.profile_duplicate, name="profile-duplicate"),
     path("profiles/<int:profile_id>/delete/", profiles.profile_delete, name="profile-delete"),
     path("profiles/<int:profile_id>/export.<str:fmt>", profiles.profile_export, name="profile-export"),
+    path("fleet/", fleet.fleet, name="fleet"),
+    path("fleet/sessions/<path:session_id>/", fleet.fleet_session, name="fleet-session"),
     path("tokens/", tokens.token_list, name="token-list"),
     path("tokens/create/", tokens.token_create, name="token-create"),
     path("tokens/<int:token_id>/revoke/", tokens.token_revoke, name="token-revoke"),

@@ -1,0 +1,31 @@
+"""The fleet API for scripts: the alerts that fire now and the latest trim events, filtered.
+
+Session or user-token auth (the API default). Filters match exactly: ``runtime`` is the runtime's name.
+"""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from ninja import Query, Router
+
+from dashboard import selectors
+from dashboard.models import TrimEvent
+from dashboard.schemas import FleetAlertOut, FleetEventFilterIn, FleetEventOut
+
+router = Router(tags=["fleet"])
+
+
+@router.get("/alerts", response=list[FleetAlertOut])
+def list_alerts(request: HttpRequest) -> list[selectors.Alert]:
+    return selectors.fleet_alerts()
+
+
+@router.get("/events", response=list[FleetEventOut])
+def list_events(request: HttpRequest, filters: Query[FleetEventFilterIn]) -> QuerySet[TrimEvent]:
+    return selectors.trim_event_list(
+        filters=selectors.FleetFilters(
+            runtime=filters.runtime, session=filters.session, reason=filters.reason
+        ),
+        limit=filters.limit,
+    )
