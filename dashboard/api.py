@@ -10,8 +10,10 @@ from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from dashboard import selectors, services
+from dashboard.api_events import router as events_router
 from dashboard.api_fleet import router as fleet_router
 from dashboard.api_profiles import router as profiles_router
+from dashboard.api_runtimes import router as runtimes_router
 from dashboard.api_simulations import compare_router
 from dashboard.api_simulations import router as simulations_router
 from dashboard.api_tokens import router as tokens_router
@@ -140,4 +142,6 @@ api.add_router("/profiles", profiles_router)
 api.add_router("/simulations", simulations_router)
 api.add_router("/compare", compare_router)
 api.add_router("/tokens", tokens_router)
+api.add_router("/events", events_router)
+api.add_router("/runtimes", runtimes_router)
 api.add_router("/fleet", fleet_router)

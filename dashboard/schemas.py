@@ -213,3 +213,43 @@ class FleetEventOut(Schema):
     def resolve_runtime(obj: TrimEvent) -> str:
         return obj.runtime.name
 
+
+class RuntimeIn(Schema):
+    name: str = Field(min_length=1, max_length=120)
+    kind: str = Field(default="zeroclaw", min_length=1, max_length=40)
+
+
+class RuntimeOut(Schema):
+    id: int
+    name: str
+    kind: str
+    token_prefix: str
+    created_at: datetime
+    revoked_at: datetime | None
+    last_seen_at: datetime | None
+    connected: int = Field(description="open WebSocket connections right now")
+
+
+class RuntimeCreatedOut(RuntimeOut):
+    token: str = Field(description="shown only in this response; only its hash is stored")
+
+
+EVENT_BATCH_MAX = 500
+
+
+class EventBatchIn(Schema):
+    # Each frame is checked on its own (dashboard.fleet_schemas.parse_frame), so one bad frame is
+    # reported at its index instead of failing the whole batch.
+    events: list[JsonValue] = Field(max_length=EVENT_BATCH_MAX, description="trim-event frames")
+
+
+class EventResultOut(Schema):
+    index: int
+    status: Literal["stored", "duplicate", "rejected"]
+    id: int | None = Field(default=None, description="the stored event (stored or duplicate)")
+    message: str | None = Field(default=None, description="why the frame was rejected")
+    field: str | None = Field(default=None, description="the frame's field at fault, when there is one")
+
+
+class EventBatchOut(Schema):
+    results: list[EventResultOut]

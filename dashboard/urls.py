@@ -4,7 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import compare, fleet, profiles, simulations, tokens, transcripts
+from dashboard.views import compare, fleet, profiles, runtimes, simulations, tokens, transcripts
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -30,4 +30,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tokens/", tokens.token_list, name="token-list"),
     path("tokens/create/", tokens.token_create, name="token-create"),
     path("tokens/<int:token_id>/revoke/", tokens.token_revoke, name="token-revoke"),
+    path("runtimes/", runtimes.runtime_list, name="runtime-list"),
+    path("runtimes/create/", runtimes.runtime_create, name="runtime-create"),
+    path("runtimes/<int:runtime_id>/revoke/", runtimes.runtime_revoke, name="runtime-revoke"),
 ]
