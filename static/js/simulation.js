@@ -6,6 +6,9 @@ document.addEventListener("keydown", (event) => {
   const link = document.querySelector(`#sim-body [data-key="${event.key}"]`);
   if (link) {
     event.preventDefault();
+    // htmx wires up swapped-in links only when they settle (~20 ms later); a key pressed in between
+    // (a held arrow key repeats faster) would otherwise follow the plain href and reload the page.
+    if (window.htmx) window.htmx.process(link);
     link.click();
   }
 });
