@@ -44,6 +44,20 @@ def test_knob_edits_rerun_in_place_and_calls_are_navigable(
 
     page.evaluate("window.__marker = 1")
 
+    # Checkbox and select knobs re-run too (only `input` triggers a re-run, so leaving a field does not).
+    pruning = page.locator('input[name="knob:runtime_profiles.default.history_pruning.enabled"]')
+    pruning.check()
+    expect(page).to_have_url(re.compile(r"history_pruning\.enabled=on"))
+    pruning.uncheck()
+    expect(page).not_to_have_url(re.compile(r"history_pruning\.enabled=on"))
+    version = page.locator('select[name="knob:trimscope.version"]')
+    version.select_option("upstream")
+    expect(page).to_have_url(re.compile(r"trimscope\.version=upstream"))
+    expect(body.locator(".stats")).to_contain_text("zeroclaw upstream")
+    version.select_option("documented")
+    expect(page).to_have_url(re.compile(r"trimscope\.version=documented"))
+    expect(body.locator(".stats")).to_contain_text("zeroclaw documented")
+
     # Fewer messages of history: rows are dropped and calls are trimmed, swapped in place.
     knob = page.locator(f'input[name="{MAX_HISTORY_KNOB}"]')
     knob.fill("10")
@@ -72,13 +86,6 @@ def test_knob_edits_rerun_in_place_and_calls_are_navigable(
     knob.fill("6")
     expect(error).to_have_count(0)
     expect(_calls_trimmed(page)).not_to_have_text("0")
-
-    # A checkbox knob re-runs too (only `input` triggers the re-run, so leaving a field does not).
-    pruning = page.locator('input[name="knob:runtime_profiles.default.history_pruning.enabled"]')
-    pruning.check()
-    expect(page).to_have_url(re.compile(r"history_pruning\.enabled=on"))
-    pruning.uncheck()
-    expect(page).not_to_have_url(re.compile(r"history_pruning\.enabled=on"))
 
     # Clicking a timeline bar selects that call.
     timeline.locator("a.bar").nth(4).click()
