@@ -87,7 +87,9 @@ def test_knob_edits_rerun_in_place_and_calls_are_navigable(
     expect(error).to_have_count(0)
     expect(_calls_trimmed(page)).not_to_have_text("0")
 
-    # Clicking a timeline bar selects that call.
+    # Clicking a timeline bar selects that call. (Wait for htmx to wire up the swapped-in bars first; no
+    # person clicks within the ~20 ms settle, and the keyboard below is exercised without such a wait.)
+    expect(body).not_to_have_class(re.compile(r"\bhtmx-added\b"))
     timeline.locator("a.bar").nth(4).click()
     expect(body).to_have_attribute("data-call", "5")
     expect(body.locator(".call-nav")).to_contain_text("Call 5 of 24")
