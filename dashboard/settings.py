@@ -87,7 +87,14 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file-backed test database: browser tests talk to a daphne process that must see the rows.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-trimscope.sqlite3")}
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            # WAL lets the live pages read while events are written. NORMAL skips the fsync per commit:
+            # a killed process loses nothing committed, a power cut may lose the last commits.
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 
 REDIS_URL = os.environ.get("REDIS_URL")
 if REDIS_URL:
@@ -95,11 +102,14 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            # A burst of events must not overflow a watcher's channel (default capacity 100 drops).
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}], "capacity": 5000},
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 5000}}
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
