@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from dashboard.events import event_publish
+from dashboard.events import FLEET_GROUP, event_message, event_publish
 from dashboard.fleet_schemas import (
     AcpHistoryTrimmed,
     Envelope,
@@ -178,20 +178,13 @@ def trim_event_ingest(
     row already stored, with ``created=False``: the runtime gets its ack again, nothing is duplicated.
     ``touch=False`` leaves ``last_seen_at`` to the caller (a socket updates it at most once a second).
     """
-    received = timezone.now()
-    fields = _fields(frame, received)
-    try:
-        with transaction.atomic():
-            event = TrimEvent.objects.create(runtime=runtime, payload=dict(payload), **fields)
-            transaction.on_commit(lambda: event_publish(event))
-    except IntegrityError:
-        existing = _existing(runtime, fields)
-        if existing is None:
-            raise
-        return Ingested(existing, False)
-    if touch:
-        Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=received)
-    return Ingested(event, True)
+    ingested = _store(runtime, frame, payload)
+    if ingested.created:
+        event = ingested.event
+        transaction.on_commit(lambda: event_publish(event))
+        if touch:
+            Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=event.received_at)
+    return ingested
 
 
 def trim_events_ingest(
@@ -202,13 +195,60 @@ def trim_events_ingest(
     All or nothing: if any frame fails unexpectedly, none is stored (and none may be acknowledged).
     One commit for a batch is what lets one socket keep up with thousands of events a second; every
     event still gets its own savepoint, so a resend hits the idempotency constraints as it would alone.
-    ``last_seen_at`` is left to the caller.
+    The new events are pushed after the commit in one go; ``last_seen_at`` is left to the caller.
     """
     with transaction.atomic():
-        return [
-            trim_event_ingest(runtime=runtime, frame=frame, payload=payload, touch=False)
-            for frame, payload in frames
-        ]
+        results = _store_new(runtime, frames)
+        if results is None:  # a resend among them: one savepoint per event finds which
+            results = [_store(runtime, frame, payload) for frame, payload in frames]
+        created = [r.event for r in results if r.created]
+        if created:
+            transaction.on_commit(lambda: _publish_all(created))
+    return results
+
+
+def _store_new(
+    runtime: Runtime, frames: Sequence[tuple[Frame, Mapping[str, object]]]
+) -> list[Ingested] | None:
+    """The common case, no resends: one INSERT for all. ``None`` (nothing stored) if any already exists."""
+    received = timezone.now()
+    rows = [
+        TrimEvent(runtime=runtime, payload=dict(payload), **_fields(frame, received))
+        for frame, payload in frames
+    ]
+    try:
+        with transaction.atomic():
+            TrimEvent.objects.bulk_create(rows)
+    except IntegrityError:
+        return None
+    return [Ingested(row, True) for row in rows]
+
+
+def _store(runtime: Runtime, frame: Frame, payload: Mapping[str, object]) -> Ingested:
+    received = timezone.now()
+    fields = _fields(frame, received)
+    try:
+        with transaction.atomic():
+            event = TrimEvent.objects.create(runtime=runtime, payload=dict(payload), **fields)
+    except IntegrityError:
+        existing = _existing(runtime, fields)
+        if existing is None:
+            raise
+        return Ingested(existing, False)
+    return Ingested(event, True)
+
+
+def _publish_all(events: Sequence[TrimEvent]) -> None:
+    # One hop into the event loop for the whole batch; event_publish costs one hop per event.
+    layer = get_channel_layer()
+    if layer is None:
+        return
+
+    async def send_all() -> None:
+        for event in events:
+            await layer.group_send(FLEET_GROUP, event_message(event))
+
+    async_to_sync(send_all)()
 
 
 def _existing(runtime: Runtime, fields: dict[str, object]) -> TrimEvent | None:

@@ -15,7 +15,9 @@ from django.db import connection
 from dashboard import events, services
 from dashboard.asgi import application
 from dashboard.consumers import runtime as runtime_consumer
+from dashboard.fleet_schemas import parse_frame
 from dashboard.models import Runtime, TrimEvent
+from dashboard.services import fleet as fleet_service
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -397,13 +399,13 @@ async def test_storage_failure_closes_1011_without_acks(runtime_and_token, monke
 
 async def test_ingested_event_reaches_the_fleet_group_only_after_commit(runtime_and_token, monkeypatch):
     published = []
-    real_publish = events.event_publish
+    real_publish = fleet_service._publish_all
 
-    def checking_publish(event):
-        published.append((event.pk, connection.in_atomic_block))
-        real_publish(event)
+    def checking_publish(stored):
+        published.append(([event.pk for event in stored], connection.in_atomic_block))
+        real_publish(stored)
 
-    monkeypatch.setattr("dashboard.services.fleet.event_publish", checking_publish)
+    monkeypatch.setattr(fleet_service, "_publish_all", checking_publish)
     layer = get_channel_layer()
     browser = await layer.new_channel()
     await layer.group_add(events.FLEET_GROUP, browser)
@@ -414,9 +416,35 @@ async def test_ingested_event_reaches_the_fleet_group_only_after_commit(runtime_
     duplicate = await send(comm, envelope(3, tokens_before=100))
     await comm.disconnect()
 
-    assert published == [(ack["id"], False)]  # published once, outside any transaction (committed)
+    assert published == [([ack["id"]], False)]  # published once, outside any transaction (committed)
     assert message["type"] == "fleet.event" and message["id"] == ack["id"]
     assert message["runtime"] == "r1" and message["session_id"] == "s-1" and message["tokens_before"] == 100
     assert duplicate["duplicate"] is True
     with pytest.raises(asyncio.TimeoutError):  # a duplicate is not pushed again
         await asyncio.wait_for(layer.receive(browser), 0.3)
+
+
+# -- the batch service behind the socket -----------------------------------------------------------------
+
+
+def test_batch_ingest_stores_new_events_in_one_go_and_finds_resends_among_them(monkeypatch):
+    runtime, _ = services.runtime_create(name="r1")
+    pushed = []
+    monkeypatch.setattr(fleet_service, "_publish_all", lambda stored: pushed.append([e.pk for e in stored]))
+
+    def batch(*frames):
+        return services.trim_events_ingest(
+            runtime=runtime, frames=[(parse_frame(frame), frame) for frame in frames]
+        )
+
+    first = batch(envelope(1), WS, envelope(2))
+    assert [r.created for r in first] == [True, True, True]
+    rows_now = list(TrimEvent.objects.order_by("id"))
+    assert [r.event.pk for r in first] == [row.pk for row in rows_now]
+    assert all(row.received_at is not None for row in rows_now)
+
+    second = batch(envelope(3), envelope(2), envelope(3), WS)  # a resend, and a repeat inside the batch
+    assert [(r.created, r.event.seq) for r in second] == [(True, 3), (False, 2), (False, 3), (True, None)]
+    assert second[1].event.pk == first[2].event.pk and second[2].event.pk == second[0].event.pk
+    assert TrimEvent.objects.count() == 5
+    assert pushed == [[r.event.pk for r in first], [second[0].event.pk, second[3].event.pk]]
