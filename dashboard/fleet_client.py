@@ -1,25 +1,28 @@
 """A runtime's side of ``/ws/runtime/``: send trim events, keep every unacknowledged one, resend after a drop.
 
-Guarantees (with a server that stores each frame once per runtime + session + ``seq`` and acks only
-after the commit):
+The server (``dashboard.consumers.runtime``) answers every frame exactly once, in the order the frames
+were sent: an ack after the commit, or an error frame for a frame it will never store. The client pairs
+replies with frames by that order (and checks the ack's ``seq``).
+
+Guarantees, as long as the process lives:
 
 * every envelope given to :meth:`RuntimeClient.send` is kept until the server acks it, and is resent on
-  every new connection until then — so nothing sent is lost while the process lives;
-* resending is safe: the server deduplicates on runtime + session + ``seq`` (and on ``event.id``);
-  the client counts each envelope as acked once, however many acks it gets;
-* ``seq`` is taken from one counter per client, so it increases within every session and is unique
-  across the client's sessions (an ack names only ``seq``, so this is what matches an ack to its envelope);
-* a dropped connection or a ``1013`` close is retried with capped exponential backoff with jitter; the
-  backoff only resets once a connection made progress (got an ack), so a server that keeps answering
-  ``1013`` is not hammered;
+  every new connection until then — nothing sent is lost;
+* resending is safe: the server stores each envelope once per runtime + session + ``seq`` (and
+  ``event.id``) and acks a resend as a duplicate; the client counts each envelope as acked once;
+* ``seq`` (when the caller leaves it out) comes from one counter per client, so it increases within
+  every session;
+* a dropped connection, a failed connect, ``1011`` or ``1013`` is retried with capped exponential backoff
+  with jitter; the backoff resets only after a connection made progress (an ack) and never after a
+  ``1013``, so an overloaded server is not hammered;
 * a rejected token (close ``4401``, or HTTP 401/403 at the handshake) stops the client: resending cannot
-  help, :meth:`send` and :meth:`drain` raise :class:`RuntimeClientClosed`;
-* an envelope the server rejects as invalid (an error frame naming its ``seq``) or that closed the
-  socket as too large (``1009``: the largest unacked one is assumed) is dropped and kept in
-  :attr:`RuntimeClient.rejected` instead of being resent forever. Envelopes are validated locally with
-  :func:`dashboard.fleet_schemas.parse_frame` before they are queued, so this should not happen.
+  help, so :meth:`send` and :meth:`drain` raise :class:`RuntimeClientClosed`;
+* an envelope the server refuses (an error frame, or the frame a ``1009`` close was about — the first
+  unanswered one) is dropped into :attr:`RuntimeClient.rejected` instead of being resent forever.
+  Envelopes are validated locally with :func:`dashboard.fleet_schemas.parse_frame` first, so this is rare.
 
-Memory is bounded: :meth:`send` waits while ``max_pending`` envelopes are unacknowledged.
+Memory and the server's queue are bounded: :meth:`send` waits while ``max_pending`` envelopes are
+unacknowledged, and at most ``max_in_flight`` frames are unanswered on the socket at any time.
 """
 
 from __future__ import annotations
@@ -123,6 +126,7 @@ class RuntimeClient:
         jitter: float = 0.5,
         open_timeout: float = 10.0,
         max_pending: int = 10_000,
+        max_in_flight: int = 200,
         rng: random.Random | None = None,
     ) -> None:
         self.url = runtime_ws_url(url)
@@ -138,9 +142,11 @@ class RuntimeClient:
         self._rng = rng or random.Random()
         self._seq = 0
         self._pending: OrderedDict[Key, dict[str, Any]] = OrderedDict()
-        self._by_seq: dict[int, Key] = {}
         self._written: set[Key] = set()
         self._queue: deque[Key] = deque()
+        self._inflight: deque[Key] = deque()
+        """Frames written on the current connection and not answered yet, oldest first."""
+        self._max_in_flight = max_in_flight
         self._ws: ClientConnection | None = None
         self._wake = asyncio.Event()
         self._changed = asyncio.Event()
@@ -199,7 +205,6 @@ class RuntimeClient:
         if key in self._pending:
             raise ValueError(f"session {key[0]!r} seq {key[1]} is already waiting for its ack")
         self._pending[key] = frame
-        self._by_seq.setdefault(key[1], key)
         self.counters.sent += 1
         if self._ws is not None:
             self._queue.append(key)
@@ -298,7 +303,7 @@ class RuntimeClient:
                     self.counters.overloaded += 1
                     self._progressed = False  # back off even if some acks came in
                 elif code == CLOSE_TOO_LARGE:
-                    self._reject_largest("frame too large (close 1009)")
+                    self._reject_first_unanswered("frame too large (close 1009)")
                 self.last_error = f"connection closed ({code})"
             except (OSError, TimeoutError, InvalidHandshake) as exc:
                 self._connect_failed(f"{type(exc).__name__}: {exc}")
@@ -325,7 +330,7 @@ class RuntimeClient:
         self.last_error = message
 
     async def _serve(self, ws: ClientConnection) -> None:
-        """Run one connection: resend everything unacked, then send and read acks until it drops.
+        """Run one connection: resend everything unacked, then send and read replies until it drops.
 
         Raises:
             ConnectionClosed: always, when the connection ends (its close code decides what next).
@@ -335,6 +340,7 @@ class RuntimeClient:
             self.counters.reconnects += 1
         self._ws = ws
         self._queue = deque(self._pending)  # oldest first; later sends append
+        self._inflight = deque()
         self._wake.set()
         writer = asyncio.create_task(self._write(ws))
         try:
@@ -347,7 +353,7 @@ class RuntimeClient:
 
     async def _write(self, ws: ClientConnection) -> None:
         while True:
-            while self._queue:
+            while self._queue and len(self._inflight) < self._max_in_flight:
                 key = self._queue.popleft()
                 frame = self._pending.get(key)
                 if frame is None:
@@ -355,57 +361,54 @@ class RuntimeClient:
                 if key in self._written:
                     self.counters.resent += 1
                 self._written.add(key)
+                self._inflight.append(key)
                 self.counters.frames += 1
                 await ws.send(json.dumps(frame, separators=(",", ":")))
             self._wake.clear()
             await self._wake.wait()
 
     def _handle(self, raw: str | bytes) -> None:
+        """One reply: the server answers every frame once, in the order the frames were sent."""
         try:
             message = json.loads(raw)
         except ValueError:
             logger.warning("runtime client %s: unreadable reply %r", self.url, raw[:200])
             return
-        if not isinstance(message, dict):
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind not in ("ack", "error"):
+            logger.warning("runtime client %s: unexpected reply %r", self.url, raw[:200])
             return
-        kind = message.get("type")
+        key = self._inflight.popleft() if self._inflight else None
+        self._wake.set()  # room in the window
         if kind == "ack":
-            key = self._by_seq.get(message.get("seq"))  # type: ignore[arg-type]  # None misses
             self._progressed = True
+            if key is None or key[1] != message.get("seq"):
+                # Not the reply order the protocol promises: fall back to the seq it names.
+                logger.warning("runtime client %s: ack out of order %r", self.url, message)
+                key = next((k for k in self._pending if k[1] == message.get("seq")), None)
             if message.get("duplicate"):
                 self.counters.duplicates += 1
-            if key is None or key not in self._pending:
-                return  # an ack for something acked already (a resend raced the first ack)
-            self._settle(key)
-            self.counters.acked += 1
-            return
-        if kind == "error":
-            self.counters.errors += 1
-            text = f"{message.get('message', '')} ({message.get('field', '')})"
-            self.last_error = text
-            logger.warning("runtime client %s: server error: %s", self.url, text)
-            key = self._by_seq.get(message.get("seq"))  # type: ignore[arg-type]
             if key is not None and key in self._pending:
-                self.rejected.append((self._pending[key], text))
                 self._settle(key)
+                self.counters.acked += 1
+            return
+        self.counters.errors += 1
+        text = f"{message.get('message', '')} (field: {message.get('field') or '-'})"
+        self.last_error = text
+        logger.warning("runtime client %s: server refused a frame: %s", self.url, text)
+        if key is not None and key in self._pending:
+            self.rejected.append((self._pending[key], text))
+            self._settle(key)
 
     def _settle(self, key: Key) -> None:
         self._pending.pop(key, None)
         self._written.discard(key)
-        if self._by_seq.get(key[1]) == key:
-            del self._by_seq[key[1]]
-            # another session's envelope with the same (caller-chosen) seq can now be matched
-            for other in self._pending:
-                if other[1] == key[1]:
-                    self._by_seq[key[1]] = other
-                    break
         self._signal()
 
-    def _reject_largest(self, text: str) -> None:
+    def _reject_first_unanswered(self, text: str) -> None:
+        # 1009: the server answered every frame before the oversized one, and none after it.
         self.counters.errors += 1
-        written = [k for k in self._pending if k in self._written]
-        if not written:
-            return
-        key = max(written, key=lambda k: len(json.dumps(self._pending[k])))
-        self.rejected.append((self._pending[key], text))
-        self._settle(key)
+        key = self._inflight[0] if self._inflight else None
+        if key is not None and key in self._pending:
+            self.rejected.append((self._pending[key], text))
+            self._settle(key)

@@ -220,13 +220,12 @@ async def test_bad_token_stops_the_client():
 
 
 async def test_error_frame_rejects_that_envelope_and_connection_stays():
+    # Like the real server: one reply per frame, in order; an error frame names no seq.
     async def handler(ws: ServerConnection) -> None:
         async for raw in ws:
             frame = json.loads(raw)
             if frame["event"]["dropped_messages"] == 99:
-                await ws.send(
-                    json.dumps({"type": "error", "message": "no", "field": "event", "seq": frame["seq"]})
-                )
+                await ws.send(json.dumps({"type": "error", "message": "no", "field": "event"}))
             else:
                 await ws.send(json.dumps({"type": "ack", "id": 1, "seq": frame["seq"], "duplicate": False}))
 
@@ -238,8 +237,59 @@ async def test_error_frame_rejects_that_envelope_and_connection_stays():
             await client.send(envelope("s", 2))
             await client.drain(timeout=5)
         assert client.counters.acked == 2 and client.counters.errors == 1
-        assert [f["event"]["dropped_messages"] for f, _ in client.rejected] == [99]  # type: ignore[index]
+        assert [f["event"]["dropped_messages"] for f, _ in client.rejected] == [99]
         assert client.counters.connects == 1
+
+
+async def test_close_1009_drops_the_oversized_envelope_and_resends_the_rest():
+    stored: list[int] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        async for raw in ws:
+            frame = json.loads(raw)
+            if frame["event"]["dropped_messages"] == 77:  # "too large": nothing from here on is taken
+                await ws.close(1009, "frame too large")
+                return
+            stored.append(frame["event"]["dropped_messages"])
+            await ws.send(json.dumps({"type": "ack", "id": 1, "seq": frame["seq"], "duplicate": False}))
+
+    server = FakeRuntimeServer()
+    async with await start(server, handler):
+        async with RuntimeClient(server.url, "t", **FAST) as client:
+            for n in (1, 77, 2, 3):
+                await client.send(envelope("s", n))
+            await client.drain(timeout=5)
+        assert sorted(stored) == [1, 2, 3]
+        assert [f["event"]["dropped_messages"] for f, _ in client.rejected] == [77]
+        assert client.counters.acked == 3 and client.counters.reconnects == 1
+
+
+async def test_in_flight_window_is_bounded():
+    seen_unanswered: list[int] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        backlog: list[dict[str, object]] = []
+        while True:
+            try:
+                backlog.append(json.loads(await asyncio.wait_for(ws.recv(), 0.05)))
+                continue
+            except TimeoutError:
+                pass
+            except ConnectionClosed:
+                return
+            seen_unanswered.append(len(backlog))
+            for f in backlog:
+                await ws.send(json.dumps({"type": "ack", "id": 1, "seq": f["seq"], "duplicate": False}))
+            backlog = []
+
+    server = FakeRuntimeServer()
+    async with await start(server, handler):
+        async with RuntimeClient(server.url, "t", max_in_flight=3, **FAST) as client:
+            for i in range(7):
+                await client.send(envelope("s", i))
+            await client.drain(timeout=5)
+        assert client.counters.acked == 7
+        assert max(seen_unanswered) == 3
 
 
 async def test_invalid_envelope_refused_locally():
