@@ -348,6 +348,8 @@ def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
 
 def _ago(delta: timedelta) -> str:
     minutes = int(delta.total_seconds() // 60)
+    if minutes < 1:
+        return "under a minute"
     if minutes < 120:
         return f"{minutes} min"
     hours = minutes // 60

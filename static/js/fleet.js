@@ -44,6 +44,11 @@
     showQueued();
   }
 
+  function setButton(button, icon, label) {
+    button.querySelector(".icon").textContent = icon;
+    button.querySelector(".label").textContent = label;
+  }
+
   function togglePause() {
     const list = feed();
     const button = pauseButton();
@@ -51,13 +56,13 @@
     if (paused()) {
       list.classList.remove("paused");
       button.setAttribute("aria-pressed", "false");
-      button.textContent = "⏸ Pause";
+      setButton(button, "‖", "Pause");
       document.body.dataset.paused = "false";
     } else {
       for (const li of list.children) li.dataset.shown = "";
       list.classList.add("paused");
       button.setAttribute("aria-pressed", "true");
-      button.textContent = "▶ Resume";
+      setButton(button, "▶", "Resume");
       document.body.dataset.paused = "true";
     }
     showQueued();

@@ -1,4 +1,4 @@
-"""``/ws/fleet/``: signed-in users only, one escaped feed row per stored event, the page's filters honoured."""
+"""``/ws/fleet/``: signed-in users only, one escaped feed row per stored event, filters honoured."""
 
 from __future__ import annotations
 
@@ -66,7 +66,9 @@ async def test_anonymous_socket_is_closed_with_4401():
 
 
 async def test_a_foreign_origin_is_refused():
-    communicator = WebsocketCommunicator(application, "/ws/fleet/", headers=[(b"origin", b"http://evil.test")])
+    communicator = WebsocketCommunicator(
+        application, "/ws/fleet/", headers=[(b"origin", b"http://evil.test")]
+    )
     connected, _ = await communicator.connect()
     assert not connected
 

@@ -19,7 +19,9 @@ pytestmark = pytest.mark.django_db
 RULES = alert_rules({"session_trims": {"count": 5, "minutes": 10}, "runtime_silent_minutes": 15})
 
 
-def _event(runtime: Runtime, session: str = "s-1", reason: str = "token budget", ago=None, **fields) -> TrimEvent:
+def _event(
+    runtime: Runtime, session: str = "s-1", reason: str = "token budget", ago=None, **fields
+) -> TrimEvent:
     now = timezone.now()
     event = TrimEvent.objects.create(
         runtime=runtime,
@@ -219,7 +221,9 @@ def test_session_page_links_each_event_to_the_simulation_when_the_transcript_is_
 
     # The profile picker changes the simulation the links open.
     other = Profile.objects.exclude(pk=zeroclaw.pk).first()
-    body = operator_client.get(reverse("fleet-session", args=["s-sim"]), {"profile": other.pk}).content.decode()
+    body = operator_client.get(
+        reverse("fleet-session", args=["s-sim"]), {"profile": other.pk}
+    ).content.decode()
     assert f"profile={other.pk}&amp;call=7" in body
 
 
