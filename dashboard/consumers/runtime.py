@@ -49,6 +49,39 @@ SEEN_EVERY = 1.0  # seconds between last_seen_at updates (and revocation checks)
 
 Item = tuple[Frame, dict[str, object]] | FrameError
 
+_RFC_CLOSE_CODES = frozenset({CLOSE_TOO_BIG, CLOSE_SERVER_ERROR, CLOSE_TRY_AGAIN_LATER})
+_daphne_patched = False
+
+
+def daphne_allow_rfc_close_codes() -> None:
+    """Let an application close a socket with 1009, 1011 or 1013 when served by daphne.
+
+    daphne hands the ASGI close code to autobahn's ``sendClose``, which only lets an application send 1000
+    or 3000-4999 and raises otherwise, so the client would see 1011 instead. RFC 6455 defines 1009 and
+    1011 for any endpoint and IANA registers 1013 ("try again later"); runtimes retry on them. For these
+    three codes this calls ``sendCloseFrame`` directly, which is what ``sendClose`` does after its check.
+    """
+    global _daphne_patched
+    if _daphne_patched:
+        return
+    try:
+        from daphne.ws_protocol import WebSocketProtocol
+    except ImportError:  # served by another ASGI server
+        return
+    original = WebSocketProtocol.serverClose
+
+    def server_close(protocol: Any, code: int | None = None) -> None:
+        if code in _RFC_CLOSE_CODES:
+            protocol.sendCloseFrame(code=code, isReply=False)
+        else:
+            original(protocol, code)
+
+    WebSocketProtocol.serverClose = server_close
+    _daphne_patched = True
+
+
+daphne_allow_rfc_close_codes()
+
 
 def request_token(scope: dict[str, Any]) -> str:
     """The bearer token of a socket's handshake: the ``Authorization`` header, else ``?token=``."""

@@ -448,3 +448,31 @@ def test_batch_ingest_stores_new_events_in_one_go_and_finds_resends_among_them(m
     assert second[1].event.pk == first[2].event.pk and second[2].event.pk == second[0].event.pk
     assert TrimEvent.objects.count() == 5
     assert pushed == [[r.event.pk for r in first], [second[0].event.pk, second[3].event.pk]]
+
+
+# -- through a real daphne -------------------------------------------------------------------------------
+
+
+async def test_close_codes_and_acks_reach_a_real_client_through_daphne(daphne_url):
+    """The codes a runtime sees on the wire: 4401 after the accept, acks, error frames, 1009."""
+    import websockets
+
+    _, token = await make_runtime()
+    url = daphne_url.replace("http://", "ws://") + "/ws/runtime/"
+
+    async with websockets.connect(url + "?token=rt_wrong") as ws:
+        with pytest.raises(websockets.ConnectionClosed) as refused:
+            await ws.recv()
+    assert refused.value.rcvd.code == 4401
+
+    async with websockets.connect(url, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+        await ws.send(json.dumps(envelope(1)))
+        ack = json.loads(await ws.recv())
+        await ws.send("{nope")
+        error = json.loads(await ws.recv())
+        await ws.send(json.dumps({**WS, "reason": "x" * 70_000}))  # over the 64 KiB default
+        with pytest.raises(websockets.ConnectionClosed) as too_big:
+            await ws.recv()
+    assert ack["type"] == "ack" and ack["seq"] == 1 and error["type"] == "error"
+    assert too_big.value.rcvd.code == 1009
+    assert [r.pk for r in await rows()] == [ack["id"]]
