@@ -209,7 +209,7 @@ def replay_zeroclaw(
                 if legacy.dropped:
                     adopt(
                         legacy.history,
-                        [src[k] for k in legacy.kept_indices],
+                        _legacy_sources(legacy.history, legacy.kept_indices, held, src),
                         number,
                         f"max_history_messages {fmt(cap)} messages (legacy raw path): {fmt(non_system)} held",
                     )
@@ -357,6 +357,24 @@ def replay_zeroclaw(
         estimator="ZeroClaw ⌈UTF-8 bytes / 4⌉ + 4",
         warnings=tuple(warnings),
     )
+
+
+def _legacy_sources(
+    history: tuple[ChatMessage, ...],
+    kept_non_system: tuple[int, ...],
+    held: list[ChatMessage],
+    src: list[int | None],
+) -> list[int | None]:
+    """Sources after the legacy cap, whose ``kept_indices`` list only the non-system survivors.
+
+    The legacy path also merges every system message into one leading message; it is credited to the
+    first system message held.
+    """
+    sources: list[int | None] = [src[k] for k in kept_non_system]
+    if len(history) > len(sources):
+        first_system = next((i for i, m in enumerate(held) if m.role == "system"), None)
+        sources.insert(0, src[first_system] if first_system is not None else None)
+    return sources
 
 
 def _recovery_sources(recovery: RecoveryResult, src: list[int | None]) -> list[int | None]:

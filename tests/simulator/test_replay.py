@@ -249,3 +249,15 @@ def test_zeroclaw_trims_again_when_the_provider_reports_more_than_the_budget():
     enforced = [c for c in result.calls if "provider-reported 50,000" in c.drop_rule]
     assert enforced, [c.drop_rule for c in result.calls]
     assert any("after the reply" in n for n in enforced[0].notes)
+
+
+def test_upstream_legacy_cap_below_the_history_keeps_the_system_prompt_and_the_anchor():
+    transcript = parse_transcript(_chat(12, result_chars=10))
+    doc = {"trimscope": {"version": "upstream"}, "runtime_profiles": {"d": {"max_history_messages": 6}}}
+    result = simulate(transcript, _profile(doc))
+    last = result.calls[-1]
+    sent = list(last.sent_indices())
+    assert sent[0] == 0  # the (merged) system prompt
+    assert 1 in sent  # the first user message is the legacy path's anchor
+    assert last.sent_count <= 7
+    assert any(c.trimmed for c in result.calls) and not any(c.events for c in result.calls)
