@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 from channels.layers import channel_layers, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db import connection
+from django.utils import timezone
 
 from dashboard import events, services
 from dashboard.asgi import application
@@ -177,6 +178,19 @@ async def test_revoking_closes_an_open_socket_4401(runtime_and_token):
     assert len(await rows()) == 1
 
 
+async def test_revoked_elsewhere_is_noticed_on_the_next_seen_check(runtime_and_token, monkeypatch):
+    """Revoked by another process (no message reaches this one): the next frame is refused, unstored."""
+    monkeypatch.setattr(runtime_consumer, "SEEN_EVERY", 0.0)
+    runtime, token = runtime_and_token
+    comm = await open_socket(token)
+    assert (await send(comm, envelope(1)))["type"] == "ack"
+    await database_sync_to_async(Runtime.objects.filter(pk=runtime.pk).update)(revoked_at=timezone.now())
+    await comm.send_to(text_data=json.dumps(envelope(2)))
+    assert await closed_with(comm, 4401) == []
+    await comm.disconnect()
+    assert [r.seq for r in await rows()] == [1]
+
+
 async def test_connections_are_counted_and_mark_the_runtime_seen(runtime_and_token):
     runtime, token = runtime_and_token
     first, second = await open_socket(token), await open_socket(token)
@@ -186,6 +200,23 @@ async def test_connections_are_counted_and_mark_the_runtime_seen(runtime_and_tok
     assert (await runtime_row(runtime.pk)).connected == 1
     await second.disconnect()
     assert (await runtime_row(runtime.pk)).connected == 0
+
+
+async def test_last_seen_is_written_at_most_about_once_a_second(runtime_and_token, monkeypatch):
+    seen = []
+    real_seen = services.runtime_seen
+    monkeypatch.setattr(services, "runtime_seen", lambda **kw: seen.append(kw) or real_seen(**kw))
+    monkeypatch.setattr(runtime_consumer, "SEEN_EVERY", 0.3)
+    _, token = runtime_and_token
+    comm = await open_socket(token)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for seq in range(1, 41):
+        assert (await send(comm, envelope(seq)))["type"] == "ack"
+        await asyncio.sleep(0.02)
+    elapsed = loop.time() - started
+    await comm.disconnect()
+    assert 1 <= len(seen) <= elapsed / 0.3 + 1  # not once per event (40)
 
 
 # -- accepted shapes -------------------------------------------------------------------------------------
