@@ -15,6 +15,7 @@ overestimates real tokenizers; real tokenizer counts are shown beside it.
 from __future__ import annotations
 
 from simulator.convert import to_ai_profile
+from simulator.replay.ai_profile_fast import PrefixTrimmer
 from simulator.replay.common import call_starts, fmt, ranges
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, RetryStep, SimulationResult
 from simulator.runtimes.ai_profile import (
@@ -83,38 +84,35 @@ def replay_ai_profile(
     window = provider_window if provider_window is not None else settings.limits().context_window
 
     calls: list[CallRecord] = []
+    trimmer = PrefixTrimmer(natives, tokens)
     for number, (available, message_index) in enumerate(call_starts(transcript, origins), start=1):
         full = prefix[available]
         fated: list[FateGroup] = []
-        kept: tuple[int, ...]
         trimmed = False
         drop_rule = ""
-        if budget is None or full <= budget:
-            kept = tuple(range(available))
-            sent_tokens = full
-        else:
-            result = trim_history(natives[:available], budget, tokens=tokens[:available])
-            kept, sent_tokens = result.kept_indices, result.estimate_after
-            trimmed = result.dropped > 0
-            drop_rule = f"history budget {fmt(budget)} < {fmt(full)} est.: oldest messages dropped"
-            if result.used_fallback:
+        cut = trimmer.trim(available, budget)
+        spans, sent_tokens = cut.spans, cut.estimate_after
+        if cut.dropped or cut.used_fallback:
+            trimmed = cut.dropped > 0
+            drop_rule = f"history budget {fmt(budget or 0)} < {fmt(full)} est.: oldest messages dropped"
+            if cut.used_fallback:
                 drop_rule += " (nothing fit: only the newest plain message kept)"
-            if result.reinserted_first_user is not None:
-                f = result.reinserted_first_user
-                fated.append(
-                    FateGroup(
-                        Fate.REINSERTED,
-                        f"first user message ({fmt(tokens[f])} est.) ≤ half the budget ({fmt(budget // 2)})",
-                        (f,),
-                    )
+        if cut.reinserted_first_user is not None and budget is not None:
+            f = cut.reinserted_first_user
+            fated.append(
+                FateGroup(
+                    Fate.REINSERTED,
+                    f"first user message ({fmt(tokens[f])} est.) ≤ half the budget ({fmt(budget // 2)})",
+                    (f,),
                 )
+            )
 
         retries: list[RetryStep] = []
         overflow = "none"
         if window is not None and sent_tokens + max_tokens > window:
             overflow = "failed"
-            current = tuple(natives[i] for i in kept)
-            origin = kept
+            origin = tuple(i for start, end in spans for i in range(start, end))
+            current = tuple(natives[i] for i in origin)
             for attempt in range(1, settings.max_attempts + 1):
                 round_budget = retry_budget(current)
                 result = trim_history(current, round_budget, tokens=[tokens[i] for i in origin])
@@ -147,9 +145,9 @@ def replay_ai_profile(
                 if fits:
                     overflow = "recovered"
                     break
-            kept = origin
+            spans, _ = ranges(origin)
 
-        sent, _ = ranges(kept)
+        sent = spans
         usage = transcript.messages[message_index].usage
         calls.append(
             CallRecord(

@@ -9,10 +9,12 @@ compact on purpose: what was sent is a few index ranges, and only messages whose
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from itertools import islice
+from typing import Literal, overload
 
 from simulator.jsonvalue import JSON
 
@@ -41,6 +43,60 @@ class Change:
     """1-based number of the call at which the rule fired."""
 
 
+class IndexSlice(Sequence[int]):
+    """A read-only window ``source[start:stop]`` of an ascending index list that only ever grows.
+
+    Replays record which messages a rule changed at every call; when those sets are slices of one
+    growing list (OpenClaw clears the oldest candidates first), sharing the list keeps a long session's
+    records linear in size instead of quadratic. Compares equal to any sequence with the same items.
+    """
+
+    __slots__ = ("_source", "_start", "_stop")
+
+    def __init__(self, source: Sequence[int], start: int, stop: int) -> None:
+        self._source = source
+        self._start = start
+        self._stop = max(start, stop)
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("IndexSlice index out of range")
+        return self._source[self._start + index]
+
+    def __iter__(self) -> Iterator[int]:
+        return islice(self._source, self._start, self._stop)
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, int):
+            return False
+        at = bisect_left(self._source, value, self._start, self._stop)
+        return at < self._stop and self._source[at] == value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"IndexSlice({list(self)!r})"
+
+
 @dataclass(frozen=True, slots=True)
 class FateGroup:
     """Native messages that met the same content rule at one call (kept compact: indices only).
@@ -50,7 +106,7 @@ class FateGroup:
 
     fate: Fate
     rule: str
-    indices: tuple[int, ...]
+    indices: Sequence[int]
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from simulator.replay.model import IndexSlice
 from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -49,9 +51,9 @@ class FastPrune:
     chars_after: int
     ratio_before: float | None
     ratio_after_soft_trim: float | None
-    soft_trimmed: tuple[int, ...]
-    images_replaced: tuple[int, ...]
-    hard_cleared: tuple[int, ...]
+    soft_trimmed: Sequence[int]
+    images_replaced: Sequence[int]
+    hard_cleared: Sequence[int]
     skipped: str | None
 
 
@@ -80,7 +82,9 @@ class IncrementalPruner:
         self._clear_gain = [0]  # prefix Σ (size after soft trim − placeholder size)
         self._gain_max = [0]  # running maximum of _clear_gain
         self._trimmed_pos: list[int] = []  # candidate positions whose soft trim trims text
+        self._trimmed_idx: list[int] = []  # ... and their message indices
         self._images_pos: list[int] = []  # candidate positions whose soft trim only replaces images
+        self._images_idx: list[int] = []
         self._placeholder: int | None = None
 
     def append(self, message: AgentMessage) -> None:
@@ -103,6 +107,7 @@ class IncrementalPruner:
             self._cand.append(index)
             if outcome is not None:
                 (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
+                (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
             if self._placeholder is None:
                 cleared = ToolResultMessage(
                     (text_block(self.settings.hard_clear.placeholder),),
@@ -171,12 +176,12 @@ class IncrementalPruner:
             cleared_count = min(left, hi - lo)
             after = soft_total - (self._clear_gain[lo + cleared_count] - base)
         first_soft = lo + cleared_count
-        trimmed = self._positions(self._trimmed_pos, first_soft, hi)
-        images = self._positions(self._images_pos, first_soft, hi)
-        cleared = tuple(self._cand[lo : lo + cleared_count])
+        trimmed = self._positions(self._trimmed_pos, self._trimmed_idx, first_soft, hi)
+        images = self._positions(self._images_pos, self._images_idx, first_soft, hi)
+        cleared = IndexSlice(self._cand, lo, lo + cleared_count)
         changed = bool(trimmed or images or cleared)
         return FastPrune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
 
-    def _positions(self, positions: list[int], lo: int, hi: int) -> tuple[int, ...]:
-        a, b = bisect_left(positions, lo), bisect_left(positions, hi)
-        return tuple(self._cand[p] for p in positions[a:b])
+    def _positions(self, positions: list[int], indices: list[int], lo: int, hi: int) -> IndexSlice:
+        # The lists only grow, so a slice of them stays valid for the record that keeps it.
+        return IndexSlice(indices, bisect_left(positions, lo), bisect_left(positions, hi))

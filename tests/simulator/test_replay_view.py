@@ -67,3 +67,15 @@ def test_openclaw_call_view_shows_sizes_after_pruning():
     pruned = [r for r in view.rows if r.fate in (Fate.HARD_CLEARED, Fate.SOFT_TRIMMED)]
     assert pruned and all((r.tokens_after or 0) < (r.tokens_before or 0) for r in pruned)
     assert all(r.role == "tool" for r in pruned)
+
+
+def test_index_slice_is_a_window_that_survives_the_list_growing():
+    from simulator.replay.model import IndexSlice
+
+    source = [2, 5, 9]
+    window = IndexSlice(source, 1, 3)
+    source.extend([11, 14])
+    assert list(window) == [5, 9] and len(window) == 2 and window[-1] == 9
+    assert 9 in window and 11 not in window and 2 not in window
+    assert window == (5, 9) and (5, 9) == window and window != (5,)
+    assert hash(window) == hash((5, 9))
