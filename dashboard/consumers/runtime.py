@@ -175,7 +175,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
         self._seen_at = monotonic()
         self._group = services.runtime_group(self.runtime.pk)
         await self.channel_layer.group_add(self._group, self.channel_name)
-        self._worker = asyncio.create_task(self._work())
+        self._worker = asyncio.create_task(self._work_or_close())
         await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -220,6 +220,15 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
     def _left(self) -> bool:
         # A method, not the attribute: the client may leave during any await of the worker.
         return self._gone
+
+    async def _work_or_close(self) -> None:
+        try:
+            await self._work()
+        except Exception:
+            # A worker that died silently would leave the socket open with no reply ever coming.
+            logger.exception("runtime socket worker failed")
+            if not self._left():
+                await self.close(code=CLOSE_SERVER_ERROR)
 
     async def _work(self) -> None:
         assert self.runtime is not None
