@@ -13,8 +13,7 @@ from typing import Literal
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.db.models import Count, Max, QuerySet
-from django.db.models.functions import TruncMinute
+from django.db.models import Count, Max, Q, QuerySet
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
@@ -231,28 +230,26 @@ def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
 
 def fleet_runtime_rows(*, now: datetime) -> list[RuntimeRow]:
     """Every runtime with its trims in the last hour and per minute over the last SPARK_MINUTES minutes."""
-    hour_ago = now - timedelta(hours=1)
-    hour = dict(
-        TrimEvent.objects.filter(received_at__gt=hour_ago, received_at__lte=now)
+    this_minute = now.replace(second=0, microsecond=0)
+    starts = [this_minute - timedelta(minutes=SPARK_MINUTES - 1 - i) for i in range(SPARK_MINUTES)]
+    ends = [Q(received_at__lt=start) for start in starts[1:]] + [Q(received_at__lte=now)]
+    # One pass over the hour, counted per runtime with one filtered COUNT per minute: plain range
+    # comparisons (truncating every row's timestamp in SQL is several times slower on SQLite).
+    minutes = {
+        f"m{i}": Count("id", filter=Q(received_at__gte=starts[i]) & ends[i]) for i in range(SPARK_MINUTES)
+    }
+    counted = (
+        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1), received_at__lte=now)
         .order_by()
         .values("runtime_id")
-        .annotate(n=Count("id"))
-        .values_list("runtime_id", "n")
+        .annotate(hour=Count("id"), **minutes)
+        .values_list("runtime_id", "hour", *minutes)
     )
-    this_minute = now.replace(second=0, microsecond=0)
-    start = this_minute - timedelta(minutes=SPARK_MINUTES - 1)
+    hour: dict[int, int] = {}
     buckets: dict[int, list[int]] = {}
-    per_minute = (
-        TrimEvent.objects.filter(received_at__gte=start, received_at__lte=now)
-        .order_by()
-        .annotate(minute=TruncMinute("received_at"))
-        .values("runtime_id", "minute")
-        .annotate(n=Count("id"))
-    )
-    for row in per_minute:
-        index = int((row["minute"] - start).total_seconds() // 60)
-        if 0 <= index < SPARK_MINUTES:
-            buckets.setdefault(row["runtime_id"], [0] * SPARK_MINUTES)[index] += row["n"]
+    for runtime_id, in_hour, *per_minute in counted:
+        hour[runtime_id] = in_hour
+        buckets[runtime_id] = per_minute
     rows = []
     for runtime in Runtime.objects.order_by("name"):
         counts = tuple(buckets.get(runtime.pk, [0] * SPARK_MINUTES))
