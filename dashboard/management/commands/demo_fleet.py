@@ -20,13 +20,14 @@ import asyncio
 import contextlib
 import random
 import signal
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import OperationalError, transaction
 
 from dashboard import services
 from dashboard.fleet_client import RuntimeClient, RuntimeClientClosed, backoff_delay, runtime_ws_url
@@ -188,9 +189,18 @@ def session_envelopes(session: DemoSession, *, runtime: str) -> list[dict[str, A
 def demo_runtimes_register(count: int) -> list[tuple[Runtime, str]]:
     """Fresh ``demo-runtime-1..count`` rows with new tokens (earlier ones of those names deleted)."""
     names = [f"{RUNTIME_PREFIX}{n}" for n in range(1, count + 1)]
-    with transaction.atomic():
-        Runtime.objects.filter(name__in=names).delete()
-        return [services.runtime_create(name=name, kind="zeroclaw") for name in names]
+    for attempt in range(1, 6):
+        try:
+            with transaction.atomic():
+                Runtime.objects.filter(name__in=names).delete()
+                return [services.runtime_create(name=name, kind="zeroclaw") for name in names]
+        except OperationalError as exc:
+            # SQLite (WAL): the delete reads first, and a write by the server in between (a previous
+            # demo's sockets closing) makes the upgrade to a write fail at once with "locked". Retry.
+            if "locked" not in str(exc) or attempt == 5:
+                raise
+            time.sleep(0.2 * attempt)
+    raise AssertionError("unreachable")
 
 
 def demo_transcript_ensure(session: DemoSession) -> tuple[Transcript, Profile]:
