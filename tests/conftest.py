@@ -51,8 +51,13 @@ def reset_after_fork() -> None:
 
 def _child_setup() -> None:
     from channels.testing.live import set_database_connection
+    from django.db import connections
 
     reset_after_fork()
+    # A database handle must not be used across fork (SQLite in WAL mode shares lock state through
+    # its -shm file): drop the parent's handles unused; the child opens its own on demand.
+    for conn in connections.all(initialized_only=True):
+        conn.connection = None
     set_database_connection()
 
 
@@ -68,6 +73,11 @@ def daphne_url(django_db_setup, django_db_blocker) -> Iterator[str]:
         "127.0.0.1", partial(make_application, static_wrapper=ASGIStaticFilesHandler), setup=_child_setup
     )
     with django_db_blocker.unblock():
+        # Fork with no database handle open: a SQLite file in WAL mode keeps shared lock state that a
+        # handle carried across fork corrupts (the child then stops seeing the parent's commits).
+        from django.db import connections
+
+        connections.close_all()
         proc.start()
     if not proc.ready.wait(timeout=30):
         proc.terminate()
