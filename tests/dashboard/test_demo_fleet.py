@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from functools import partial
 from io import StringIO
 
 import pytest
@@ -25,7 +23,6 @@ from dashboard.management.commands.demo_fleet import (
     trim_events,
 )
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
-from tests.conftest import _child_setup, reset_after_fork
 
 BUDGET = "context token budget exceeded"
 CAP = "history message limit exceeded"
@@ -101,35 +98,6 @@ def test_trim_events_follow_the_calls():
     )
 
 
-@pytest.fixture(scope="module")
-def fleet_server(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """A daphne process of this module's own, forked with no SQLite connection open in the parent.
-
-    With SQLite in WAL mode a child that inherits the parent's open connection keeps using the parent's
-    ``-wal``/``-shm`` files after the parent, closing what it takes for the last connection, deletes them:
-    the child then never sees rows written after that (a runtime registered in a later test is refused
-    with 4401). The session-wide ``daphne_url`` fixture forks with a connection open.
-    """
-    from channels.testing.live import make_application
-    from daphne.testing import DaphneProcess
-    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-    from django.db import connections
-
-    reset_after_fork()
-    proc = DaphneProcess(
-        "127.0.0.1", partial(make_application, static_wrapper=ASGIStaticFilesHandler), setup=_child_setup
-    )
-    with django_db_blocker.unblock():
-        connections.close_all()
-        proc.start()
-    if not proc.ready.wait(timeout=30):
-        proc.terminate()
-        raise RuntimeError("daphne did not start within 30 s")
-    yield f"http://127.0.0.1:{proc.port.value}"
-    proc.terminate()
-    proc.join(timeout=10)
-
-
 def run_demo(url: str, runtimes: int = 2) -> str:
     out = StringIO()
     call_command(
@@ -151,8 +119,7 @@ def run_demo(url: str, runtimes: int = 2) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_fleet_once_streams_every_event_over_the_real_websocket(fleet_server):
-    daphne_url = fleet_server
+def test_demo_fleet_once_streams_every_event_over_the_real_websocket(daphne_url):
     out = run_demo(daphne_url)
     expected = {n: session_envelopes(demo_session(n, 0), runtime=f"demo-runtime-{n}") for n in (1, 2)}
     total = sum(len(v) for v in expected.values())
@@ -181,8 +148,7 @@ def test_demo_fleet_once_streams_every_event_over_the_real_websocket(fleet_serve
 
 
 @pytest.mark.django_db(transaction=True)
-def test_runtime_client_against_the_real_server_dedupes_and_refuses_a_bad_token(fleet_server):
-    daphne_url = fleet_server
+def test_runtime_client_against_the_real_server_dedupes_and_refuses_a_bad_token(daphne_url):
     runtime, token = services.runtime_create(name="client-e2e")
     envelope = {
         "session_id": "e2e",
