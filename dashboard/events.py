@@ -1,6 +1,14 @@
-"""Publishing stored trim events to the browsers watching the fleet (after the commit, never before)."""
+"""Publishing stored trim events to the browsers watching the fleet (after the commit, never before).
+
+Publishing is best effort by design: the event is already stored and acknowledged, so a channel layer
+that is down (Redis restarting) must not fail the ingestion. Callers register these with
+``transaction.on_commit(..., robust=True)``, which logs the error; the fleet page reloads its feed
+when its socket reconnects.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -35,3 +43,16 @@ def event_publish(event: TrimEvent) -> None:
     layer = get_channel_layer()
     if layer is not None:
         async_to_sync(layer.group_send)(FLEET_GROUP, event_message(event))
+
+
+def event_publish_many(events: Sequence[TrimEvent]) -> None:
+    """One hop into the event loop for a whole batch (``event_publish`` costs one hop per event)."""
+    layer = get_channel_layer()
+    if layer is None or not events:
+        return
+
+    async def send_all() -> None:
+        for event in events:
+            await layer.group_send(FLEET_GROUP, event_message(event))
+
+    async_to_sync(send_all)()

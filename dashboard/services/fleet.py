@@ -12,7 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from dashboard.events import FLEET_GROUP, event_message, event_publish
+from dashboard.events import event_publish, event_publish_many
 from dashboard.fleet_schemas import (
     AcpHistoryTrimmed,
     Envelope,
@@ -77,7 +77,7 @@ def runtime_revoke(*, runtime: Runtime) -> None:
         runtime.revoked_at = timezone.now()
         runtime.save(update_fields=["revoked_at"])
         runtime_id = runtime.pk
-        transaction.on_commit(lambda: _publish_revoked(runtime_id))
+        transaction.on_commit(lambda: _publish_revoked(runtime_id), robust=True)
 
 
 def _publish_revoked(runtime_id: int) -> None:
@@ -181,7 +181,7 @@ def trim_event_ingest(
     ingested = _store(runtime, frame, payload)
     if ingested.created:
         event = ingested.event
-        transaction.on_commit(lambda: event_publish(event))
+        transaction.on_commit(lambda: event_publish(event), robust=True)
         if touch:
             Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=event.received_at)
     return ingested
@@ -203,7 +203,7 @@ def trim_events_ingest(
             results = [_store(runtime, frame, payload) for frame, payload in frames]
         created = [r.event for r in results if r.created]
         if created:
-            transaction.on_commit(lambda: _publish_all(created))
+            transaction.on_commit(lambda: event_publish_many(created), robust=True)
     return results
 
 
@@ -236,19 +236,6 @@ def _store(runtime: Runtime, frame: Frame, payload: Mapping[str, object]) -> Ing
             raise
         return Ingested(existing, False)
     return Ingested(event, True)
-
-
-def _publish_all(events: Sequence[TrimEvent]) -> None:
-    # One hop into the event loop for the whole batch; event_publish costs one hop per event.
-    layer = get_channel_layer()
-    if layer is None:
-        return
-
-    async def send_all() -> None:
-        for event in events:
-            await layer.group_send(FLEET_GROUP, event_message(event))
-
-    async_to_sync(send_all)()
 
 
 def _existing(runtime: Runtime, fields: dict[str, object]) -> TrimEvent | None:

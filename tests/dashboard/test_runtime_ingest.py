@@ -430,13 +430,13 @@ async def test_storage_failure_closes_1011_without_acks(runtime_and_token, monke
 
 async def test_ingested_event_reaches_the_fleet_group_only_after_commit(runtime_and_token, monkeypatch):
     published = []
-    real_publish = fleet_service._publish_all
+    real_publish = fleet_service.event_publish_many
 
     def checking_publish(stored):
         published.append(([event.pk for event in stored], connection.in_atomic_block))
         real_publish(stored)
 
-    monkeypatch.setattr(fleet_service, "_publish_all", checking_publish)
+    monkeypatch.setattr(fleet_service, "event_publish_many", checking_publish)
     layer = get_channel_layer()
     browser = await layer.new_channel()
     await layer.group_add(events.FLEET_GROUP, browser)
@@ -461,7 +461,7 @@ async def test_ingested_event_reaches_the_fleet_group_only_after_commit(runtime_
 def test_batch_ingest_stores_new_events_in_one_go_and_finds_resends_among_them(monkeypatch):
     runtime, _ = services.runtime_create(name="r1")
     pushed = []
-    monkeypatch.setattr(fleet_service, "_publish_all", lambda stored: pushed.append([e.pk for e in stored]))
+    monkeypatch.setattr(fleet_service, "event_publish_many", lambda stored: pushed.append([e.pk for e in stored]))
 
     def batch(*frames):
         return services.trim_events_ingest(
@@ -507,3 +507,18 @@ async def test_close_codes_and_acks_reach_a_real_client_through_daphne(daphne_ur
     assert ack["type"] == "ack" and ack["seq"] == 1 and error["type"] == "error"
     assert too_big.value.rcvd.code == 1009
     assert [r.pk for r in await rows()] == [ack["id"]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_channel_layer_that_is_down_does_not_fail_ingestion(monkeypatch):
+    """Publishing is best effort: with Redis restarting the event is still stored and acknowledged."""
+
+    def layer_down(_events):
+        raise ConnectionError("channel layer unreachable")
+
+    monkeypatch.setattr(fleet_service, "event_publish_many", layer_down)
+    runtime, _ = fleet_service.runtime_create(name="down-layer")
+    frame = parse_frame({"type": "history_trimmed", "dropped_messages": 1, "kept_turns": 2, "reason": "r"})
+    stored = fleet_service.trim_events_ingest(runtime=runtime, frames=[(frame, {"x": 1})])
+    assert len(stored) == 1 and stored[0].created
+    assert TrimEvent.objects.filter(runtime=runtime).count() == 1
