@@ -461,7 +461,9 @@ async def test_ingested_event_reaches_the_fleet_group_only_after_commit(runtime_
 def test_batch_ingest_stores_new_events_in_one_go_and_finds_resends_among_them(monkeypatch):
     runtime, _ = services.runtime_create(name="r1")
     pushed = []
-    monkeypatch.setattr(fleet_service, "event_publish_many", lambda stored: pushed.append([e.pk for e in stored]))
+    monkeypatch.setattr(
+        fleet_service, "event_publish_many", lambda stored: pushed.append([e.pk for e in stored])
+    )
 
     def batch(*frames):
         return services.trim_events_ingest(
