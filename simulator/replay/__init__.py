@@ -52,9 +52,9 @@ def changed_contents(
 ) -> dict[int, tuple[int, str]]:
     """Per native message whose content a rule changed as sent at call ``number``: ``(tokens, text)``."""
     if isinstance(profile.settings, OpenClawSettings):
-        return pruned_contents(transcript, profile.settings, result.calls[number - 1])
+        return pruned_contents(transcript, profile.settings, result.calls[number - 1], result.origins)
     if isinstance(profile.settings, ZeroClawSettings):
-        return truncated_contents(transcript, profile.settings, result)
+        return truncated_contents(transcript, profile.settings, result, result.calls[number - 1])
     return {}
 
 

@@ -19,6 +19,7 @@ result says so.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 from simulator.convert import to_openclaw
@@ -377,7 +378,7 @@ def replay_openclaw(
 
 
 def pruned_contents(
-    transcript: Transcript, settings: OpenClawSettings, call: CallRecord
+    transcript: Transcript, settings: OpenClawSettings, call: CallRecord, origins: Sequence[Sequence[int]]
 ) -> dict[int, tuple[int, str]]:
     """``(tokens, text)`` after pruning of each message ``call``'s rules changed (tokens = chars / 4).
 
@@ -387,10 +388,13 @@ def pruned_contents(
     effective = settings.effective()
     if not fated or effective is None:
         return {}
-    natives = messages_from_json(list(to_openclaw(transcript.messages).messages))
     out: dict[int, tuple[int, str]] = {}
     for index, fate in fated.items():
-        message = natives[index]
+        # Convert only the transcript messages this native came from, not the whole transcript.
+        converted = to_openclaw([transcript.messages[i] for i in origins[index]]).messages
+        if len(converted) != 1:
+            continue
+        message = messages_from_json(list(converted))[0]
         if not isinstance(message, ToolResultMessage):
             continue
         if fate is Fate.HARD_CLEARED:

@@ -27,7 +27,14 @@ from datetime import UTC, datetime
 from simulator.convert import to_zeroclaw_chat
 from simulator.jsonvalue import JSON
 from simulator.replay.common import call_starts, fmt, ranges
-from simulator.replay.model import BudgetExplanation, CallRecord, Change, Fate, RetryStep, SimulationResult
+from simulator.replay.model import (
+    BudgetExplanation,
+    CallRecord,
+    Change,
+    Fate,
+    RetryStep,
+    SimulationResult,
+)
 from simulator.runtimes.zeroclaw import (
     ChatMessage,
     HistoryTrimmed,
@@ -125,6 +132,20 @@ def replay_zeroclaw(
     spans: list[tuple[int, int]] = []
     crumb_slot: list[int | None] = [None]
 
+    entry_msg: list[ChatMessage | None] = [None] * len(natives)
+    entry_tok = [0] * len(natives)
+    entry_bound = [False] * len(natives)
+    entry_sys = [False] * len(natives)
+
+    def enter(index: int, message: ChatMessage) -> int:
+        """Append a message to the held history; returns its size."""
+        size = estimate_message_tokens(message)
+        entry_msg[index], entry_tok[index] = message, size
+        entry_bound[index], entry_sys[index] = is_boundary(message), message.role == "system"
+        held.append(message)
+        keep(index)
+        return size
+
     def keep(index: int) -> None:
         src.append(index)
         if spans and spans[-1][1] == index:
@@ -142,9 +163,18 @@ def replay_zeroclaw(
                 drop_rules[s] = rule
         held, src = list(history), sources
         spans[:], crumb_slot[0] = ranges(src)
-        held_tokens = sum(estimate_message_tokens(m) for m in held)
-        held_turns = sum(1 for m in held if is_boundary(m))
-        held_non_system = sum(1 for m in held if m.role != "system")
+        # One pass; messages unchanged since they entered reuse what was known about them then.
+        tokens_sum = turns = non_system = 0
+        for message, source in zip(held, src, strict=True):
+            if source is not None and entry_msg[source] is message:
+                tokens_sum += entry_tok[source]
+                turns += entry_bound[source]
+                non_system += not entry_sys[source]
+            else:
+                tokens_sum += estimate_message_tokens(message)
+                turns += is_boundary(message)
+                non_system += message.role != "system"
+        held_tokens, held_turns, held_non_system = tokens_sum, turns, non_system
 
     starts = call_starts(transcript, origins)
     for number, (native_start, message_index) in enumerate(starts, start=1):
@@ -169,11 +199,9 @@ def replay_zeroclaw(
                 )
             if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
                 iteration = 0  # a new user turn restarts the tool loop
-            held.append(message)
-            keep(i)
-            held_tokens += estimate_message_tokens(message)
-            held_turns += is_boundary(message)
-            held_non_system += message.role != "system"
+            held_tokens += enter(i, message)
+            held_turns += entry_bound[i]
+            held_non_system += not entry_sys[i]
         next_native = native_start
         tokens_full = prefix[native_start]
 
@@ -313,11 +341,9 @@ def replay_zeroclaw(
         if reported is not None and budget > 0 and reported > budget:
             reply_end = native_start
             while reply_end < len(natives) and origins[reply_end][:1] == (message_index,):
-                held.append(natives[reply_end])
-                keep(reply_end)
-                held_tokens += tokens[reply_end]
-                held_turns += is_boundary(natives[reply_end])
-                held_non_system += 1
+                held_tokens += enter(reply_end, natives[reply_end])
+                held_turns += entry_bound[reply_end]
+                held_non_system += not entry_sys[reply_end]
                 reply_end += 1
             next_native = reply_end
             enforced = enforce_reported_budget(
@@ -398,16 +424,18 @@ def _with(
 
 
 def truncated_contents(
-    transcript: Transcript, settings: ZeroClawSettings, result: SimulationResult
+    transcript: Transcript, settings: ZeroClawSettings, result: SimulationResult, call: CallRecord
 ) -> dict[int, tuple[int, str]]:
-    """``(tokens, content)`` of every message truncation changed when it entered the history."""
-    if not result.content_changes:
-        return {}
-    natives = to_zeroclaw_chat(transcript.messages).messages
+    """``(tokens, content)`` of the messages ``call`` sent that truncation changed when they entered."""
     out: dict[int, tuple[int, str]] = {}
     for change in result.content_changes:
-        message = _truncate(
-            ChatMessage.from_json(natives[change.native_index]), settings.max_tool_result_chars
-        )
+        if not any(start <= change.native_index < end for start, end in call.sent):
+            continue
+        # Convert only the transcript messages this native came from, not the whole transcript.
+        sources = [transcript.messages[i] for i in result.origins[change.native_index]]
+        converted = to_zeroclaw_chat(sources).messages
+        if len(converted) != 1:
+            continue
+        message = _truncate(ChatMessage.from_json(converted[0]), settings.max_tool_result_chars)
         out[change.native_index] = (change.tokens_after, message.content)
     return out

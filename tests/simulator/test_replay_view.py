@@ -81,3 +81,28 @@ def test_index_slice_is_a_window_that_survives_the_list_growing():
     assert 9 in window and 11 not in window and 2 not in window
     assert window == (5, 9) and operator.eq((5, 9), window) and window != (5,)  # both directions
     assert hash(window) == hash((5, 9))
+
+
+def test_truncated_tool_results_show_their_size_after_truncation():
+    messages = [{"role": "user", "content": "go"}]
+    for t in range(3):
+        messages += [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": f"c{t}", "type": "function", "function": {"name": "cat", "arguments": "{}"}}
+                ],
+            },
+            {"role": "tool", "tool_call_id": f"c{t}", "content": "x" * 5000},
+        ]
+    messages.append({"role": "assistant", "content": "done"})
+    transcript = parse_transcript(json.dumps(messages))
+    profile = profile_from_document({"runtime_profiles": {"d": {"max_tool_result_chars": 400}}}, name="t")
+    result = simulate(transcript, profile)
+    last = len(result.calls)
+    changed = changed_contents(transcript, profile, result, last)
+    assert len(changed) == 3 and all("characters truncated" in text for _, text in changed.values())
+    view = call_view(transcript, result, last, changed=changed)
+    truncated = [r for r in view.rows if r.fate is Fate.TRUNCATED]
+    assert len(truncated) == 3 and all(r.tokens_after < r.tokens_before for r in truncated)

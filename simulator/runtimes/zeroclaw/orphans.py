@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from simulator.jsonvalue import JSON
 from simulator.runtimes.zeroclaw import serde
@@ -60,12 +61,16 @@ class StripResult:
         return {"history": [m.to_json() for m in self.history], "stripped": self.stripped}
 
 
+# Both extractors are pure functions of immutable text, memoised because a replay sweeps the same held
+# messages before every model call.
+@lru_cache(maxsize=1 << 14)
 def extract_tool_call_id(content: str) -> str | None:
     """The ``tool_call_id`` string of a tool row's JSON content, if any."""
     ok, value = serde.parse_or_none(content)
     return serde.get_str(value, "tool_call_id") if ok else None
 
 
+@lru_cache(maxsize=1 << 14)
 def extract_assistant_tool_call_ids(content: str) -> tuple[str, ...] | None:
     """The string ids in an assistant row's ``tool_calls`` array; ``None`` when there are none."""
     ok, value = serde.parse_or_none(content)
