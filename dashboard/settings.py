@@ -84,6 +84,9 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
     )
 }
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    # Named explicitly: forked test servers (channels.testing.live) switch to TEST["NAME"].
+    DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file-backed test database: browser tests talk to a daphne process that must see the rows.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-trimscope.sqlite3")}
