@@ -113,6 +113,9 @@ else:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 5000}}
     }
+# The runtime ingestion sockets' own layer: process-local on purpose, so storing events never waits on
+# (or dies with) Redis. See dashboard/consumers/runtime.py.
+CHANNEL_LAYERS["runtime"] = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

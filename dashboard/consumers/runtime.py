@@ -149,6 +149,10 @@ def _store(
 
 
 class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no type information
+    # Ingestion must not depend on Redis: a consumer dies with its channel layer, so the runtime sockets
+    # listen on a process-local layer (revocations from this process arrive at once, from other
+    # workers through the once-a-second seen-check). The live push uses the shared layer, best effort.
+    channel_layer_alias = "runtime"
     runtime: Runtime | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:

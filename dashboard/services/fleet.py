@@ -80,8 +80,13 @@ def runtime_revoke(*, runtime: Runtime) -> None:
         transaction.on_commit(lambda: _publish_revoked(runtime_id), robust=True)
 
 
+RUNTIME_LAYER = "runtime"
+"""Process-local layer of the runtime sockets (see dashboard/consumers/runtime.py)."""
+
+
 def _publish_revoked(runtime_id: int) -> None:
-    layer = get_channel_layer()
+    # Reaches the sockets of this process at once; the others notice within a second (seen-check).
+    layer = get_channel_layer(RUNTIME_LAYER)
     if layer is not None:
         async_to_sync(layer.group_send)(runtime_group(runtime_id), {"type": "runtime.revoked"})
 

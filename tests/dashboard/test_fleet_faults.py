@@ -10,6 +10,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -187,3 +188,105 @@ def test_an_event_ingested_on_one_worker_reaches_a_watcher_on_another(django_use
             worker.join(timeout=10)
     assert TrimEvent.objects.filter(pk=event_id, runtime=runtime).exists()
     assert re.search(r"context token budget exceeded", frame)
+
+
+def _start_redis(port: int, workdir: Path) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with closing(socket.socket()) as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("redis-server did not start")
+
+
+@pytest.mark.services
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs the redis-server binary")
+def test_ingestion_goes_on_while_redis_is_down_and_live_rows_resume_after(
+    tmp_path, django_user_model, client
+):
+    """A private Redis is killed mid-stream: events are still stored and acked; after a restart rows flow."""
+    import websockets
+
+    runtime, token = runtime_create(name="redis-fault")
+    user = django_user_model.objects.create_user("redis-watcher", password="watch-password-2")
+    client.force_login(user)
+    session_key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    connection.close()
+    redis_port, port = _free_port(), _free_port()
+    redis = _start_redis(redis_port, tmp_path)
+    os.environ["TRIMSCOPE_FAULT_REDIS"] = f"redis://127.0.0.1:{redis_port}/0"
+    env_backup = os.environ.get("REDIS_URL")
+    os.environ["REDIS_URL"] = os.environ["TRIMSCOPE_FAULT_REDIS"]
+    try:
+        server = _start_daphne(port)
+    finally:
+        if env_backup is None:
+            os.environ.pop("REDIS_URL", None)
+        else:
+            os.environ["REDIS_URL"] = env_backup
+
+    async def row_arrives(seq: int) -> bool:
+        headers = {
+            "Cookie": f"{settings.SESSION_COOKIE_NAME}={session_key}",
+            "Origin": f"http://127.0.0.1:{port}",
+        }
+        async with websockets.connect(
+            f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers
+        ) as watcher:
+            await asyncio.sleep(0.3)
+            async with RuntimeClient(f"http://127.0.0.1:{port}", token, backoff_initial=0.05) as c:
+                await c.send({**_envelope(), "session_id": "redis-fault-live", "seq": seq})
+                await c.drain(timeout=10)
+            row = TrimEvent.objects.filter(runtime=runtime, session_id="redis-fault-live", seq=seq)
+            event_id = await asyncio.to_thread(lambda: row.values_list("pk", flat=True).first())
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                frame = await asyncio.wait_for(watcher.recv(), timeout=max(0.1, deadline - time.monotonic()))
+                if f'id="ev-{event_id}"' in str(frame):
+                    return True
+            return False
+
+    async def stream(count: int) -> int:
+        async with RuntimeClient(
+            f"http://127.0.0.1:{port}", token, backoff_initial=0.05, backoff_max=0.5
+        ) as c:
+            for _ in range(count):
+                await c.send(_envelope())
+            await c.drain(timeout=30)
+            return c.counters.acked
+
+    try:
+        assert asyncio.run(row_arrives(1))
+        redis.send_signal(signal.SIGKILL)
+        redis.wait(timeout=10)
+        assert asyncio.run(stream(50)) == 50  # stored and acked with the channel layer gone
+        redis = _start_redis(redis_port, tmp_path)
+        assert asyncio.run(row_arrives(2))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        redis.send_signal(signal.SIGTERM)
+        for proc in (server, redis):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    assert TrimEvent.objects.filter(runtime=runtime).count() == 52
