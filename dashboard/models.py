@@ -150,8 +150,9 @@ class TrimEvent(models.Model):
     session_id = models.CharField(max_length=200, blank=True, db_index=True)
     seq = models.BigIntegerField(null=True, blank=True)
     # NULL, not "", for "no id": the unique constraint must ignore events without one.
-    event_id = models.CharField(max_length=120, null=True, blank=True)  # noqa: DJ001
-    reason = models.CharField(max_length=200)
+    event_id = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
+    # Lengths match dashboard/fleet_schemas.py, so anything the schema accepts fits (PostgreSQL enforces).
+    reason = models.CharField(max_length=500)
     dropped_messages = models.PositiveIntegerField()
     kept_turns = models.PositiveIntegerField()
     dropped_turns = models.PositiveIntegerField(null=True, blank=True)
@@ -162,9 +163,9 @@ class TrimEvent(models.Model):
     overflow_recovery = models.CharField(
         max_length=20, blank=True, help_text="recovered / failed, when known"
     )
-    channel = models.CharField(max_length=120, blank=True)
-    agent_alias = models.CharField(max_length=120, blank=True)
-    turn_id = models.CharField(max_length=120, blank=True)
+    channel = models.CharField(max_length=500, blank=True)
+    agent_alias = models.CharField(max_length=500, blank=True)
+    turn_id = models.CharField(max_length=500, blank=True)
     call_number = models.PositiveIntegerField(null=True, blank=True, help_text="model call in the session")
     occurred_at = models.DateTimeField(help_text="the event's own time, or when it was received")
     received_at = models.DateTimeField(auto_now_add=True, db_index=True)
