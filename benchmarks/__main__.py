@@ -6,7 +6,7 @@ import argparse
 import datetime
 from pathlib import Path
 
-from benchmarks import dashboard_pages, langchain_baseline, replay
+from benchmarks import dashboard_pages, fleet_load, langchain_baseline, replay
 from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -35,6 +35,9 @@ def main() -> None:
     lines += langchain_baseline.report(numbers, at_10k) + [""]
     print("dashboard …", flush=True)
     lines += dashboard_pages.report(dashboard_pages.run()) + [""]
+    print("live ingestion …", flush=True)
+    runtimes = 20 if args.quick else 100
+    lines += fleet_load.report(fleet_load.run(runtimes=runtimes, per_runtime=200), runtimes) + [""]
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {OUT}")

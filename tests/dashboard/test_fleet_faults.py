@@ -244,14 +244,23 @@ def test_ingestion_goes_on_while_redis_is_down_and_live_rows_resume_after(
         else:
             os.environ["REDIS_URL"] = env_backup
 
-    async def row_arrives(seq: int) -> bool:
+    async def watcher_socket() -> websockets.ClientConnection:
+        # Like the page's htmx socket, retry: the first handshake after Redis restarts may still fail.
         headers = {
             "Cookie": f"{settings.SESSION_COOKIE_NAME}={session_key}",
             "Origin": f"http://127.0.0.1:{port}",
         }
-        async with websockets.connect(
-            f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers
-        ) as watcher:
+        for attempt in range(20):
+            try:
+                return await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers
+                )
+            except websockets.exceptions.InvalidStatus:
+                await asyncio.sleep(0.1 * (attempt + 1))
+        raise AssertionError("the fleet socket never came back")
+
+    async def row_arrives(seq: int) -> bool:
+        async with await watcher_socket() as watcher:
             await asyncio.sleep(0.3)
             async with RuntimeClient(f"http://127.0.0.1:{port}", token, backoff_initial=0.05) as c:
                 await c.send({**_envelope(), "session_id": "redis-fault-live", "seq": seq})
