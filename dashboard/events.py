@@ -45,14 +45,19 @@ def event_publish(event: TrimEvent) -> None:
         async_to_sync(layer.group_send)(FLEET_GROUP, event_message(event))
 
 
+BATCH_MESSAGE_EVENTS = 100
+"""Events per group message: watchers render and send a batch as one frame."""
+
+
 def event_publish_many(events: Sequence[TrimEvent]) -> None:
-    """One hop into the event loop for a whole batch (``event_publish`` costs one hop per event)."""
+    """A stored batch as few group messages as possible (one render and one frame per watcher each)."""
     layer = get_channel_layer()
     if layer is None or not events:
         return
 
     async def send_all() -> None:
-        for event in events:
-            await layer.group_send(FLEET_GROUP, event_message(event))
+        for start in range(0, len(events), BATCH_MESSAGE_EVENTS):
+            chunk = [event_message(e) for e in events[start : start + BATCH_MESSAGE_EVENTS]]
+            await layer.group_send(FLEET_GROUP, {"type": "fleet.events", "events": chunk})
 
     async_to_sync(send_all)()

@@ -20,6 +20,7 @@ from dashboard.events import FLEET_GROUP
 
 CLOSE_UNAUTHORIZED = 4401
 ROW_TEMPLATE = "dashboard/fleet.html#event-oob"
+ROWS_TEMPLATE = "dashboard/fleet.html#events-oob"
 
 
 class FleetConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no type information
@@ -52,3 +53,10 @@ class FleetConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels s
         row = selectors.feed_row_from_message(message)
         if selectors.feed_row_matches(row, self.filters):
             await self.send(text_data=render_to_string(ROW_TEMPLATE, {"row": row}))
+
+    async def fleet_events(self, message: dict[str, Any]) -> None:
+        """A stored batch: one frame with all its matching rows (newest first), one render."""
+        rows = [selectors.feed_row_from_message(m) for m in message["events"]]
+        rows = [row for row in rows if selectors.feed_row_matches(row, self.filters)]
+        if rows:
+            await self.send(text_data=render_to_string(ROWS_TEMPLATE, {"rows": rows[::-1]}))

@@ -117,3 +117,17 @@ async def test_session_filter_and_disconnect_leaves_the_group():
     await asyncio.sleep(0)
     if isinstance(layer, InMemoryChannelLayer):  # with Redis the group lives in the server
         assert not layer.groups.get(FLEET_GROUP)
+
+
+async def test_a_stored_batch_arrives_as_one_frame_newest_first_and_escaped():
+    """A batch published after commit is rendered once: one frame, newest row on top, all escaped."""
+    communicator = await _connect(cookie=await _session_cookie())
+    first = await _stored_message("alpha", "s-1", "<i>first</i>")
+    second = await _stored_message("alpha", "s-1", "second")
+    await get_channel_layer().group_send(FLEET_GROUP, {"type": "fleet.events", "events": [first, second]})
+    html = await communicator.receive_from(timeout=2)
+    assert html.count("<li") == 2
+    assert html.index(f'id="ev-{second["id"]}"') < html.index(f'id="ev-{first["id"]}"')
+    assert "<i>first</i>" not in html and "&lt;i&gt;first&lt;/i&gt;" in html
+    assert await communicator.receive_nothing(timeout=0.2)
+    await communicator.disconnect()

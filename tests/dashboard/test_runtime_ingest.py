@@ -448,8 +448,9 @@ async def test_ingested_event_reaches_the_fleet_group_only_after_commit(runtime_
     await comm.disconnect()
 
     assert published == [([ack["id"]], False)]  # published once, outside any transaction (committed)
-    assert message["type"] == "fleet.event" and message["id"] == ack["id"]
-    assert message["runtime"] == "r1" and message["session_id"] == "s-1" and message["tokens_before"] == 100
+    assert message["type"] == "fleet.events" and [e["id"] for e in message["events"]] == [ack["id"]]
+    (event,) = message["events"]
+    assert event["runtime"] == "r1" and event["session_id"] == "s-1" and event["tokens_before"] == 100
     assert duplicate["duplicate"] is True
     with pytest.raises(asyncio.TimeoutError):  # a duplicate is not pushed again
         await asyncio.wait_for(layer.receive(browser), 0.3)
