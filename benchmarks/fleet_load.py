@@ -286,5 +286,9 @@ def report(n: dict[str, float], runtimes: int = 100) -> list[str]:
 
 
 if __name__ == "__main__":
-    result = run(*(int(a) for a in sys.argv[1:3]))
-    print("\n".join(report(result)))
+    # ``python -m benchmarks.fleet_load [RUNTIMES [PER_RUNTIME]] [--json]``: its own process, because the
+    # throwaway database is chosen when Django starts.
+    args = [a for a in sys.argv[1:] if a != "--json"]
+    count = int(args[0]) if args else 100
+    result = run(count, *(int(a) for a in args[1:2]))
+    print(json.dumps(result) if "--json" in sys.argv else "\n".join(report(result, count)))
