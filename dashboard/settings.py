@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "channels",
+    "ninja",  # serves the /api/docs Swagger UI from its own static files, not a CDN
     "django_htmx",
     "template_partials",
     "dashboard",

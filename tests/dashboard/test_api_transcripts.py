@@ -82,3 +82,12 @@ def test_oversized_transcript_is_413(api, settings):
 def test_session_auth_works_for_the_browser(operator_client):
     response = operator_client.get("/api/transcripts")
     assert response.status_code == 200
+
+
+def test_openapi_docs_are_served_without_a_cdn(operator_client):
+    response = operator_client.get("/api/docs")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "swagger-ui-bundle.js" in body and "/static/ninja/" in body
+    assert "cdn." not in body and "unpkg" not in body and "jsdelivr" not in body
+    assert operator_client.get("/api/openapi.json").json()["info"]["title"] == "Trimscope API"
