@@ -249,13 +249,18 @@ def profile_from_document(doc: JSON, *, name: str) -> Profile:
     return Profile(name, runtime, _openclaw(doc))
 
 
-def profile_from_text(text: str, *, name: str, syntax: Literal["toml", "json", "auto"] = "auto") -> Profile:
-    """Parse a TOML or JSON profile text (``auto``: JSON when it starts with ``{``)."""
-    stripped = text.lstrip()
-    use_json = syntax == "json" or (syntax == "auto" and stripped.startswith("{"))
+def profile_document_from_text(
+    text: str, *, syntax: Literal["toml", "json", "auto"] = "auto"
+) -> dict[str, JSON]:
+    """A TOML or JSON profile text as a document, not yet validated (``auto``: JSON if it starts with ``{``).
+
+    Raises:
+        ProfileError: ``(document)`` for a syntax error or a non-table document; the key's path for a
+            TOML date/time, which has no JSON form and no place in a profile.
+    """
+    use_json = syntax == "json" or (syntax == "auto" and text.lstrip().startswith("{"))
     try:
-        # TOML dates/times have no JSON form; as strings they fail the typed field checks clearly.
-        doc: JSON = json.loads(text if use_json else json.dumps(tomllib.loads(text), default=str))
+        doc: JSON = json.loads(text) if use_json else _toml_json(tomllib.loads(text))
     except json.JSONDecodeError as exc:
         raise ProfileError(
             "(document)",
@@ -264,7 +269,26 @@ def profile_from_text(text: str, *, name: str, syntax: Literal["toml", "json", "
         ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError("(document)", f"invalid TOML: {exc}", allowed="a TOML document") from exc
-    return profile_from_document(doc, name=name)
+    if not isinstance(doc, dict):
+        raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
+    return doc
+
+
+def _toml_json(value: object, path: str = "") -> JSON:
+    if isinstance(value, dict):
+        return {str(k): _toml_json(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_toml_json(v, path) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise ProfileError(
+        path or "(document)", f"is a TOML date/time ({value})", allowed="a number, string or boolean"
+    )
+
+
+def profile_from_text(text: str, *, name: str, syntax: Literal["toml", "json", "auto"] = "auto") -> Profile:
+    """Parse and validate a TOML or JSON profile text."""
+    return profile_from_document(profile_document_from_text(text, syntax=syntax), name=name)
 
 
 # -- writing ------------------------------------------------------------------------------------------

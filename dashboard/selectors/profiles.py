@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
@@ -23,6 +22,7 @@ from simulator.presets import PRESETS, Preset, preset_get
 from simulator.profiles import Profile as DomainProfile
 from simulator.profiles import (
     detect_runtime,
+    profile_document_from_text,
     profile_from_document,
     profile_to_document,
     profile_to_json,
@@ -355,38 +355,8 @@ def _knob_value(knob: Knob, raw: str | None) -> tuple[bool, JSON]:
 
 
 def profile_document_parse(*, text: str, syntax: Literal["toml", "json", "auto"] = "auto") -> dict[str, JSON]:
-    """A TOML or JSON profile text as a document (not yet validated).
-
-    Raises:
-        ProfileError: ``(document)`` for a syntax error or a date (which has no JSON form).
-    """
-    use_json = syntax == "json" or (syntax == "auto" and text.lstrip().startswith("{"))
-    try:
-        doc: JSON = json.loads(text) if use_json else _toml_json(tomllib.loads(text))
-    except json.JSONDecodeError as exc:
-        raise ProfileError(
-            "(document)",
-            f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
-            allowed="a JSON object",
-        ) from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ProfileError("(document)", f"invalid TOML: {exc}", allowed="a TOML document") from exc
-    if not isinstance(doc, dict):
-        raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
-    return doc
-
-
-def _toml_json(value: object, path: str = "") -> JSON:
-    if isinstance(value, dict):
-        return {str(k): _toml_json(v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_toml_json(v, path) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    # TOML dates and times have no place in a profile; say where instead of failing later.
-    raise ProfileError(
-        path or "(document)", f"is a TOML date/time ({value})", allowed="a number, string or boolean"
-    )
+    """A TOML or JSON profile text as a document (not yet validated)."""
+    return profile_document_from_text(text, syntax=syntax)
 
 
 def profile_document_from_form(
