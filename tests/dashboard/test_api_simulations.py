@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from ninja.testing import TestClient
 
@@ -12,27 +10,9 @@ from dashboard.api import api as ninja_api
 from dashboard.models import Profile, SimulationRun
 from dashboard.selectors import simulations as simulation_selectors
 from dashboard.selectors import transcripts as transcript_selectors
+from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
-
-
-def _chat(turns: int) -> str:
-    """A chat with a big tool result per turn, so a small ZeroClaw budget has to trim it."""
-    messages: list[dict[str, object]] = [{"role": "system", "content": "be brief"}]
-    for t in range(turns):
-        messages += [
-            {"role": "user", "content": f"task {t}"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": f"c{t}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
-                ],
-            },
-            {"role": "tool", "tool_call_id": f"c{t}", "content": "line\n" * 400},
-            {"role": "assistant", "content": f"done {t}"},
-        ]
-    return json.dumps(messages)
 
 
 def _zeroclaw(max_context_tokens: int) -> dict[str, object]:
@@ -51,7 +31,7 @@ def api(operator):
 
 @pytest.fixture
 def transcript(operator):
-    return services.transcript_import(text=_chat(8), name="chat", user=operator)
+    return services.transcript_import(text=tool_heavy_chat(8), name="chat", user=operator)
 
 
 @pytest.fixture
@@ -179,7 +159,7 @@ def test_list_is_newest_first_and_summary_only(api, transcript, tight, loose):
 
 
 def test_list_filters_by_transcript(api, transcript, tight, operator):
-    other = services.transcript_import(text=_chat(2), name="other", user=operator)
+    other = services.transcript_import(text=tool_heavy_chat(2), name="other", user=operator)
     api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk})
     api.post("/simulations", json={"transcript_id": other.pk, "profile_id": tight.pk})
     rows = api.get(f"/simulations?transcript_id={other.pk}").json()

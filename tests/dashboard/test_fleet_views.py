@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -13,6 +12,7 @@ from django.utils import timezone
 from dashboard import selectors, services
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
 from dashboard.selectors.fleet_watch import alert_rules
+from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
 
@@ -45,24 +45,6 @@ def runtimes():
     alpha, _ = services.runtime_create(name="alpha")
     beta, _ = services.runtime_create(name="beta", kind="openclaw")
     return alpha, beta
-
-
-def _chat(turns: int) -> str:
-    messages = [{"role": "system", "content": "be brief"}]
-    for t in range(turns):
-        messages += [
-            {"role": "user", "content": f"task {t}"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": f"c{t}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
-                ],
-            },
-            {"role": "tool", "tool_call_id": f"c{t}", "content": "line\n" * 400},
-            {"role": "assistant", "content": f"done {t}"},
-        ]
-    return json.dumps(messages)
 
 
 # The fleet page
@@ -199,7 +181,7 @@ def test_session_page_links_each_event_to_the_simulation_when_the_transcript_is_
 ):
     alpha, _ = runtimes
     services.demo_profiles_ensure()
-    transcript = services.transcript_import(text=_chat(40), name="chat", user=operator)
+    transcript = services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
     Transcript.objects.filter(pk=transcript.pk).update(session_id="s-sim")
     now = timezone.now()
     _event(alpha, "s-sim", occurred_at=now - timedelta(minutes=2), call_number=7)

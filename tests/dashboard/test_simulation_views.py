@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -10,31 +9,14 @@ from django.urls import reverse
 
 from dashboard import services
 from dashboard.models import Profile
+from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
 
 
-def _chat(turns: int, extra: str = "") -> str:
-    messages = [{"role": "system", "content": "be brief"}]
-    for t in range(turns):
-        messages += [
-            {"role": "user", "content": f"task {t} {extra}"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {"id": f"c{t}", "type": "function", "function": {"name": "read", "arguments": "{}"}}
-                ],
-            },
-            {"role": "tool", "tool_call_id": f"c{t}", "content": "line\n" * 400},
-            {"role": "assistant", "content": f"done {t}"},
-        ]
-    return json.dumps(messages)
-
-
 @pytest.fixture
 def setup(operator):
-    transcript = services.transcript_import(text=_chat(12), name="chat", user=operator)
+    transcript = services.transcript_import(text=tool_heavy_chat(12), name="chat", user=operator)
     services.demo_profiles_ensure()
     zeroclaw = Profile.objects.get(runtime="zeroclaw")
     openclaw = Profile.objects.get(runtime="openclaw")
@@ -107,7 +89,7 @@ def test_tokenizer_count_loads_separately(operator_client, setup):
 
 def test_transcript_content_is_escaped_in_the_simulation(operator_client, operator):
     hostile = services.transcript_import(
-        text=_chat(3, extra="<script>alert(1)</script>"), name="x", user=operator
+        text=tool_heavy_chat(3, user_suffix="<script>alert(1)</script>"), name="x", user=operator
     )
     services.demo_profiles_ensure()
     profile = Profile.objects.get(runtime="zeroclaw")
