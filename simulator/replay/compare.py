@@ -29,18 +29,28 @@ def _merge(spans: list[tuple[int, int]]) -> Spans:
     return tuple(out)
 
 
-def sent_transcript_spans(result: SimulationResult, call: CallRecord, transcript: Transcript) -> Spans:
-    """Transcript index spans whose messages this call sent (in any form)."""
+def system_indices(transcript: Transcript) -> tuple[int, ...]:
+    return tuple(i for i, m in enumerate(transcript.messages) if m.role is Role.SYSTEM)
+
+
+def sent_transcript_spans(
+    result: SimulationResult,
+    call: CallRecord,
+    transcript: Transcript,
+    *,
+    systems: Sequence[int] | None = None,
+) -> Spans:
+    """Transcript index spans whose messages this call sent (in any form).
+
+    ``systems`` is :func:`system_indices` of the transcript, for callers that ask about every call.
+    """
     spans: list[tuple[int, int]] = []
     for start, end in call.sent:
         if end > start:
             spans.append((result.origins[start][0], result.origins[end - 1][-1] + 1))
     if result.runtime != "zeroclaw":
-        spans.extend(
-            (i, i + 1)
-            for i, m in enumerate(transcript.messages[: call.message_index])
-            if m.role is Role.SYSTEM
-        )
+        known = system_indices(transcript) if systems is None else systems
+        spans.extend((i, i + 1) for i in known[: bisect_left(known, call.message_index)])
     return _merge(spans)
 
 
@@ -98,12 +108,13 @@ def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comp
     if len(results) < 2:
         raise ValueError("a comparison needs at least two results")
     count = min(len(r.calls) for r in results)
+    systems = system_indices(transcript)
     rows: list[CompareRow] = []
     first: int | None = None
     for k in range(count):
         calls = [r.calls[k] for r in results]
         views = [
-            (sent_transcript_spans(r, c, transcript), changed_transcript_indices(r, c))
+            (sent_transcript_spans(r, c, transcript, systems=systems), changed_transcript_indices(r, c))
             for r, c in zip(results, calls, strict=True)
         ]
         differs = any(v != views[0] for v in views[1:])
@@ -124,7 +135,7 @@ def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comp
         lost = 0
         if r.calls:
             last = r.calls[-1]
-            sent = sum(e - s for s, e in sent_transcript_spans(r, last, transcript))
+            sent = sum(e - s for s, e in sent_transcript_spans(r, last, transcript, systems=systems))
             lost = last.message_index - sent
         summaries.append(
             CompareSummary(r.profile_name, r.runtime, r.total_tokens_sent, r.trims, r.overflow_failures, lost)
