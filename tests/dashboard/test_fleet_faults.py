@@ -60,14 +60,21 @@ def _start_daphne(port: int) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
+    return _listening(proc, port, "daphne", 30)
+
+
+def _listening(
+    proc: subprocess.Popen[bytes], port: int, what: str, seconds: float
+) -> subprocess.Popen[bytes]:
+    """Wait until ``proc`` accepts connections on ``port``; kill it and fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         with closing(socket.socket()) as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return proc
         time.sleep(0.05)
     proc.kill()
-    raise RuntimeError("daphne did not start")
+    raise RuntimeError(f"{what} did not start")
 
 
 def _envelope() -> dict[str, object]:
@@ -208,14 +215,7 @@ def _start_redis(port: int, workdir: Path) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        with closing(socket.socket()) as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return proc
-        time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("redis-server did not start")
+    return _listening(proc, port, "redis-server", 10)
 
 
 @pytest.mark.services
