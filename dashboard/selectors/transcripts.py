@@ -1,7 +1,13 @@
-"""Reads. Parsed transcripts are rebuilt from the stored text and memoised by content hash."""
+"""Reads. Parsed transcripts are rebuilt from the stored text and memoised by content hash.
+
+The upload's own parse is remembered too (``transcript_parse``), so the first page after an upload does
+not parse the same text again.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from functools import lru_cache
 
 from django.conf import settings
@@ -21,23 +27,46 @@ def transcript_get(*, transcript_id: int) -> Transcript | None:
     return Transcript.objects.filter(pk=transcript_id).first()
 
 
-@lru_cache(maxsize=16)
-def _parsed(sha256: str, fmt: str, text: str) -> ParsedTranscript:
-    del sha256  # part of the key only: two rows with the same text share one parse
-    return parse_transcript(text, format=fmt)
+_PARSED_KEPT = 16
+_parsed: OrderedDict[tuple[str, str], ParsedTranscript] = OrderedDict()
+"""Recently parsed transcripts by (sha256 of the text, format); two rows with one text share a parse."""
+
+
+def _remember(key: tuple[str, str], parsed: ParsedTranscript) -> ParsedTranscript:
+    _parsed[key] = parsed
+    _parsed.move_to_end(key)
+    while len(_parsed) > _PARSED_KEPT:
+        _parsed.popitem(last=False)
+    return parsed
+
+
+def transcript_parse(*, text: str, format: str | None = None, source: str | None = None) -> ParsedTranscript:
+    """Parse an upload (raising ``TranscriptParseError``) and remember the result for its first views."""
+    parsed = parse_transcript(text, format=format, source=source)
+    return _remember((text_sha256(text), parsed.format), parsed)
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def transcript_parsed(*, transcript: Transcript) -> ParsedTranscript:
-    return _parsed(transcript.sha256, transcript.format, transcript.source_text)
+    key = (transcript.sha256, transcript.format)
+    hit = _parsed.get(key)
+    if hit is not None:
+        _parsed.move_to_end(key)
+        return hit
+    return _remember(key, parse_transcript(transcript.source_text, format=transcript.format))
 
 
 @lru_cache(maxsize=16)
-def _overview(sha256: str, fmt: str, text: str) -> TranscriptOverview:
-    return overview(_parsed(sha256, fmt, text))
+def _overview(sha256: str, fmt: str, transcript_id: int) -> TranscriptOverview:
+    del sha256, fmt  # the key: the content, whichever row holds it
+    return overview(transcript_parsed(transcript=Transcript.objects.get(pk=transcript_id)))
 
 
 def transcript_overview(*, transcript: Transcript) -> TranscriptOverview:
-    return _overview(transcript.sha256, transcript.format, transcript.source_text)
+    return _overview(transcript.sha256, transcript.format, transcript.pk)
 
 
 def upload_limit() -> int:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 
 from dashboard.models import Transcript
-from simulator.importers import parse_transcript
+from dashboard.selectors.transcripts import text_sha256, transcript_parse
 from simulator.overview import summarize
 
 
@@ -22,13 +20,13 @@ def transcript_import(
     user: User | AnonymousUser | None = None,
 ) -> Transcript:
     """Parse ``text`` and store it. Raises ``TranscriptParseError`` before anything is written."""
-    parsed = parse_transcript(text, format=format or None, source=source)
+    parsed = transcript_parse(text=text, format=format or None, source=source)
     summary = summarize(parsed)
     return Transcript.objects.create(
         name=(name.strip() or source or parsed.title or "transcript")[:200],
         format=parsed.format,
         source_text=text,
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        sha256=text_sha256(text),
         size_bytes=len(text.encode("utf-8")),
         session_id=(parsed.session_id or "")[:200],
         message_count=summary.message_count,

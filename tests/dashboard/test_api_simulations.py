@@ -75,7 +75,7 @@ def test_get_recomputes_exactly_what_post_returned(api, transcript, tight):
     created = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk}).json()
     # Drop the memoised parse and replay so the GET really replays from the stored text and document.
     simulation_selectors._replay.cache_clear()
-    transcript_selectors._parsed.cache_clear()
+    transcript_selectors._parsed.clear()
     fetched = api.get(f"/simulations/{created['id']}")
     assert fetched.status_code == 200
     assert fetched.json() == created
