@@ -117,39 +117,22 @@ def _explain(settings: OpenClawSettings) -> BudgetExplanation:
     return BudgetExplanation(soft, "softTrimRatio × window", steps, window, source)
 
 
-def _groups(result: PruneResult) -> tuple[FateGroup, ...]:
-    soft: list[int] = []
-    images: list[int] = []
-    hard: list[int] = []
-    for fate in result.fates:
-        if isinstance(fate, HardCleared):
-            hard.append(fate.index)
-        elif isinstance(fate, SoftTrimmed):
-            (soft if fate.trimmed else images).append(fate.index)
-    ratio = result.ratio_before or 0.0
-    out: list[FateGroup] = []
-    if soft:
-        out.append(
-            FateGroup(
-                Fate.SOFT_TRIMMED,
-                f"soft trim: ratio {ratio:.2f} ≥ softTrimRatio {result.soft_trim_ratio:g}",
-                tuple(soft),
-            )
-        )
-    if images:
-        out.append(
-            FateGroup(Fate.IMAGE_REPLACED, "images in tool results replaced during soft trim", tuple(images))
-        )
-    if hard:
-        after_soft = result.ratio_after_soft_trim or 0.0
-        out.append(
-            FateGroup(
-                Fate.HARD_CLEARED,
-                f"hard clear: ratio {after_soft:.2f} ≥ hardClearRatio {result.hard_clear_ratio:g}",
-                tuple(hard),
-            )
-        )
-    return tuple(out)
+def _as_view(result: PruneResult) -> FastPrune:
+    """The reference pruner's result in the incremental pruner's terms, so both share one rendering."""
+    soft = tuple(f.index for f in result.fates if isinstance(f, SoftTrimmed) and f.trimmed)
+    images = tuple(f.index for f in result.fates if isinstance(f, SoftTrimmed) and not f.trimmed)
+    hard = tuple(f.index for f in result.fates if isinstance(f, HardCleared))
+    return FastPrune(
+        not result.returned_same,
+        result.chars_before,
+        result.chars_after,
+        result.ratio_before,
+        result.ratio_after_soft_trim,
+        soft,
+        images,
+        hard,
+        result.skipped,
+    )
 
 
 def _gate_note(
@@ -207,7 +190,7 @@ def _fast_step(
     return pruner.prune(end)
 
 
-def _fast_groups(view: FastPrune, effective: EffectivePruningSettings) -> tuple[FateGroup, ...]:
+def _fate_groups(view: FastPrune, effective: EffectivePruningSettings) -> tuple[FateGroup, ...]:
     ratio = view.ratio_before or 0.0
     out: list[FateGroup] = []
     if view.soft_trimmed:
@@ -311,7 +294,7 @@ def replay_openclaw(
                     state = TtlGateState(last_cache_touch_at=now)
                 result = None
                 if view is not None and view.changed:
-                    fated = _fast_groups(view, effective)
+                    fated = _fate_groups(view, effective)
                     sent_chars = view.chars_after
                     trimmed = True
                 elif view is not None:
@@ -338,7 +321,7 @@ def replay_openclaw(
                     explain=False,
                 )
             if result is not None and not result.returned_same:
-                fated = _groups(result)
+                fated = _fate_groups(_as_view(result), effective)
                 sent_chars = result.chars_after
                 trimmed = True
             elif result is not None:
