@@ -132,11 +132,11 @@ def test_fleet_screens_fit_the_width(
 ) -> None:
     from dashboard import services
     from dashboard.models import Transcript
-    from tests.dashboard.test_fleet_views import _chat
+    from tests.support import tool_heavy_chat
 
     # The session's transcript is known, so the session page links each trim to the simulation.
     services.demo_profiles_ensure()
-    transcript = services.transcript_import(text=_chat(40), name="edge session", user=operator)
+    transcript = services.transcript_import(text=tool_heavy_chat(40), name="edge session", user=operator)
     Transcript.objects.filter(pk=transcript.pk).update(session_id=LONG_SESSION.format(0))
     for i in range(8):
         runtime.send(
