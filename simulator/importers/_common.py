@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from simulator.jsonvalue import JSON, as_int, as_object, as_str, type_name
-from simulator.transcript import ImagePart, Message, Part, Role, TextPart, ToolResult, Usage
+from simulator.transcript import ImagePart, Message, Part, Role, SkippedLine, TextPart, ToolResult, Usage
 
 
 class BadInput(Exception):
@@ -42,19 +42,25 @@ class Document:
 
     ``value`` is the whole text as one JSON value (``None`` with ``is_json=False`` when the text is JSONL).
     ``records`` holds ``(1-based line, value)`` per non-blank line when the text is JSONL, or a single
-    record when the whole text is one JSON object (a one-line JSONL file), else ``None``.
+    record when the whole text is one JSON object (a one-line JSONL file), else ``None``. ``skipped`` names
+    the lines of a JSON-lines text that were left out (invalid JSON, or a value that is not an object).
     """
 
     is_json: bool
     value: JSON
     records: tuple[tuple[int, JSON], ...] | None
+    skipped: tuple[SkippedLine, ...] = ()
 
 
 def decode(text: str) -> Document:
     """Decode ``text`` as one JSON value, falling back to JSON lines.
 
+    A multi-line text that is not one JSON value is read as JSON lines when its first line, or at least half
+    of its lines, are JSON objects; the other lines are listed in ``Document.skipped``.
+
     Raises:
-        JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON.
+        JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON, when the text
+            is neither one JSON value nor JSON lines.
     """
     try:
         value: JSON = json.loads(text)
@@ -73,26 +79,27 @@ def _first_content_line(text: str) -> int:
 
 def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    first_ok = False
-    if len(lines) > 1:
-        try:
-            first_ok = isinstance(json.loads(lines[0][1]), dict)
-        except json.JSONDecodeError:
-            first_ok = False
-    if not first_ok:
-        # Not line oriented: report the position the whole-text parse stopped at.
-        raise JsonDecodeFailure(
-            f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
-            whole_error.lineno,
-        )
     records: list[tuple[int, JSON]] = []
+    skipped: list[SkippedLine] = []
     for number, line in lines:
         try:
             value: JSON = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise JsonDecodeFailure(f"invalid JSON: {exc.msg} (column {exc.colno})", number) from None
-        records.append((number, value))
-    return Document(is_json=False, value=None, records=tuple(records))
+            skipped.append(SkippedLine(number, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            continue
+        if isinstance(value, dict):
+            records.append((number, value))
+        else:
+            skipped.append(SkippedLine(number, f"not a JSON object ({type_name(value)})"))
+    first_is_record = bool(records) and records[0][0] == lines[0][0]
+    # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
+    # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
+    if len(lines) < 2 or not records or not (first_is_record or 2 * len(records) >= len(lines)):
+        raise JsonDecodeFailure(
+            f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
+            whole_error.lineno,
+        )
+    return Document(is_json=False, value=None, records=tuple(records), skipped=tuple(skipped))
 
 
 @contextmanager

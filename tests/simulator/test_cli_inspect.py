@@ -101,7 +101,7 @@ def test_inspect_reports_orphans_and_duplicate_ids(tmp_path, capsys):
 
 def test_inspect_exits_2_with_the_typed_error_on_stderr(tmp_path, capsys):
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"type":"session","version":3,"id":"s"}\n{"type":"message",\n', encoding="utf-8")
+    path.write_text('{"type":"session","version":3,\n{"type":"message",\n', encoding="utf-8")
     assert main(["inspect", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
