@@ -26,6 +26,7 @@ from dashboard.services.profiles import (
 from dashboard.services.simulations import simulation_create, simulation_delete
 from dashboard.services.tokens import api_token_create, api_token_revoke
 from dashboard.services.transcripts import (
+    TranscriptAlreadyStored,
     transcript_delete,
     transcript_import,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "ProfileNameTaken",
     "RuntimeInvalid",
     "RuntimeNameTaken",
+    "TranscriptAlreadyStored",
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",

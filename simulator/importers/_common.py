@@ -80,17 +80,18 @@ def _first_content_line(text: str) -> int:
 def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     records: list[tuple[int, JSON]] = []
-    skipped: list[SkippedLine] = []
+    others: list[tuple[int, str, str | None]] = []
     for number, line in lines:
+        if not line.lstrip().startswith("{"):
+            # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
+            others.append((number, line, None))
+            continue
         try:
             value: JSON = json.loads(line)
         except json.JSONDecodeError as exc:
-            skipped.append(SkippedLine(number, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
             continue
-        if isinstance(value, dict):
-            records.append((number, value))
-        else:
-            skipped.append(SkippedLine(number, f"not a JSON object ({type_name(value)})"))
+        records.append((number, value))
     first_is_record = bool(records) and records[0][0] == lines[0][0]
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
     # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
@@ -99,7 +100,16 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
             f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
             whole_error.lineno,
         )
-    return Document(is_json=False, value=None, records=tuple(records), skipped=tuple(skipped))
+    skipped = tuple(SkippedLine(n, reason or _not_an_object(line)) for n, line, reason in others)
+    return Document(is_json=False, value=None, records=tuple(records), skipped=skipped)
+
+
+def _not_an_object(line: str) -> str:
+    try:
+        value: JSON = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    return f"not a JSON object ({type_name(value)})"
 
 
 @contextmanager
