@@ -107,7 +107,11 @@ def test_entries_without_ids_and_without_a_header_are_migrated_too():
         {"type": "message", "message": {"role": "user", "content": "q"}},
         {
             "type": "message",
-            "message": {"role": "assistant", "content": [{"type": "text", "text": "a"}], "stopReason": "stop"},
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "a"}],
+                "stopReason": "stop",
+            },
         },
     ]
     transcript = parse_transcript(_lines(entries), format="openclaw")
@@ -258,7 +262,9 @@ def test_yaml_aliases_that_expand_beyond_the_document_are_refused():
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n"
     for level in "bcdefghi":
         prev = chr(ord(level) - 1)
-        bomb += f"{level}: &{level} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        bomb += (
+            f"{level}: &{level} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        )
     bomb += "history: *i\n"
     with pytest.raises(TranscriptParseError) as info:
         parse_transcript(bomb)
