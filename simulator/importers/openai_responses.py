@@ -204,6 +204,11 @@ def add_item(builder: _Builder, raw: JSON, source: SourceRef, stamp: int | None 
                 raw=raw,
             )
         )
+    elif kind == "compaction":
+        # The same words as the compacted-line note: an encrypted compaction item cannot be read or sized.
+        builder.warnings.append(
+            f"{_where(source)}: 1 opaque item(s) (encrypted compaction) are not sent in the replay"
+        )
     elif kind in _HOSTED:
         builder.warnings.append(f"{_where(source)}: {kind} item not modelled (skipped)")
     else:
