@@ -19,8 +19,8 @@ class TranscriptAlreadyStored(SimulatorError):
         self.existing = existing
         url = reverse("transcript-detail", args=[existing.pk])
         super().__init__(
-            f"this content is already stored as transcript {existing.pk} ({existing.name!r}); set store_copy (API) or tick \"Store a copy\""
-            " to store it again",
+            f"this content is already stored as transcript {existing.pk} ({existing.name!r});"
+            ' set store_copy (API) or tick "Store a copy" to store it again',
             {
                 "transcript_id": existing.pk,
                 "name": existing.name,

@@ -208,9 +208,13 @@ def demo_transcript_ensure(session: DemoSession) -> tuple[Transcript, Profile]:
     text = session.transcript_text()
     transcript = Transcript.objects.filter(session_id=session.session_id).first()
     if transcript is None or transcript.source_text != text:
-        transcript = services.transcript_import(
-            text=text, name=f"Demo fleet: session {session.session_id}", format="openclaw"
-        )
+        try:
+            transcript = services.transcript_import(
+                text=text, name=f"Demo fleet: session {session.session_id}", format="openclaw"
+            )
+        except services.TranscriptAlreadyStored as exc:
+            # The same text is stored under another name: that row is the session's transcript.
+            transcript = exc.existing
     name = f"Demo fleet · {session.plan.label}"[:120]
     profile = Profile.objects.filter(name=name).first()
     if profile is None:
