@@ -310,3 +310,17 @@ def test_codex_remote_compaction_is_described_by_one_note():
         " (1 messages); 1 opaque item(s) (encrypted compaction) are not sent in the replay"
     ]
     assert transcript.messages[0].text == "run the tests"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"role": "developer", "content": "be brief"}, {"role": "user", "content": "hi"}]',
+        '[{"role": "user", "content": "hi"}, {"role": "developer", "content": "be brief"},'
+        ' {"role": "user", "content": "more"}]',
+    ],
+)
+def test_chat_completions_developer_messages_are_developer_instructions_too(text):
+    transcript = parse_transcript(text)
+    developer = [m for m in transcript.messages if m.variant == "developer_instructions"]
+    assert [(m.role, m.text) for m in developer] == [(Role.SYSTEM, "be brief")]
