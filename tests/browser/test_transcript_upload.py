@@ -69,6 +69,8 @@ def test_upload_a_swe_agent_yaml_demo_then_the_same_file_links_to_it(
     page.get_by_role("button", name="Upload").click()
     notice = page.locator("#upload-duplicate")
     expect(notice).to_contain_text("already stored as")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "upload-duplicate.png"), full_page=True)
     notice.get_by_role("link", name="swe_agent_demo.yaml").click()
     expect(page).to_have_url(detail_url)
     assert errors == []
