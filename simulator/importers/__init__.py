@@ -220,7 +220,7 @@ def _decode(text: str, tried: tuple[str, ...], source: str | None) -> tuple[Docu
     try:
         return decode(text), False
     except JsonDecodeFailure as exc:
-        if not looks_like_yaml_document(text):
+        if not looks_like_yaml_document(text) and not exc.at_start:
             # Text that opens like JSON is a broken JSON document: say where it breaks.
             raise TranscriptParseError(
                 exc.reason, formats_tried=tried, line=exc.line, source=source

@@ -30,10 +30,13 @@ class BadInput(Exception):
 class JsonDecodeFailure(Exception):
     """The text is neither one JSON value nor JSON lines."""
 
-    def __init__(self, reason: str, line: int | None) -> None:
+    def __init__(self, reason: str, line: int | None, *, at_start: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.line = line
+        # True when the text breaks at its first token after the opening bracket (e.g. a TOML table header,
+        # a JSON5 comment or unquoted key): it never started as JSON, and "invalid JSON" misnames the problem.
+        self.at_start = at_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +99,13 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
     # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
     if len(lines) < 2 or not records or not (first_is_record or 2 * len(records) >= len(lines)):
+        opener = len(text) - len(text.lstrip())
+        after = text[opener + 1 :]
+        first_token = opener + 1 + len(after) - len(after.lstrip())
         raise JsonDecodeFailure(
             f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
             whole_error.lineno,
+            at_start=whole_error.pos <= first_token,
         )
     skipped = tuple(SkippedLine(n, reason or _not_an_object(line)) for n, line, reason in others)
     return Document(is_json=False, value=None, records=tuple(records), skipped=skipped)

@@ -324,3 +324,16 @@ def test_chat_completions_developer_messages_are_developer_instructions_too(text
     transcript = parse_transcript(text)
     developer = [m for m in transcript.messages if m.variant == "developer_instructions"]
     assert [(m.role, m.text) for m in developer] == [(Role.SYSTEM, "be brief")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[runtime_profiles.default]\nmax_context_tokens = 32000\n',  # a TOML config
+        "{\n  // a JSON5 comment\n  agents: {}\n}\n",
+    ],
+)
+def test_a_file_that_only_opens_like_json_is_not_recognised_rather_than_invalid_json(text):
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript(text)
+    assert info.value.reason.startswith("format not recognised")
