@@ -329,7 +329,7 @@ def test_chat_completions_developer_messages_are_developer_instructions_too(text
 @pytest.mark.parametrize(
     "text",
     [
-        '[runtime_profiles.default]\nmax_context_tokens = 32000\n',  # a TOML config
+        "[runtime_profiles.default]\nmax_context_tokens = 32000\n",  # a TOML config
         "{\n  // a JSON5 comment\n  agents: {}\n}\n",
     ],
 )
