@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Literal
 
 from simulator.cost.pricing import CacheTtl, Pricing
@@ -128,26 +127,55 @@ def openai_cached(common_prefix_tokens: int, minimum: int = OPENAI_FIRST_STEP) -
 
 
 class _Trie:
-    """Interns prefixes: the node id of a prefix is the same in every request that shares it."""
+    """Interns prefixes: the node id of a prefix is the same in every request that shares it.
 
-    __slots__ = ("_ids",)
+    Consecutive requests mostly extend the one before, so the walk reuses the previous request's node ids
+    and running token sums for the part they share (found with C-level tuple comparisons) and only
+    walks the rest: a session costs its growth, not the square of its length.
+    """
+
+    __slots__ = ("_ids", "_last", "_last_chain", "_last_cum")
 
     def __init__(self) -> None:
         self._ids: dict[tuple[int, str], int] = {}
+        self._last: tuple[Segment, ...] = ()
+        self._last_chain: list[int] = []
+        self._last_cum: list[int] = []
 
-    def chain(self, segments: Sequence[Segment]) -> list[int]:
-        node = -1
-        out: list[int] = []
+    def _shared(self, segments: tuple[Segment, ...]) -> int:
+        last = self._last
+        n = min(len(last), len(segments))
+        if segments[:n] == last[:n]:
+            return n
+        lo, hi = 0, n - 1  # the longest shared prefix is shorter than n: binary search its length
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if segments[:mid] == last[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def walk(self, segments: tuple[Segment, ...]) -> tuple[list[int], list[int]]:
+        """Node ids and running token sums of every prefix of ``segments``."""
+        shared = self._shared(segments)
+        chain = self._last_chain[:shared]
+        cum = self._last_cum[:shared]
+        node = chain[-1] if chain else -1
+        total = cum[-1] if cum else 0
         ids = self._ids
-        for segment in segments:
+        for segment in segments[shared:]:
             key = (node, segment.fingerprint)
             found = ids.get(key)
             if found is None:
                 found = len(ids)
                 ids[key] = found
             node = found
-            out.append(node)
-        return out
+            total += segment.tokens
+            chain.append(node)
+            cum.append(total)
+        self._last, self._last_chain, self._last_cum = segments, chain, cum
+        return chain, cum
 
 
 def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
@@ -157,8 +185,7 @@ def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: Cache
     out: list[CallCost] = []
     for request in requests:
         now = request.at_seconds
-        chain = trie.chain(request.segments)
-        cum = list(accumulate(s.tokens for s in request.segments))
+        chain, cum = trie.walk(request.segments)
         total = cum[-1] if cum else 0
         points = sorted({b for b in request.breakpoints if 0 <= b < len(chain)})
         read_at = -1
@@ -214,15 +241,12 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
     out: list[CallCost] = []
     for request in requests:
         now = request.at_seconds
-        chain = trie.chain(request.segments)
-        cum = list(accumulate(s.tokens for s in request.segments))
+        chain, cum = trie.walk(request.segments)
         total = cum[-1] if cum else 0
         live = _longest_live(chain, expires, now)
         read = cacheable(cum[live]) if live >= 0 else 0
         write = max(0, cacheable(total) - read) if pricing.write_multiplier(ttl) > 0 else 0
-        until = now + lifetime
-        for node in chain:
-            expires[node] = until
+        expires.update(dict.fromkeys(chain, now + lifetime))
         uncached = total - read - write
         usd = call_usd(pricing, ttl, uncached=uncached, write=write, read=read, output=request.output_tokens)
         out.append(CallCost(uncached, write, read, request.output_tokens, usd))
