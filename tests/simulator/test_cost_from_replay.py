@@ -215,3 +215,127 @@ def test_the_json_shapes_add_up_to_the_summary():
         "cache_ttl_seconds": 3600,
         "source": SONNET.source,
     }
+
+
+def _claude_code_line(kind: str, at: str, uuid: str, parent: str | None, message: dict) -> str:
+    return json.dumps(
+        {
+            "type": kind,
+            "timestamp": at,
+            "sessionId": "s",
+            "uuid": uuid,
+            "parentUuid": parent,
+            "message": message,
+        }
+    )
+
+
+def _usage(write: int, read: int, uncached: int, output: int) -> dict:
+    return {
+        "input_tokens": uncached,
+        "output_tokens": output,
+        "cache_creation_input_tokens": write,
+        "cache_read_input_tokens": read,
+    }
+
+
+def test_claude_code_cache_counts_and_timestamps_drive_the_comparison():
+    spec = "Refactor the parser. " * 500  # a long first prompt, cacheable on its own
+    lines = [
+        _claude_code_line("user", "2026-01-05T10:00:00.000Z", "u1", None, {"role": "user", "content": spec}),
+        _claude_code_line(
+            "assistant",
+            "2026-01-05T10:00:20.000Z",
+            "a1",
+            "u1",
+            {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929",
+                "content": [{"type": "text", "text": "Done with step one."}],
+                "usage": _usage(write=14_000, read=0, uncached=3, output=6),
+            },
+        ),
+        _claude_code_line(
+            "user", "2026-01-05T10:01:00.000Z", "u2", "a1", {"role": "user", "content": "next"}
+        ),
+        _claude_code_line(
+            "assistant",
+            "2026-01-05T10:01:10.000Z",
+            "a2",
+            "u2",
+            {
+                "id": "msg_2",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Step two done."}],
+                "usage": _usage(write=20, read=14_000, uncached=3, output=4),
+            },
+        ),
+        # Ten minutes idle: the 5-minute cache has expired.
+        _claude_code_line(
+            "user", "2026-01-05T10:11:10.000Z", "u3", "a2", {"role": "user", "content": "again"}
+        ),
+        _claude_code_line(
+            "assistant",
+            "2026-01-05T10:11:20.000Z",
+            "a3",
+            "u3",
+            {
+                "id": "msg_3",
+                "role": "assistant",
+                "content": [{"type": "text", "text": "Again done."}],
+                "usage": _usage(write=14_030, read=0, uncached=3, output=3),
+            },
+        ),
+    ]
+    transcript = parse_transcript("\n".join(lines))
+    assert transcript.format == "claude-code"
+    lookup = pricing_for(transcript.model, provider="anthropic")
+    assert lookup.pricing.key == "anthropic/claude-sonnet-4-5" and lookup.warning is None
+    baseline = price_requests(as_recorded_requests(transcript, policy="automatic"), lookup.pricing)
+    comparison = compare_with_recorded(transcript, baseline)
+    assert comparison.recorded_calls == 3
+    assert comparison.cache_read.recorded == 14_000
+    assert comparison.cache_write.recorded == 14_000 + 20 + 14_030
+    predicted = [c.predicted for c in comparison.calls]
+    # Like the recording, the model reads on the second call and reads nothing after the idle gap.
+    assert predicted[1].cache_read_tokens > 0
+    assert predicted[2].cache_read_tokens == 0
+    assert predicted[2].cache_write_tokens == predicted[2].prompt_tokens
+
+
+def test_openclaw_pi_cache_counts_are_read_and_the_replay_uses_pis_breakpoints():
+    lines = synthetic_openclaw_session(3, tool_result_chars=3000, pause_every=0).splitlines()
+    recorded: list[tuple[int, int]] = []
+    for n, line in enumerate(lines):
+        entry = json.loads(line)
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            read, write = 100 * n, 10 * n
+            recorded.append((read, write))
+            message["usage"] = {
+                "input": 7,
+                "output": 5,
+                "cacheRead": read,
+                "cacheWrite": write,
+                "totalTokens": 12,
+            }
+            lines[n] = json.dumps(entry)
+    transcript = parse_transcript("\n".join(lines))
+    comparison = compare_with_recorded(transcript, price_requests(as_recorded_requests(transcript), SONNET))
+    assert comparison.recorded_calls == len(recorded)
+    assert comparison.cache_read.recorded == sum(r for r, _ in recorded)
+    assert comparison.cache_write.recorded == sum(w for _, w in recorded)
+
+    profile = profile_from_document({"contextPruning": {"mode": "off"}}, name="off")
+    result = simulate(transcript, profile)
+    assert result.runtime == "openclaw"
+    requests = requests_from_result(transcript, result)
+    for request in requests:
+        last = len(request.segments) - 1
+        # pi marks the system prompt and the last message when it is a user message or tool result.
+        expected_last = request.segments[last].role in ("user", "tool")
+        assert (last in request.breakpoints) == expected_last
+        system = [i for i, s in enumerate(request.segments) if s.role == "system"]
+        if system:
+            assert system[-1] in request.breakpoints
