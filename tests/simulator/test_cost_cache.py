@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from simulator.cost.breaks import cache_breaks
 from simulator.cost.cache import Request, Segment, openai_cached, price_requests
 from simulator.cost.pricing import pricing_for
 
@@ -113,3 +114,21 @@ def test_a_changed_early_message_ends_the_cached_prefix_there():
     assert second.cache_read_tokens == 3000
     assert second.cache_write_tokens == 500 + 50 + 500
     assert second.input_tokens == 0
+
+
+def test_a_break_names_its_cause_and_what_the_rewrite_cost_over_reading():
+    system, a, b, c = _seg("s", 3000, "system"), _seg("a", 500), _seg("b", 500), _seg("c", 500)
+    requests = [
+        Request((system, a, b), 0, 0, (0, 2)),
+        Request((system, a, _seg("b-trimmed", 50), c), 10, 0, (0, 3)),
+        Request((system, a, _seg("b-trimmed", 50), c), 1000, 0, (0, 3)),
+    ]
+    session = price_requests(requests, SONNET)
+    trimmed, expired = cache_breaks(requests, session)
+    assert (trimmed.number, trimmed.cause, trimmed.first_changed) == (2, "prefix-changed", 2)
+    # Written 500 + 50 + 500; the growth over the previous request is 50 tokens.
+    assert trimmed.rewritten_tokens == 1050 - 50
+    assert trimmed.extra_usd == pytest.approx(1000 * 3 * (1.25 - 0.1) / 1e6)
+    assert (expired.number, expired.cause, expired.first_changed) == (3, "expired", None)
+    assert expired.rewritten_tokens == 4050
+    assert "4,050 tokens" in expired.sentence() and "expired" in expired.sentence()
