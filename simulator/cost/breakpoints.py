@@ -94,14 +94,31 @@ RUNTIME_POLICY: Mapping[str, PolicyName] = {
 }
 """The policy each reproduced runtime uses (keyed by ``SimulationResult.runtime``)."""
 
+FORMAT_POLICY: Mapping[str, PolicyName] = {
+    "openclaw": "pi",
+    "zeroclaw-chat": "zeroclaw",
+    "zeroclaw-conversation": "zeroclaw",
+}
+"""For the ``as-recorded`` baseline: the policy of the runtime that wrote a transcript format, where known.
+
+Other formats (Claude Code, the provider logs) use ``automatic``, one breakpoint at the end of the request;
+Claude Code's own placement was not researched.
+"""
+
+
+def policy_for_format(format: str) -> PolicyName:
+    return FORMAT_POLICY.get(format, "automatic")
+
 
 __all__ = [
     "BREAKPOINT_POLICIES",
     "RUNTIME_POLICY",
+    "FORMAT_POLICY",
     "BreakpointPolicy",
     "PolicyName",
     "automatic_breakpoints",
     "no_breakpoints",
     "pi_breakpoints",
+    "policy_for_format",
     "zeroclaw_breakpoints",
 ]

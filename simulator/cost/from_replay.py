@@ -26,7 +26,13 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from simulator.cost.breakpoints import BREAKPOINT_POLICIES, RUNTIME_POLICY, BreakpointPolicy, PolicyName
+from simulator.cost.breakpoints import (
+    BREAKPOINT_POLICIES,
+    RUNTIME_POLICY,
+    BreakpointPolicy,
+    PolicyName,
+    policy_for_format,
+)
 from simulator.cost.cache import CallCost, Request, Role, Segment, SessionCost
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.replay.model import CallRecord, SimulationResult
@@ -124,7 +130,7 @@ def _policy(runtime: str, policy: PolicyName | None) -> BreakpointPolicy:
 def as_recorded_requests(
     transcript: Transcript,
     *,
-    policy: PolicyName = "automatic",
+    policy: PolicyName | None = None,
     gap_seconds: float = DEFAULT_GAP_SECONDS,
     tokens: TranscriptTokens | None = None,
 ) -> tuple[Request, ...]:
@@ -132,7 +138,8 @@ def as_recorded_requests(
 
     Args:
         transcript: The imported session.
-        policy: Where Anthropic breakpoints go (the transcript's own runtime is unknown here).
+        policy: Where Anthropic breakpoints go; by default the policy of the runtime that wrote the
+            transcript's format (``policy_for_format``).
         gap_seconds: Assumed gap between calls without timestamps.
         tokens: Precomputed per-message tokens (computed here when omitted).
     """
@@ -140,7 +147,7 @@ def as_recorded_requests(
     messages = transcript.messages
     replies = [i for i, m in enumerate(messages) if m.role is MessageRole.ASSISTANT]
     times = call_times(transcript, replies, gap_seconds)
-    place = BREAKPOINT_POLICIES[policy]
+    place = BREAKPOINT_POLICIES[policy if policy is not None else policy_for_format(transcript.format)]
     segments = [
         Segment(tokens.fingerprints[i], tokens.tokens[i], _role(m), _cacheable_end(m))
         for i, m in enumerate(messages)

@@ -339,3 +339,14 @@ def test_openclaw_pi_cache_counts_are_read_and_the_replay_uses_pis_breakpoints()
         system = [i for i, s in enumerate(request.segments) if s.role == "system"]
         if system:
             assert system[-1] in request.breakpoints
+
+
+def test_the_as_recorded_baseline_uses_the_breakpoints_of_the_runtime_that_wrote_the_transcript():
+    openclaw = parse_transcript(synthetic_openclaw_session(2, pause_every=0))
+    anthropic = parse_transcript(_anthropic_fixture())
+    # pi puts a breakpoint on the last message only when it is a user message or a tool result.
+    for request in as_recorded_requests(openclaw):
+        last = len(request.segments) - 1
+        assert (last in request.breakpoints) == (request.segments[last].role in ("user", "tool"))
+    # Other formats: one automatic breakpoint on the last cacheable message.
+    assert [r.breakpoints for r in as_recorded_requests(anthropic)] == [(1,), (3,)]
