@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from simulator.cost.breaks import cache_breaks
-from simulator.cost.cache import Request, Segment, openai_cached, price_requests
+from simulator.cost.cache import Request, Role, Segment, openai_cached, price_requests
 from simulator.cost.pricing import pricing_for
 
 SONNET = pricing_for("anthropic/claude-sonnet-4-5").pricing
 
 
-def _seg(name: str, tokens: int, role: str = "user") -> Segment:
-    return Segment(name, tokens, role)  # type: ignore[arg-type]
+def _seg(name: str, tokens: int, role: Role = "user") -> Segment:
+    return Segment(name, tokens, role)
 
 
 def test_anthropic_book_example_writes_188086_tokens_then_reads_them():

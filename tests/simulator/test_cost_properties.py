@@ -6,7 +6,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from simulator.cost.breakpoints import automatic_breakpoints, pi_breakpoints, zeroclaw_breakpoints
-from simulator.cost.cache import Request, Segment, openai_cached, price_requests
+from simulator.cost.cache import Request, Role, Segment, openai_cached, price_requests
 from simulator.cost.pricing import pricing_for
 
 SONNET = pricing_for("anthropic/claude-sonnet-4-5").pricing
@@ -21,9 +21,9 @@ gaps = st.floats(min_value=0, max_value=299)
 
 
 def _history(system: int, sizes: list[int]) -> list[Segment]:
-    roles = ("user", "assistant")
+    roles: tuple[Role, Role] = ("user", "assistant")
     return [Segment("system", system, "system")] + [
-        Segment(f"m{i}", size, roles[i % 2]) for i, size in enumerate(sizes)  # type: ignore[arg-type]
+        Segment(f"m{i}", size, roles[i % 2]) for i, size in enumerate(sizes)
     ]
 
 
