@@ -27,9 +27,8 @@ def test_anthropic_entries_reproduce_the_published_cache_prices(key, write_5m, w
     assert pricing.ttl_seconds("1h") == 3600
 
 
-def test_openai_models_before_gpt_5_6_write_the_cache_for_free_and_gpt_5_6_pays_a_quarter_more():
+def test_openai_models_write_the_cache_for_free():
     assert pricing_for("openai/gpt-5.5").pricing.write_multiplier("5m") == 0
-    assert pricing_for("openai/gpt-5.6").pricing.write_multiplier("5m") == 1.25
     # OpenAI has no one-hour write tier: asking for it changes nothing.
     assert pricing_for("openai/gpt-5.5").pricing.ttl_seconds("1h") == 300
 
