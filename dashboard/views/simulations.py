@@ -18,8 +18,7 @@ from dashboard import selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.profiles import KNOB_PREFIX
-from simulator.errors import ProfileError
-from simulator.replay.view import timeline_shape
+from simulator import ProfileError, timeline_shape
 
 ROWS_PER_PAGE = 200
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from simulator.convert import to_ai_profile
 from simulator.replay.ai_profile_fast import PrefixTrimmer
 from simulator.replay.common import call_starts, fmt, ranges
-from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, RetryStep, SimulationResult
+from simulator.replay.model import CallRecord, Fate, FateGroup, RetryStep, SimulationResult
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     Message,
@@ -25,31 +25,11 @@ from simulator.runtimes.ai_profile import (
     retry_budget,
     trim_history,
 )
+from simulator.specs.ai_profile.budget import explain_budget
 from simulator.transcript import Transcript
 
 U32_MAX = 2**32 - 1
-
-
-def _budget_explanation(settings: AiProfileSettings) -> BudgetExplanation:
-    limits = settings.limits()
-    budget = settings.history_budget()
-    max_tokens = settings.effective_max_tokens()
-    if budget is None:
-        return BudgetExplanation(
-            None,
-            "unknown window",
-            (
-                "no layer (user, endpoint, preset) knows the context window: no proactive trimming, "
-                "only the overflow retry",
-            ),
-        )
-    window = limits.context_window or 0
-    source = limits.context_window_source.value if limits.context_window_source else "unknown"
-    steps = [f"context window {fmt(window)} (from the {source} layer)"]
-    if max_tokens != settings.max_tokens:
-        steps.append(f"max_tokens {fmt(settings.max_tokens)} lowered to max_output {fmt(max_tokens)}")
-    steps.append(f"{fmt(window)} − max_tokens {fmt(max_tokens)} − overhead 8,192 = {fmt(budget)}")
-    return BudgetExplanation(budget, f"{source} context window", tuple(steps), window, source)
+ESTIMATOR = "ai-profile (compact JSON bytes + role) / 2 + 8"
 
 
 def replay_ai_profile(
@@ -78,7 +58,7 @@ def replay_ai_profile(
     for t in tokens:
         prefix.append(min(prefix[-1] + t, U32_MAX))
 
-    explanation = _budget_explanation(settings)
+    explanation = explain_budget(settings)
     budget = explanation.value
     max_tokens = settings.effective_max_tokens()
     window = provider_window if provider_window is not None else settings.limits().context_window
@@ -182,5 +162,5 @@ def replay_ai_profile(
         dropped_at=(0,) * len(natives),
         drop_rules=("",) * len(natives),
         content_changes=(),
-        estimator="ai-profile (compact JSON bytes + role) / 2 + 8",
+        estimator=ESTIMATOR,
     )

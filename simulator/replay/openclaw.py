@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from simulator.convert import to_openclaw
-from simulator.replay.common import call_starts, fmt
-from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
+from simulator.replay.common import call_starts
+from simulator.replay.model import CallRecord, Fate, FateGroup, SimulationResult
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import (
@@ -43,9 +43,11 @@ from simulator.runtimes.openclaw.pruner import (
 )
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
 from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
+from simulator.specs.openclaw.budget import explain_budget
 from simulator.transcript import Message, Role, Transcript
 
 CHARS_PER_TOKEN = 4
+ESTIMATOR = "OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)"
 
 
 def _tokens(chars: float) -> int:
@@ -92,29 +94,6 @@ def _run_markers(transcript: Transcript) -> list[tuple[int, int]]:
 
 def _starts_run(message: Message) -> bool:
     return message.role is Role.USER and message.tool_result is None
-
-
-def _explain(settings: OpenClawSettings) -> BudgetExplanation:
-    effective = settings.effective()
-    window = settings.context_window_tokens()
-    source = "model.contextWindow" if settings.model_context_window else "default 200,000"
-    if settings.context_tokens and settings.context_tokens < (settings.model_context_window or 200_000):
-        source = "agents.defaults.contextTokens"
-    if effective is None:
-        return BudgetExplanation(
-            None, "pruning off", ("contextPruning.mode is off: nothing is pruned",), window, source
-        )
-    soft = math.floor(window * effective.soft_trim_ratio)
-    hard = math.floor(window * effective.hard_clear_ratio)
-    steps = (
-        f"window {fmt(window)} tokens ({source}) × 4 chars = {fmt(window * CHARS_PER_TOKEN)} chars",
-        f"soft trim of old tool results from ratio {effective.soft_trim_ratio:g} (≈ {fmt(soft)} tokens)",
-        f"hard clear from ratio {effective.hard_clear_ratio:g} (≈ {fmt(hard)} tokens)"
-        + ("" if effective.hard_clear.enabled else " — disabled"),
-        f"only after the cache TTL ({_duration(effective.ttl_ms)}) has expired; "
-        f"the last {effective.keep_last_assistants:g} assistant turns are protected",
-    )
-    return BudgetExplanation(soft, "softTrimRatio × window", steps, window, source)
 
 
 def _as_view(result: PruneResult) -> FastPrune:
@@ -232,7 +211,7 @@ def replay_openclaw(
     for c in chars:
         prefix.append(prefix[-1] + c)
 
-    explanation = _explain(settings)
+    explanation = explain_budget(settings)
     effective = settings.effective()
     warnings: list[str] = []
     messages = transcript.messages
@@ -355,7 +334,7 @@ def replay_openclaw(
         dropped_at=(0,) * len(natives),
         drop_rules=("",) * len(natives),
         content_changes=(),
-        estimator="OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)",
+        estimator=ESTIMATOR,
         warnings=tuple(warnings),
     )
 

@@ -51,6 +51,8 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
     return {
         "runtime": result.runtime,
         "version": result.version,
+        "runtime_label": result.runtime_label,
+        "version_label": result.version_label,
         "profile": result.profile_name,
         "estimator": result.estimator,
         "budget": {
@@ -59,6 +61,7 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
             "steps": list(result.budget.steps),
             "window": result.budget.window,
             "window_source": result.budget.window_source,
+            "summary": result.budget.summary,
         },
         "provider_window": result.window,
         "calls": [call_to_json(c) for c in result.calls],
@@ -78,7 +81,8 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
 def render_result(result: SimulationResult) -> str:
     """A readable per-call report: one line per call, rules and events indented below it."""
     lines = [
-        f"profile {result.profile_name} — {result.runtime} {result.version}",
+        f"profile {result.profile_name} — {result.runtime_label or result.runtime} "
+        f"{result.version_label or result.version}",
         f"budget {_n(result.budget.value)} (bound by {result.budget.bound_by})",
         *(f"  {step}" for step in result.budget.steps),
         f"estimator: {result.estimator}; provider window {_n(result.window)}",

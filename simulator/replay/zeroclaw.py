@@ -28,7 +28,6 @@ from simulator.convert import to_zeroclaw_chat
 from simulator.jsonvalue import JSON
 from simulator.replay.common import call_starts, fmt, ranges
 from simulator.replay.model import (
-    BudgetExplanation,
     CallRecord,
     Change,
     Fate,
@@ -53,11 +52,13 @@ from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
+from simulator.specs.zeroclaw.budget import explain_budget
 from simulator.transcript import Transcript
 
 MAX_RECOVERY_ROUNDS = 3
 OVERFLOW_ERROR = "input exceeds the context window of this model"
 TOOL_RESULTS_PREFIX = "[Tool results]"
+ESTIMATOR = "ZeroClaw ⌈UTF-8 bytes / 4⌉ + 4"
 
 
 def _truncate(message: ChatMessage, max_chars: int) -> ChatMessage:
@@ -366,13 +367,7 @@ def replay_zeroclaw(
         runtime="zeroclaw",
         version=settings.version,
         profile_name=profile_name,
-        budget=BudgetExplanation(
-            resolution.budget,
-            resolution.bound_by,
-            resolution.steps,
-            resolution.window,
-            resolution.window_source,
-        ),
+        budget=explain_budget(settings),
         window=window,
         calls=tuple(calls),
         origins=origins,
@@ -380,7 +375,7 @@ def replay_zeroclaw(
         dropped_at=tuple(dropped_at),
         drop_rules=tuple(drop_rules),
         content_changes=tuple(truncated),
-        estimator="ZeroClaw ⌈UTF-8 bytes / 4⌉ + 4",
+        estimator=ESTIMATOR,
         warnings=tuple(warnings),
     )
 

@@ -32,11 +32,14 @@ from django.db import OperationalError, transaction
 from dashboard import services
 from dashboard.fleet_client import RuntimeClient, RuntimeClientClosed, backoff_delay, runtime_ws_url
 from dashboard.models import Profile, Runtime, Transcript
-from simulator.importers import parse_transcript
-from simulator.jsonvalue import JSON
-from simulator.profiles import profile_from_document
-from simulator.replay import SimulationResult, simulate
-from simulator.synthetic import synthetic_openclaw_session
+from simulator import (
+    JSON,
+    SimulationResult,
+    parse_transcript,
+    profile_from_document,
+    simulate,
+    synthetic_openclaw_session,
+)
 
 RUNTIME_PREFIX = "demo-runtime-"
 WS_KEYS = frozenset({"type", "dropped_messages", "kept_turns", "reason"})
