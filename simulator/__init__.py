@@ -47,6 +47,7 @@ from simulator.replay import (
     simulate,
 )
 from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
+from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
 from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
 from simulator.runtime_spec import AnyRuntimeSpec
@@ -78,6 +79,8 @@ __all__ = [
     "Timeline",
     "TimelineShape",
     "Transcript",
+    "TrimEvent",
+    "WireShapes",
     "TranscriptOverview",
     "TranscriptParseError",
     "call_view",
@@ -106,4 +109,6 @@ __all__ = [
     "timeline",
     "timeline_shape",
     "versions",
+    "wire_frames",
+    "wire_shapes",
 ]

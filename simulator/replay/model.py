@@ -16,7 +16,7 @@ from enum import StrEnum
 from itertools import islice
 from typing import Literal, overload
 
-from simulator.jsonvalue import JSON
+from simulator.replay.events import TrimEvent
 
 
 class Fate(StrEnum):
@@ -169,7 +169,8 @@ class CallRecord:
     trimmed: bool
     drop_rule: str = ""
     """Why the available messages that are not in ``sent`` were left out at this call."""
-    events: tuple[JSON, ...] = ()
+    events: tuple[TrimEvent, ...] = ()
+    """The ``HistoryTrimmed`` events this call emitted (ZeroClaw); wire shapes are rendered at the edge."""
     retries: tuple[RetryStep, ...] = ()
     overflow: Overflow = "none"
     provider_input_tokens: int | None = None

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from simulator.jsonvalue import JSON
 from simulator.replay.compare import Comparison
+from simulator.replay.events import wire_frames, wire_shapes
 from simulator.replay.model import CallRecord, SimulationResult
 
 
@@ -29,7 +30,7 @@ def call_to_json(call: CallRecord) -> dict[str, JSON]:
         "fated": [
             {"fate": g.fate.value, "rule": g.rule, "native_indices": list(g.indices)} for g in call.fated
         ],
-        "events": list(call.events),
+        "events": wire_frames(call.events),
         "retries": [
             {
                 "attempt": r.attempt,
@@ -115,7 +116,7 @@ def render_result(result: SimulationResult) -> str:
             for note in c.notes:
                 lines.append(f"{'':>32}· {note}")
         if c.events:
-            lines.append(f"{'':>32}event {c.events[0]}")
+            lines.append(f"{'':>32}event {wire_shapes(c.events[0]).ws}")
     lines += [
         "",
         f"{len(result.calls)} calls, {result.trims} trimmed, "

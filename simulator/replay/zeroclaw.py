@@ -22,11 +22,10 @@ The simulated provider counts with ZeroClaw's own estimator; real tokenizer coun
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from simulator.convert import to_zeroclaw_chat
-from simulator.jsonvalue import JSON
 from simulator.replay.common import call_starts, fmt, ranges
+from simulator.replay.events import TrimEvent
 from simulator.replay.model import (
     CallRecord,
     Change,
@@ -73,16 +72,6 @@ def _truncate(message: ChatMessage, max_chars: int) -> ChatMessage:
     return message if content == message.content else ChatMessage(message.role, content)
 
 
-def _iso(ms: int | None) -> str:
-    if ms is None:
-        return "1970-01-01T00:00:00Z"
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
-
-
-def _wire(event: HistoryTrimmed, session_id: str, timestamp: str) -> tuple[JSON, ...]:
-    return (event.to_ws(), event.to_sse(timestamp), event.to_rpc(session_id), event.to_acp(session_id))
-
-
 def replay_zeroclaw(
     transcript: Transcript, settings: ZeroClawSettings, *, profile_name: str
 ) -> SimulationResult:
@@ -112,7 +101,7 @@ def replay_zeroclaw(
         window = None  # no declared window: nothing to simulate the provider against
     cap = settings.effective_max_history_messages()
     is_boundary = is_turn_boundary_pr9368 if documented else is_turn_boundary
-    session_id = transcript.session_id or "replay"
+    session_id = transcript.session_id
 
     truncated: list[Change] = []
     dropped_at = [0] * len(natives)
@@ -179,11 +168,11 @@ def replay_zeroclaw(
 
     starts = call_starts(transcript, origins)
     for number, (native_start, message_index) in enumerate(starts, start=1):
-        events: list[JSON] = []
+        events: list[TrimEvent] = []
         notes: list[str] = []
         rules.clear()
         trimmed = False
-        stamp = _iso(transcript.messages[message_index].timestamp_ms)
+        stamp = transcript.messages[message_index].timestamp_ms
         for i in range(next_native, native_start):
             message = _truncate(natives[i], settings.max_tool_result_chars)
             if message is not natives[i]:
@@ -224,12 +213,13 @@ def replay_zeroclaw(
                     )
                     flag = True
                     trimmed = True
-                    events.extend(
-                        _wire(
+                    events.append(
+                        TrimEvent(
                             HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns),
+                            "history_cap",
                             session_id,
                             stamp,
-                        )
+                        ),
                     )
         else:
             non_system = held_non_system
@@ -265,7 +255,7 @@ def replay_zeroclaw(
                 )
                 trimmed = True
                 if step.event is not None:
-                    events.extend(_wire(step.event, session_id, stamp))
+                    events.append(TrimEvent(step.event, "token_budget", session_id, stamp))
             flag = step.has_leading_breadcrumb
 
         # 4. simulated provider overflow
@@ -295,7 +285,7 @@ def replay_zeroclaw(
                 flag = True
                 trimmed = True
                 if recovery.event is not None:
-                    events.extend(_wire(recovery.event, session_id, stamp))
+                    events.append(TrimEvent(recovery.event, "overflow_recovery", session_id, stamp))
                 retries.append(
                     RetryStep(
                         attempt,
@@ -410,11 +400,12 @@ def _with(
     record: CallRecord,
     notes: tuple[str, ...],
     event: HistoryTrimmed | None,
-    session_id: str,
-    stamp: str,
+    session_id: str | None,
+    stamp: int | None,
     drop_rule: str,
 ) -> CallRecord:
-    events = record.events + (_wire(event, session_id, stamp) if event is not None else ())
+    trim = (TrimEvent(event, "reported_budget", session_id, stamp),) if event is not None else ()
+    events = record.events + trim
     return replace(record, notes=record.notes + notes, events=events, trimmed=True, drop_rule=drop_rule)
 
 
