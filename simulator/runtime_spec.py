@@ -47,6 +47,8 @@ class ReplayInput(Generic[S]):
     settings: S
     profile_name: str
     provider_window: int | None = None
+    reference: bool = False
+    """Run the reference implementation (the runtime's own functions every call), not the fast one."""
 
 
 ContentsOf = Callable[[Transcript, S, SimulationResult, CallRecord], dict[int, tuple[int, str]]]
@@ -135,9 +137,16 @@ class RuntimeSpec(Generic[S]):
         return self.explain_budget(self._owned(settings))
 
     def simulate(
-        self, transcript: Transcript, settings: object, *, profile_name: str, provider_window: int | None
+        self,
+        transcript: Transcript,
+        settings: object,
+        *,
+        profile_name: str,
+        provider_window: int | None,
+        reference: bool = False,
     ) -> SimulationResult:
-        result = self.replay(transcript, ReplayInput(self._owned(settings), profile_name, provider_window))
+        inp = ReplayInput(self._owned(settings), profile_name, provider_window, reference)
+        result = self.replay(transcript, inp)
         return replace(result, runtime_label=self.runtime_label, version_label=self.version_label)
 
     def contents(
@@ -179,7 +188,13 @@ class AnyRuntimeSpec(Protocol):
     def dump_document(self, settings: object, provider_window: int | None) -> dict[str, JSON]: ...
     def budget(self, settings: object) -> BudgetExplanation: ...
     def simulate(
-        self, transcript: Transcript, settings: object, *, profile_name: str, provider_window: int | None
+        self,
+        transcript: Transcript,
+        settings: object,
+        *,
+        profile_name: str,
+        provider_window: int | None,
+        reference: bool = False,
     ) -> SimulationResult: ...
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord

@@ -26,18 +26,24 @@ if TYPE_CHECKING:
     from simulator.profiles import Profile
 
 
-def simulate(transcript: Transcript, profile: Profile) -> SimulationResult:
+def simulate(transcript: Transcript, profile: Profile, *, reference: bool = False) -> SimulationResult:
     """Replay ``transcript`` through ``profile``'s runtime.
 
     Args:
         transcript: The imported session.
         profile: A validated profile.
+        reference: Run the reference implementation (the runtime's own functions at every call,
+            quadratic) instead of the fast one; both give the same result.
 
     Returns:
         The per-call result.
     """
     return profile.spec.simulate(
-        transcript, profile.settings, profile_name=profile.name, provider_window=profile.provider_window
+        transcript,
+        profile.settings,
+        profile_name=profile.name,
+        provider_window=profile.provider_window,
+        reference=reference,
     )
 
 

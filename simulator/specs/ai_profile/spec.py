@@ -20,7 +20,11 @@ def _version(settings: AiProfileSettings) -> str:
 
 def _replay(transcript: Transcript, inp: ReplayInput[AiProfileSettings]) -> SimulationResult:
     return replay_ai_profile(
-        transcript, inp.settings, profile_name=inp.profile_name, provider_window=inp.provider_window
+        transcript,
+        inp.settings,
+        profile_name=inp.profile_name,
+        provider_window=inp.provider_window,
+        reference=inp.reference,
     )
 
 

@@ -23,7 +23,7 @@ def _version(settings: OpenClawSettings) -> str:
 
 
 def _replay(transcript: Transcript, inp: ReplayInput[OpenClawSettings]) -> SimulationResult:
-    return replay_openclaw(transcript, inp.settings, profile_name=inp.profile_name)
+    return replay_openclaw(transcript, inp.settings, profile_name=inp.profile_name, reference=inp.reference)
 
 
 def _contents(

@@ -28,7 +28,7 @@ def _version(settings: ZeroClawSettings) -> str:
 
 
 def _replay(transcript: Transcript, inp: ReplayInput[ZeroClawSettings]) -> SimulationResult:
-    return replay_zeroclaw(transcript, inp.settings, profile_name=inp.profile_name)
+    return replay_zeroclaw(transcript, inp.settings, profile_name=inp.profile_name, reference=inp.reference)
 
 
 PROPOSED: RuntimeSpec[ZeroClawSettings] = RuntimeSpec(
