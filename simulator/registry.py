@@ -5,12 +5,12 @@ defines a :class:`~simulator.runtime_spec.RuntimeSpec`) and add it to :data:`SPE
 presets, the replay, the CLI, the conformance runner and the dashboard (through the facade) all find
 runtimes here, so nothing else needs an edit.
 
-The first spec of a runtime is its default version (what an untagged profile document gets).
 Who may import: any simulator module; the dashboard imports the facade (``simulator``) instead.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from simulator.errors import ProfileError
@@ -21,11 +21,13 @@ from simulator.specs.ai_profile import spec as ai_profile
 from simulator.specs.openclaw import spec as openclaw
 from simulator.specs.zeroclaw import spec as zeroclaw
 
+# Order matters twice: a runtime's first spec is its default version, and an untagged document is
+# offered to the runtimes in this order (ZeroClaw, then OpenClaw, then ai-profile keys).
 SPECS: tuple[AnyRuntimeSpec, ...] = (
     zeroclaw.PROPOSED,
     zeroclaw.RELEASED,
-    ai_profile.V0_1_7,
     openclaw.V2026_7_1,
+    ai_profile.V0_1_7,
 )
 
 
@@ -79,7 +81,7 @@ def detect_runtime(doc: Mapping[str, JSON]) -> str:
     if explicit is not None:
         if not isinstance(explicit, str) or explicit not in runtimes():
             raise ProfileError(
-                "trimscope.runtime", f"unknown runtime {explicit!r}", allowed=", ".join(runtimes())
+                "trimscope.runtime", f"unknown runtime {json.dumps(explicit)}", allowed=", ".join(runtimes())
             )
         return explicit
     for runtime in runtimes():
