@@ -7,7 +7,7 @@ from django.db import transaction
 
 from dashboard.models import Transcript
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator.overview import summarize
+from simulator import summarize
 
 
 @transaction.atomic
