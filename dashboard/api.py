@@ -28,7 +28,7 @@ from dashboard.schemas import (
     TranscriptIn,
     TranscriptOut,
 )
-from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator import ProfileError, SimulatorError, TranscriptParseError
 
 api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
 transcripts = Router(tags=["transcripts"])

@@ -1,4 +1,7 @@
-"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these."""
+"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these.
+
+Services reach the simulator through its facade (``import simulator``) only.
+"""
 
 from __future__ import annotations
 

@@ -8,8 +8,7 @@ from django.urls import reverse
 
 from dashboard.models import Transcript
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator.errors import SimulatorError
-from simulator.overview import summarize
+from simulator import SimulatorError, summarize
 
 
 class TranscriptAlreadyStored(SimulatorError):

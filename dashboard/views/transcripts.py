@@ -12,8 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import selectors, services
 from dashboard.views.common import HtmxHttpRequest
-from simulator.errors import SimulatorError, TranscriptParseError
-from simulator.importers import FORMATS
+from simulator import FORMATS, SimulatorError, TranscriptParseError
 
 TURNS_PER_PAGE = 25
 

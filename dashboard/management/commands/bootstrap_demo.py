@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand
 
 from dashboard import services
 from dashboard.models import Transcript
-from simulator.synthetic import synthetic_openclaw_session
+from simulator import synthetic_openclaw_session
 
 DEMO_TRANSCRIPT_NAME = "Demo: synthetic coding session (60 turns)"
 
