@@ -147,7 +147,13 @@ class RuntimeSpec(Generic[S]):
     ) -> SimulationResult:
         inp = ReplayInput(self._owned(settings), profile_name, provider_window, reference)
         result = self.replay(transcript, inp)
-        return replace(result, runtime_label=self.runtime_label, version_label=self.version_label)
+        return replace(
+            result,
+            runtime=self.runtime,
+            version=self.version,
+            runtime_label=self.runtime_label,
+            version_label=self.version_label,
+        )
 
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
