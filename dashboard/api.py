@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Router, Status
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from dashboard import selectors, services
 from dashboard.api_events import router as events_router
@@ -55,6 +55,15 @@ def _auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
         {"message": "authentication required: session or 'Authorization: Bearer <token>'", "extra": {}},
         status=401,
     )
+
+
+@api.exception_handler(Throttled)
+def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    wait = max(1, int(exc.wait or 1))
+    body = {"message": f"too many requests: try again in {wait} s", "extra": {"retry_after": wait}}
+    response = api.create_response(request, body, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 @api.exception_handler(HttpError)
