@@ -254,6 +254,7 @@ TRIMSCOPE_THROTTLE = {
     "api_token": os.environ.get("TRIMSCOPE_THROTTLE_API_TOKEN", "600/minute"),
     "api_bad_token": os.environ.get("TRIMSCOPE_THROTTLE_API_BAD_TOKEN", "30/minute"),
 }
+TRIMSCOPE_THROTTLE_KEY_PREFIX = "trimscope-throttle"  # Redis keys; tests give each server its own
 
 # A /ws/fleet/ socket re-checks its session this often (sign-out closes it at once; expiry, deletion or a
 # password change within this many seconds).

@@ -25,7 +25,6 @@ from limits.strategies import MovingWindowRateLimiter
 logger = logging.getLogger(__name__)
 
 FALLBACK_SECONDS = 10.0
-KEY_PREFIX = "trimscope-throttle"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +59,7 @@ class _Limiters:
         if redis_url:
             storage = RedisStorage(
                 redis_url,
-                key_prefix=KEY_PREFIX,
+                key_prefix=settings.TRIMSCOPE_THROTTLE_KEY_PREFIX,
                 wrap_exceptions=True,
                 socket_connect_timeout=1.0,
                 socket_timeout=1.0,

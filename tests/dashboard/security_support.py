@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import socket
+import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from functools import partial
@@ -39,6 +40,8 @@ def daphne_with(django_db_blocker, **overrides: object) -> Iterator[str]:
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
     from django.db import connections
 
+    # Its own throttle counts: with REDIS_URL set they would otherwise carry over between runs.
+    overrides.setdefault("TRIMSCOPE_THROTTLE_KEY_PREFIX", f"test-throttle-{uuid.uuid4().hex}")
     reset_after_fork()
     proc = DaphneProcess(
         "127.0.0.1", partial(make_application, static_wrapper=ASGIStaticFilesHandler), setup=_child_setup
