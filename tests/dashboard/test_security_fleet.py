@@ -185,3 +185,17 @@ def test_with_redis_down_sign_in_and_sign_out_work_and_are_still_throttled(redis
         assert sign_in(http, "watcher", PASSWORD, token).status_code == 302
         token = CSRF_INPUT.search(http.get("/fleet/").text)[1]
         assert http.post("/logout/", data={"csrfmiddlewaretoken": token}).status_code == 302
+
+
+@pytest.mark.browser
+def test_with_redis_down_the_fleet_page_tells_the_user(redis_down_server, user, page):
+    from playwright.sync_api import expect
+
+    with _signed_in(redis_down_server) as http:
+        cookies = [{"name": k, "value": v, "url": redis_down_server} for k, v in http.cookies.items()]
+    page.context.add_cookies(cookies)
+    page.goto(f"{redis_down_server}/fleet/")
+    notice = page.locator("#live-unavailable")
+    expect(notice).to_be_visible(timeout=10_000)
+    expect(notice).to_contain_text("Live updates are unavailable")
+    expect(page.locator("#ws-status")).to_contain_text("disconnected, retrying")
