@@ -5,6 +5,7 @@ Errors always have one shape, ``{"message", "extra"}``, with a 4xx status.
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -29,7 +30,14 @@ from dashboard.schemas import (
 )
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 
-api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
+# The OpenAPI page and schema are for signed-in operators, like every other page.
+api = NinjaAPI(
+    title="Trimscope API",
+    version="1",
+    auth=API_AUTH,
+    urls_namespace="api",
+    docs_decorator=login_required,
+)
 transcripts = Router(tags=["transcripts"])
 
 

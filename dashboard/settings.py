@@ -96,6 +96,7 @@ MIDDLEWARE = [
     # debug page.
     "dashboard.middleware.LoopbackOnlyWhileDebugMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "dashboard.middleware.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

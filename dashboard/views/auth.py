@@ -8,6 +8,7 @@ Sign-out also closes the live sockets opened with the session (dashboard.session
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.contrib.auth import views as auth_views
@@ -17,6 +18,8 @@ from django.http import HttpRequest, HttpResponse
 from dashboard.auth import client_address
 from dashboard.sessions import session_ended_publish
 from dashboard.throttle import LOGIN_ADDRESS, LOGIN_USERNAME, throttle_clear, throttle_hit, throttle_wait
+
+logger = logging.getLogger(__name__)
 
 
 def _username_key(raw: str) -> str:
@@ -33,6 +36,7 @@ class SignInView(auth_views.LoginView):
         )
         wait = max((w for w in waits if w is not None), default=None)
         if wait is not None:
+            logger.warning("sign-in throttled for %ss (username %r)", wait, username)
             context = self.get_context_data(form=self.get_form_class()(request), throttled_seconds=wait)
             response = self.render_to_response(context, status=429)
             response["Retry-After"] = str(wait)

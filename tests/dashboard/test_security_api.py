@@ -166,3 +166,21 @@ def test_an_address_sending_bad_tokens_is_throttled_even_with_a_good_one(server,
     assert bad == [401, 401, 401]
     assert after.status_code == 429 and int(after.headers["Retry-After"]) >= 1
     assert unaffected.status_code == 200
+
+
+def test_the_api_docs_are_for_signed_in_users_only(server):
+    with _from("127.0.0.20", server) as http:
+        for path in ("/api/docs", "/api/openapi.json"):
+            response = http.get(path)
+            assert response.status_code == 302 and response.headers["Location"].startswith("/login/")
+
+
+def test_pages_carry_the_security_headers(server):
+    with _from("127.0.0.20", server) as http:
+        response = http.get("/login/")
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "same-origin"
+    csrf_cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in csrf_cookie and "SameSite=Lax" in csrf_cookie
