@@ -2,6 +2,10 @@
 
 Embedded defaults need no service: SQLite and the in-memory channel layer. Scale-out: set
 ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis) for several daphne workers.
+
+Safe by default: debug mode only when ``TRIMSCOPE_HOST`` (``make run``'s bind address) is loopback, a
+secret key generated once per install into the data dir unless ``DJANGO_SECRET_KEY`` is set, and the
+HTTPS settings of the README's "Deploying" section pass ``manage.py check --deploy``.
 """
 
 from __future__ import annotations
