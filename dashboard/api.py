@@ -5,9 +5,10 @@ Errors always have one shape, ``{"message", "extra"}``, with a 4xx status.
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Router, Status
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from dashboard import selectors, services
 from dashboard.api_events import router as events_router
@@ -30,7 +31,14 @@ from dashboard.schemas import (
 )
 from simulator import ProfileError, SimulatorError, TranscriptParseError
 
-api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
+# The OpenAPI page and schema are for signed-in operators, like every other page.
+api = NinjaAPI(
+    title="Trimscope API",
+    version="1",
+    auth=API_AUTH,
+    urls_namespace="api",
+    docs_decorator=login_required,
+)
 transcripts = Router(tags=["transcripts"])
 
 
@@ -56,6 +64,15 @@ def _auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
         {"message": "authentication required: session or 'Authorization: Bearer <token>'", "extra": {}},
         status=401,
     )
+
+
+@api.exception_handler(Throttled)
+def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    wait = max(1, int(exc.wait or 1))
+    body = {"message": f"too many requests: try again in {wait} s", "extra": {"retry_after": wait}}
+    response = api.create_response(request, body, status=429)
+    response["Retry-After"] = str(wait)
+    return response
 
 
 @api.exception_handler(HttpError)

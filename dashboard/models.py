@@ -131,6 +131,11 @@ class Runtime(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_seen_at = models.DateTimeField(null=True, blank=True)
     connected = models.PositiveIntegerField(default=0, help_text="open WebSocket connections right now")
+    # Registered through the API with this token: revoking the token revokes the runtime too, so a leaked
+    # token cannot leave working runtime tokens behind. Tokens are revoked, never deleted.
+    created_by_token = models.ForeignKey(
+        ApiToken, null=True, blank=True, on_delete=models.PROTECT, related_name="runtimes"
+    )
 
     class Meta:
         ordering = ["name"]
