@@ -145,6 +145,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
 # frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.
 TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
 TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
+# Per runtime, all its sockets and POST /api/events together (dashboard/services/throttle.py): more than
+# LIMIT events within a WINDOW of seconds closes the socket with 1013 / answers 429. LIMIT 0: off.
+TRIMSCOPE_INGEST_LIMIT = int(os.environ.get("TRIMSCOPE_INGEST_LIMIT", "5000"))
+TRIMSCOPE_INGEST_WINDOW = int(os.environ.get("TRIMSCOPE_INGEST_WINDOW", "10"))
 
 # Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
 # - session_trims: a session trimmed MORE than `count` times within the last `minutes`;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dashboard.services.fleet import (
     Ingested,
+    IngestFailed,
     RuntimeInvalid,
     RuntimeNameTaken,
     runtime_connected,
@@ -31,6 +32,7 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "IngestFailed",
     "Ingested",
     "ProfileNameTaken",
     "RuntimeInvalid",
