@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from simulator import jsonlimits
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile import AiProfileSettings
@@ -260,7 +261,9 @@ def profile_document_from_text(
     """
     use_json = syntax == "json" or (syntax == "auto" and text.lstrip().startswith("{"))
     try:
-        doc: JSON = json.loads(text) if use_json else _toml_json(tomllib.loads(text))
+        doc: JSON = jsonlimits.loads(text) if use_json else _toml_json(_toml_loads(text))
+        # A profile is kept as a JSON document: no NUL (PostgreSQL's jsonb refuses it).
+        jsonlimits.check_tree(doc, nul=False)
     except json.JSONDecodeError as exc:
         raise ProfileError(
             "(document)",
@@ -269,9 +272,24 @@ def profile_document_from_text(
         ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError("(document)", f"invalid TOML: {exc}", allowed="a TOML document") from exc
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a profile document") from exc
     if not isinstance(doc, dict):
         raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
     return doc
+
+
+def _toml_loads(text: str) -> dict[str, object]:
+    # tomllib recurses per nesting level and int() caps digits: both are limits, not crashes.
+    try:
+        value: dict[str, object] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise jsonlimits.DocumentRejected(f"TOML nested deeper than {jsonlimits.MAX_DEPTH} levels") from None
+    except ValueError:  # int() over sys.get_int_max_str_digits() digits
+        raise jsonlimits.DocumentRejected(jsonlimits.too_long_number()) from None
+    return value
 
 
 def _toml_json(value: object, path: str = "") -> JSON:

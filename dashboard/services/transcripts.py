@@ -7,6 +7,7 @@ from django.db import transaction
 
 from dashboard.models import Transcript
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
+from simulator.errors import TranscriptParseError
 from simulator.overview import summarize
 
 
@@ -21,6 +22,13 @@ def transcript_import(
 ) -> Transcript:
     """Parse ``text`` and store it. Raises ``TranscriptParseError`` before anything is written."""
     parsed = transcript_parse(text=text, format=format or None, source=source)
+    for field, value in (("session id", parsed.session_id), ("title", parsed.title)):
+        if value and "\x00" in value:  # PostgreSQL cannot store it; the text itself keeps it escaped
+            raise TranscriptParseError(
+                f"the transcript's {field} contains a NUL character (U+0000)",
+                formats_tried=(parsed.format,),
+                source=source,
+            )
     summary = summarize(parsed)
     return Transcript.objects.create(
         name=(name.strip() or source or parsed.title or "transcript")[:200],
