@@ -241,6 +241,7 @@ def profile_from_document(doc: JSON, *, name: str) -> Profile:
     """
     if not isinstance(doc, dict):
         raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
+    _within_limits(doc)
     runtime = detect_runtime(doc)
     if runtime == "zeroclaw":
         return Profile(name, runtime, _zeroclaw(doc))
@@ -262,8 +263,6 @@ def profile_document_from_text(
     use_json = syntax == "json" or (syntax == "auto" and text.lstrip().startswith("{"))
     try:
         doc: JSON = jsonlimits.loads(text) if use_json else _toml_json(_toml_loads(text))
-        # A profile is kept as a JSON document: no NUL (PostgreSQL's jsonb refuses it).
-        jsonlimits.check_tree(doc, nul=False)
     except json.JSONDecodeError as exc:
         raise ProfileError(
             "(document)",
@@ -276,7 +275,16 @@ def profile_document_from_text(
         raise ProfileError("(document)", exc.reason, allowed="a profile document") from exc
     if not isinstance(doc, dict):
         raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
+    _within_limits(doc)
     return doc
+
+
+def _within_limits(doc: Mapping[str, JSON]) -> None:
+    # A profile is kept as a JSON document: no NUL (PostgreSQL's jsonb refuses it), bounded nesting.
+    try:
+        jsonlimits.check_tree(doc, nul=False)
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a profile document") from exc
 
 
 def _toml_loads(text: str) -> dict[str, object]:
