@@ -155,7 +155,7 @@ TRIMSCOPE_INGEST_WINDOW = int(os.environ.get("TRIMSCOPE_INGEST_WINDOW", "10"))
 # Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
 # - session_trims: a session trimmed MORE than `count` times within the last `minutes`;
 # - overflow_failed_minutes: an overflow recovery that failed stays on the strip this long;
-# - runtime_silent_minutes: a runtime seen before, with no open socket, silent for at least this long.
+# - runtime_silent_minutes: a runtime seen before and silent this long (an open socket beats every 20 s).
 TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,

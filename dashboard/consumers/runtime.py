@@ -260,14 +260,16 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
 
     async def _beat(self) -> None:
         # Keeps the runtime online while the socket is open and idle; a killed server stops beating.
+        runtime = self.runtime
+        assert runtime is not None  # started after the token was accepted
         while not self._left():
             await asyncio.sleep(HEARTBEAT_SECONDS)
             if monotonic() - self._seen_at < HEARTBEAT_SECONDS:
                 continue  # a batch marked it seen meanwhile
             try:
-                alive = await _seen(self.runtime.pk if self.runtime else 0)
+                alive = await _seen(runtime.pk)
             except Exception:  # the database is briefly unreachable: try again at the next beat
-                logger.warning("heartbeat of runtime %s failed", self.runtime, exc_info=True)
+                logger.warning("heartbeat of runtime %s failed", runtime, exc_info=True)
                 continue
             self._seen_at = monotonic()
             if not alive:

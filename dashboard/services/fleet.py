@@ -233,7 +233,7 @@ def trim_events_ingest(
 def _store_new(
     runtime: Runtime, frames: Sequence[tuple[Frame, Mapping[str, object]]]
 ) -> list[Ingested | IngestFailed] | None:
-    """The common case, no resends: one INSERT for all. ``None`` (nothing stored) if any already exists."""
+    """The common case: one INSERT for all. ``None`` (nothing stored) if any exists already or is refused."""
     received = timezone.now()
     rows = [
         TrimEvent(runtime=runtime, payload=dict(payload), **_fields(frame, received))
