@@ -11,10 +11,13 @@ against a runaway sender.
 
 from __future__ import annotations
 
+import logging
 import time
 
 from django.conf import settings
 from django.core.cache import cache
+
+logger = logging.getLogger(__name__)
 
 
 def _limits() -> tuple[int, int]:
@@ -35,14 +38,19 @@ def ingest_throttle(*, runtime_id: int, events: int) -> float:
     now = time.time()
     slot = int(now // window)
     key = f"trimscope:ingest:{runtime_id}:{slot}"
-    cache.add(key, 0, timeout=window * 2)
     try:
-        count = cache.incr(key, events)
-    except ValueError:  # evicted between add and incr: start the window again
-        cache.set(key, events, timeout=window * 2)
-        count = events
-    if count <= limit:
+        cache.add(key, 0, timeout=window * 2)
+        try:
+            count = cache.incr(key, events)
+        except ValueError:  # evicted between add and incr: start the window again
+            cache.set(key, events, timeout=window * 2)
+            count = events
+        if count <= limit:
+            return 0.0
+        # Refused events are not stored, so they do not use up the window: the resend after the wait fits.
+        cache.decr(key, events)
+    except Exception:
+        # Storing events must not depend on a shared cache (Redis) being up: without it, no throttling.
+        logger.warning("ingestion throttle unavailable; events accepted unthrottled", exc_info=True)
         return 0.0
-    # Refused events are not stored, so they do not use up the window: the resend after the wait fits.
-    cache.decr(key, events)
     return max(0.001, (slot + 1) * window - now)

@@ -476,3 +476,24 @@ def test_throttling_answers_429_and_closes_1013_through_daphne():
     assert code == 1013
     assert acks == 20  # 60 in the window: 40 by POST, 20 over the socket
     assert TrimEvent.objects.filter(runtime=runtime).count() == 60
+
+
+def test_ingestion_does_not_depend_on_the_throttle_cache_being_up(
+    runtime_token, monkeypatch, client, settings
+):
+    """With the cache (Redis) down, events are stored unthrottled rather than refused."""
+    settings.TRIMSCOPE_INGEST_LIMIT, settings.TRIMSCOPE_INGEST_WINDOW = 1, 3600
+
+    def cache_down(*args, **kwargs):
+        raise ConnectionError("cache unreachable")
+
+    monkeypatch.setattr(cache, "add", cache_down)
+    _, token = runtime_token
+    response = client.post(
+        "/api/events",
+        json.dumps({"events": [envelope(1), envelope(2), envelope(3)]}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 200
+    assert [r["status"] for r in response.json()["results"]] == ["stored"] * 3
