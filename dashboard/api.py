@@ -6,6 +6,7 @@ Errors always have one shape, ``{"message", "extra"}``, with a 4xx status.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -78,6 +79,14 @@ def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
 @api.exception_handler(HttpError)
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return api.create_response(request, {"message": str(exc), "extra": {}}, status=exc.status_code)
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    # Normally refused earlier, before the body is read (dashboard/body_limit.py); this covers WSGI.
+    return api.create_response(
+        request, {"message": f"request body too large: {exc}", "extra": {}}, status=413
+    )
 
 
 @api.exception_handler(Http404)

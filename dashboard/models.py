@@ -167,9 +167,10 @@ class TrimEvent(models.Model):
     event_id = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
     # Lengths match dashboard/fleet_schemas.py, so anything the schema accepts fits (PostgreSQL enforces).
     reason = models.CharField(max_length=500)
-    dropped_messages = models.PositiveIntegerField()
-    kept_turns = models.PositiveIntegerField()
-    dropped_turns = models.PositiveIntegerField(null=True, blank=True)
+    # Counts are 64-bit like ZeroClaw's usize and the schema's 2**53 bound (32-bit columns overflowed).
+    dropped_messages = models.PositiveBigIntegerField()
+    kept_turns = models.PositiveBigIntegerField()
+    dropped_turns = models.PositiveBigIntegerField(null=True, blank=True)
     tokens_before = models.PositiveBigIntegerField(null=True, blank=True)
     tokens_after = models.PositiveBigIntegerField(null=True, blank=True)
     budget = models.PositiveBigIntegerField(null=True, blank=True)
@@ -180,7 +181,7 @@ class TrimEvent(models.Model):
     channel = models.CharField(max_length=500, blank=True)
     agent_alias = models.CharField(max_length=500, blank=True)
     turn_id = models.CharField(max_length=500, blank=True)
-    call_number = models.PositiveIntegerField(null=True, blank=True, help_text="model call in the session")
+    call_number = models.PositiveBigIntegerField(null=True, blank=True, help_text="model call in the session")
     occurred_at = models.DateTimeField(help_text="the event's own time, or when it was received")
     received_at = models.DateTimeField(auto_now_add=True, db_index=True)
     payload = models.JSONField(help_text="the frame as received")

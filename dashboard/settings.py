@@ -101,6 +101,8 @@ MIDDLEWARE = [
     "dashboard.middleware.LoopbackOnlyWhileDebugMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.ContentSecurityPolicyMiddleware",
+    # 400 for a NUL character in any field, before the session or a view queries the database with it.
+    "dashboard.input_guard.RefuseNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -204,11 +206,15 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
 # frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.
 TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
 TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
+# Per runtime, all its sockets and POST /api/events together (dashboard/services/throttle.py): more than
+# LIMIT events within a WINDOW of seconds closes the socket with 1013 / answers 429. LIMIT 0: off.
+TRIMSCOPE_INGEST_LIMIT = int(os.environ.get("TRIMSCOPE_INGEST_LIMIT", "5000"))
+TRIMSCOPE_INGEST_WINDOW = int(os.environ.get("TRIMSCOPE_INGEST_WINDOW", "10"))
 
 # Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
 # - session_trims: a session trimmed MORE than `count` times within the last `minutes`;
 # - overflow_failed_minutes: an overflow recovery that failed stays on the strip this long;
-# - runtime_silent_minutes: a runtime seen before, with no open socket, silent for at least this long.
+# - runtime_silent_minutes: a runtime seen before and silent this long (an open socket beats every 20 s).
 TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from simulator import registry
+from simulator import jsonlimits, registry
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.runtime_spec import AnyRuntimeSpec, Settings
@@ -71,6 +71,7 @@ def profile_from_document(doc: JSON, *, name: str) -> Profile:
     """
     if not isinstance(doc, dict):
         raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
+    _within_limits(doc)
     runtime = registry.detect_runtime(doc)
     # Every version of a runtime reads the same keys; the settings say which version they ask for.
     settings, window = registry.versions(runtime)[0].load_settings(doc)
@@ -88,7 +89,7 @@ def profile_document_from_text(
     """
     use_json = syntax == "json" or (syntax == "auto" and text.lstrip().startswith("{"))
     try:
-        doc: JSON = json.loads(text) if use_json else _toml_json(tomllib.loads(text))
+        doc: JSON = jsonlimits.loads(text) if use_json else _toml_json(_toml_loads(text))
     except json.JSONDecodeError as exc:
         raise ProfileError(
             "(document)",
@@ -97,9 +98,33 @@ def profile_document_from_text(
         ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError("(document)", f"invalid TOML: {exc}", allowed="a TOML document") from exc
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a profile document") from exc
     if not isinstance(doc, dict):
         raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
+    _within_limits(doc)
     return doc
+
+
+def _within_limits(doc: Mapping[str, JSON]) -> None:
+    # A profile is kept as a JSON document: no NUL (PostgreSQL's jsonb refuses it), bounded nesting.
+    try:
+        jsonlimits.check_tree(doc, nul=False)
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a profile document") from exc
+
+
+def _toml_loads(text: str) -> dict[str, object]:
+    # tomllib recurses per nesting level and int() caps digits: both are limits, not crashes.
+    try:
+        value: dict[str, object] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise jsonlimits.DocumentRejected(f"TOML nested deeper than {jsonlimits.MAX_DEPTH} levels") from None
+    except ValueError:  # int() over sys.get_int_max_str_digits() digits
+        raise jsonlimits.DocumentRejected(jsonlimits.too_long_number()) from None
+    return value
 
 
 def _toml_json(value: object, path: str = "") -> JSON:

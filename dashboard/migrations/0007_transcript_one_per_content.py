@@ -20,7 +20,7 @@ def mark_existing_duplicates(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("dashboard", "0005_runtime_created_by_token"),
+        ("dashboard", "0006_widen_trim_event_counts"),
     ]
 
     operations = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dashboard.services.fleet import (
     Ingested,
+    IngestFailed,
     RuntimeInvalid,
     RuntimeNameTaken,
     runtime_connected,
@@ -35,6 +36,7 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "IngestFailed",
     "Ingested",
     "ProfileNameTaken",
     "RuntimeInvalid",
