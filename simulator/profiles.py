@@ -14,7 +14,10 @@ be pasted as is:
   top-level ``contextPruning`` block works too), ``[model]`` ``contextWindow``.
 
 A ``[trimscope]`` table carries what is not runtime config: ``runtime`` (detected when absent),
-``version`` (ZeroClaw ``documented``/``upstream``) and the ZeroClaw route's selected ``model``.
+``version`` (ZeroClaw ``documented``/``upstream``), the ZeroClaw route's selected ``model``, and for a
+profile read from a whole config file (``simulator.config_files``) its ``source`` name there, the
+``kept`` keys Trimscope does not model (``"dotted.path" = value``, given back unchanged on export) and
+the reader's ``warnings``.
 Every problem raises :class:`ProfileError` naming the field by its path in the document.
 """
 
@@ -25,7 +28,7 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, TypedDict
 
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
@@ -44,12 +47,26 @@ Settings: TypeAlias = "ZeroClawSettings | AiProfileSettings | OpenClawSettings"
 
 
 @dataclass(frozen=True, slots=True)
+class KeptKey:
+    """A key of the source config that Trimscope does not model, by its dotted path there."""
+
+    path: str
+    value: JSON
+
+
+@dataclass(frozen=True, slots=True)
 class Profile:
     name: str
     runtime: Runtime
     settings: ZeroClawSettings | AiProfileSettings | OpenClawSettings
     provider_window: int | None = None
     """ai-profile only: the provider's real window for overflow simulation (None = the known window)."""
+    source: str | None = None
+    """The agent, runtime profile or preset key this profile was read as, in its config file."""
+    kept: tuple[KeptKey, ...] = ()
+    """Keys of the config file that are kept but not modelled."""
+    warnings: tuple[str, ...] = ()
+    """What the config reader noticed that changes what the runtime does (out-of-range values...)."""
 
     @property
     def label(self) -> str:
@@ -241,12 +258,32 @@ def profile_from_document(doc: JSON, *, name: str) -> Profile:
     if not isinstance(doc, dict):
         raise ProfileError("(document)", "must be a table/object", allowed="a profile document")
     runtime = detect_runtime(doc)
+    origin = _origin(doc)
     if runtime == "zeroclaw":
-        return Profile(name, runtime, _zeroclaw(doc))
+        return Profile(name, runtime, _zeroclaw(doc), **origin)
     if runtime == "ai_profile":
         settings, window = _ai_profile(doc)
-        return Profile(name, runtime, settings, provider_window=window)
-    return Profile(name, runtime, _openclaw(doc))
+        return Profile(name, runtime, settings, provider_window=window, **origin)
+    return Profile(name, runtime, _openclaw(doc), **origin)
+
+
+class _Origin(TypedDict):
+    source: str | None
+    kept: tuple[KeptKey, ...]
+    warnings: tuple[str, ...]
+
+
+def _origin(doc: Mapping[str, JSON]) -> _Origin:
+    meta = _obj(doc.get("trimscope"), "trimscope")
+    kept = _obj(meta.get("kept"), "trimscope.kept")
+    warnings = meta.get("warnings") or []
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        raise ProfileError("trimscope.warnings", "must be a list of strings", allowed="a list of strings")
+    return {
+        "source": _str(meta.get("source"), "trimscope.source"),
+        "kept": tuple(KeptKey(path, value) for path, value in kept.items()),
+        "warnings": tuple(w for w in warnings if isinstance(w, str)),
+    }
 
 
 def profile_document_from_text(
@@ -296,6 +333,19 @@ def profile_from_text(text: str, *, name: str, syntax: Literal["toml", "json", "
 
 def profile_to_document(profile: Profile) -> dict[str, JSON]:
     """The profile as a document in the runtime's own keys (round-trips through the reader)."""
+    doc = _document(profile)
+    meta = doc["trimscope"]
+    assert isinstance(meta, dict)
+    if profile.source is not None:
+        meta["source"] = profile.source
+    if profile.kept:
+        meta["kept"] = {k.path: k.value for k in profile.kept}
+    if profile.warnings:
+        meta["warnings"] = list(profile.warnings)
+    return doc
+
+
+def _document(profile: Profile) -> dict[str, JSON]:
     s = profile.settings
     if isinstance(s, ZeroClawSettings):
         rp: dict[str, JSON] = {
@@ -364,7 +414,15 @@ def profile_to_json(profile: Profile) -> str:
     return json.dumps(profile_to_document(profile), indent=2, ensure_ascii=False) + "\n"
 
 
+def _toml_key(key: str) -> str:
+    return key if key and all(c.isalnum() or c in "-_" for c in key) and key.isascii() else json.dumps(key)
+
+
 def _toml_value(value: JSON) -> str:
+    if isinstance(value, dict):
+        # Kept keys may hold tables inside arrays; TOML writes them inline.
+        items = (f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items() if v is not None)
+        return "{ " + ", ".join(items) + " }" if value else "{}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
@@ -372,7 +430,8 @@ def _toml_value(value: JSON) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        # TOML has no null: a null inside an array is dropped here (the JSON export keeps it).
+        return "[" + ", ".join(_toml_value(v) for v in value if v is not None) + "]"
     raise ValueError(f"cannot write {value!r} as a TOML value")
 
 
@@ -381,10 +440,11 @@ def _toml_table(table: Mapping[str, JSON], path: str, out: list[str]) -> None:
     tables = [(k, v) for k, v in table.items() if isinstance(v, dict)]
     if path and (scalars or not tables):
         out.append(f"\n[{path}]")
-    out.extend(f"{k} = {_toml_value(v)}" for k, v in scalars if v is not None)
+    # A null has no TOML form: it is named in a comment (the JSON export keeps it).
+    out.extend(f"{_toml_key(k)} = {_toml_value(v)}" if v is not None else f"# {k} = null" for k, v in scalars)
     for key, sub in tables:
         assert isinstance(sub, dict)
-        _toml_table(sub, f"{path}.{key}" if path else key, out)
+        _toml_table(sub, f"{path}.{_toml_key(key)}" if path else _toml_key(key), out)
 
 
 def profile_to_toml(profile: Profile) -> str:
