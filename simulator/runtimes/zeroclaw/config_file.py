@@ -649,7 +649,13 @@ def _profile(
     config: Mapping[str, JSON], target: _Target, origin: Mapping[str, str], notes: list[str]
 ) -> Profile:
     def where(path: str) -> str:
-        return origin.get(path, path)
+        # The longest migrated prefix of ``path`` names where it was in the file.
+        parts = path.split(".")
+        for end in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:end])
+            if prefix in origin:
+                return ".".join([origin[prefix], *parts[end:]])
+        return path
 
     kept = KeptCollector()
     for key, value in config.items():
