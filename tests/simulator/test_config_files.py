@@ -10,8 +10,13 @@ import pytest
 from simulator.config_files import read_config_text
 from simulator.errors import ProfileError
 from simulator.importers import parse_transcript
-from simulator.profiles import profile_from_document, profile_from_text, profile_to_document, profile_to_json
-from simulator.profiles import profile_to_toml
+from simulator.profiles import (
+    profile_from_document,
+    profile_from_text,
+    profile_to_document,
+    profile_to_json,
+    profile_to_toml,
+)
 from simulator.replay import simulate
 from simulator.runtimes.zeroclaw import resolve_budget
 from tests.support import SAMPLES_DIR
