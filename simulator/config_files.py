@@ -33,6 +33,15 @@ from simulator.runtimes.ai_profile.config_file import is_limits, is_preset, read
 from simulator.runtimes.openclaw.config_file import read_openclaw_config
 from simulator.runtimes.zeroclaw.config_file import read_zeroclaw_config
 
+__all__ = [
+    "SYNTAXES",
+    "ConfigFile",
+    "Syntax",
+    "parse_config_text",
+    "read_config_document",
+    "read_config_text",
+]
+
 Syntax: TypeAlias = Literal["toml", "json", "json5", "auto"]
 SYNTAXES: tuple[Syntax, ...] = ("auto", "toml", "json5", "json")
 _JSON5_ERROR = re.compile(r"^<string>:(?P<line>\d+) (?P<msg>.*?)(?: at column (?P<col>\d+))?$")
@@ -141,8 +150,9 @@ def read_config_document(doc: JSON, *, was_toml: bool, default_name: str = "prof
         return read_ai_profile_config(doc, default_name=default_name)
     agents = doc.get("agents")
     openclaw_agents = isinstance(agents, dict) and bool(agents.keys() & {"defaults", "list"})
-    # OpenClaw configs are JSON5 only; a JSON file with ZeroClaw's keys is a ZeroClaw config.
-    if was_toml or doc.keys() & _ZEROCLAW_KEYS or (agents and not openclaw_agents):
+    # OpenClaw configs are JSON5 (a TOML rendering of its agents.defaults/list is read too); a file
+    # with ZeroClaw's keys, or TOML without OpenClaw's agents shape, is a ZeroClaw config.
+    if doc.keys() & _ZEROCLAW_KEYS or (agents and not openclaw_agents) or (was_toml and not openclaw_agents):
         return read_zeroclaw_config(doc)
     return read_openclaw_config(doc)
 

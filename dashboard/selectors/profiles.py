@@ -16,6 +16,7 @@ from django.db.models import QuerySet
 from django.utils.text import slugify
 
 from dashboard.models import Profile
+from simulator.config_files import ConfigFile, Syntax, read_config_text
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.presets import PRESETS, Preset, preset_get
@@ -398,6 +399,34 @@ def profile_error_knob(*, error: ProfileError, fields: Sequence[KnobField]) -> s
     return None
 
 
+# -- whole config files: what an import would store ----------------------------------------------------
+
+
+def profile_config_read(*, text: str, syntax: Syntax = "auto", filename: str | None = None) -> ConfigFile:
+    """Every profile a pasted or uploaded config yields, with the reader's warnings and kept keys."""
+    return read_config_text(text, filename=filename, syntax=syntax)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigPreviewRow:
+    """One profile a config file yields, as the import page lists it before storing."""
+
+    name: str
+    label: str
+    budget: BudgetLine
+    warnings: tuple[str, ...]
+    kept: tuple[str, ...]
+
+
+def profile_config_preview(*, config: ConfigFile) -> list[ConfigPreviewRow]:
+    return [
+        ConfigPreviewRow(
+            p.name, p.label, profile_budget(profile=p), p.warnings, tuple(k.path for k in p.kept)
+        )
+        for p in config.profiles
+    ]
+
+
 # -- export -------------------------------------------------------------------------------------------
 
 
@@ -452,6 +481,9 @@ class ProfileForm:
     slot_knobs: tuple[Knob, ...] = ()
     sync_toml: bool = False
     sync_knobs: bool = False
+    warnings: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    """Key paths of the source config that are kept, not modelled (they come back on export)."""
 
 
 def _knobs_or_none(document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField, ...]] | None:
@@ -477,6 +509,8 @@ def profile_form(
             knobs=stored[1],
             label=domain.label,
             budget=profile_budget(profile=domain),
+            warnings=domain.warnings,
+            kept=tuple(k.path for k in domain.kept),
         )
     try:
         # Unvalidated on purpose: the inputs redraw with the bad value the operator typed.
