@@ -20,6 +20,7 @@ from simulator.config_files import ConfigFile, Syntax, read_config_text
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.presets import PRESETS, Preset, preset_get
+from simulator.profile_warnings import profile_warnings
 from simulator.profiles import Profile as DomainProfile
 from simulator.profiles import (
     detect_runtime,
@@ -421,7 +422,7 @@ class ConfigPreviewRow:
 def profile_config_preview(*, config: ConfigFile) -> list[ConfigPreviewRow]:
     return [
         ConfigPreviewRow(
-            p.name, p.label, profile_budget(profile=p), p.warnings, tuple(k.path for k in p.kept)
+            p.name, p.label, profile_budget(profile=p), profile_warnings(p), tuple(k.path for k in p.kept)
         )
         for p in config.profiles
     ]
@@ -509,7 +510,7 @@ def profile_form(
             knobs=stored[1],
             label=domain.label,
             budget=profile_budget(profile=domain),
-            warnings=domain.warnings,
+            warnings=profile_warnings(domain),
             kept=tuple(k.path for k in domain.kept),
         )
     try:

@@ -10,6 +10,7 @@ import pytest
 from simulator.config_files import read_config_text
 from simulator.errors import ProfileError
 from simulator.importers import parse_transcript
+from simulator.profile_warnings import profile_warnings
 from simulator.profiles import (
     profile_from_document,
     profile_from_text,
@@ -82,9 +83,17 @@ def test_zeroclaw_runtime_profiles_without_agents_give_one_profile_each():
 def test_zeroclaw_out_of_range_ratio_is_ignored_as_zeroclaw_does_and_said_so():
     wide = _read("zeroclaw_profiles_only.toml").select("wide")
     assert resolve_budget(wide.settings).budget == 32_000
+    warnings = profile_warnings(wide)
     assert any(
-        "context_compact_ratio = 1.5 is outside (0, 1]" in w and "ignores it" in w for w in wide.warnings
+        "context_compact_ratio = 1.5 is outside (0, 1]" in w and "32,000 fallback" in w for w in warnings
     )
+
+
+def test_zeroclaw_ratio_says_which_version_reads_it():
+    coder = _read("zeroclaw_schema3.toml").select("coder")
+    warnings = profile_warnings(coder)
+    assert any("proposed (PRs #9368, #9535)" in w and "released (v0.8.4) ignores" in w for w in warnings)
+    assert not any("outside (0, 1]" in w for w in warnings)
 
 
 def test_zeroclaw_v1_config_is_migrated_like_zeroclaws_own_migration():
@@ -172,6 +181,15 @@ def test_openclaw_rest_of_the_file_is_kept():
     assert kept["agents.defaults.compaction"] == {"mode": "safeguard"}
     assert kept["agents.list[0].workspace"] == "~/.openclaw/workspace"
     assert kept["models"]["providers"]["lmstudio"]["baseUrl"] == "http://127.0.0.1:1234/v1"
+
+
+def test_openclaw_unparsable_ttl_is_ignored_as_openclaw_does_and_said_so():
+    (profile,) = read_config_text(
+        "{agents: {defaults: {contextPruning: {mode: 'cache-ttl', ttl: 'soon'}}}}"
+    ).profiles
+    assert profile.settings.ttl is None and profile.settings.effective().ttl_ms == 300_000
+    assert _kept(profile)["agents.defaults.contextPruning.ttl"] == "soon"
+    assert any("'soon' is not a duration: OpenClaw silently uses 5m" in w for w in profile.warnings)
 
 
 def test_openclaw_legacy_agent_root_is_read_as_agents_defaults():

@@ -31,6 +31,7 @@ from simulator.config_keys import ConfigFile, KeptCollector, check_keys, close_t
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.profiles import Profile, profile_from_document
+from simulator.runtimes.openclaw.duration import DurationError, parse_duration_ms
 
 RUNTIME = "OpenClaw"
 ROOT_KEYS = frozenset(
@@ -296,6 +297,17 @@ def _profile(
     else:
         warnings.append(f"no model set: the window is the {DEFAULT_CONTEXT_TOKENS:,} default")
     pruning = defaults.get("contextPruning")
+    ttl = pruning.get("ttl") if isinstance(pruning, dict) else None
+    if isinstance(pruning, dict) and isinstance(ttl, str):
+        try:
+            parse_duration_ms(ttl, "m")
+        except DurationError:
+            # computeEffectiveSettings keeps the 5m default when ttl does not parse, without a word.
+            pruning = {k: v for k, v in pruning.items() if k != "ttl"}
+            kept.keep(f"{defaults_path}.contextPruning.ttl", ttl)
+            warnings.append(
+                f"{defaults_path}.contextPruning.ttl {ttl!r} is not a duration: OpenClaw silently uses 5m"
+            )
     if pruning is None:
         warnings.append(f"{defaults_path}.contextPruning is not set: OpenClaw does not prune")
     document: dict[str, JSON] = {"trimscope": {"runtime": "openclaw"}, "agents": {"defaults": {}}}

@@ -58,8 +58,6 @@ DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000
 DEFAULT_HISTORY_PRUNING_MAX_TOKENS = 8192
 """``scattered_types.rs`` ``HistoryPrunerConfig::default_max_tokens``."""
 RUNTIME = "ZeroClaw"
-PROPOSED = "proposed (PRs #9368, #9535)"
-RELEASED = "released (v0.8.4)"
 
 # ``schema.rs`` ``Config`` fields (serde names) plus the aliases and the V1 keys migration consumes.
 TOP_LEVEL_KEYS = frozenset(
@@ -702,24 +700,11 @@ def _profile(
 
     ratio = rp.get("context_compact_ratio")
     ratio_path = where(join(rp_path, "context_compact_ratio"))
-    if ratio is not None:
-        if isinstance(ratio, bool) or not isinstance(ratio, int | float):
-            raise ProfileError(
-                ratio_path, f"must be a number, got {json.dumps(ratio)}", allowed="a number in (0, 1]"
-            )
-        if not 0 < ratio <= 1:
-            fallback = (
-                "max_context_tokens"
-                if rp.get("max_context_tokens") is not None
-                else f"the {LEGACY_CONTEXT_TOKENS:,} fallback"
-            )
-            warnings.append(
-                f"{ratio_path} = {ratio:g} is outside (0, 1]: ZeroClaw {PROPOSED} ignores it, "
-                f"so the budget comes from {fallback}"
-            )
-        warnings.append(
-            f"{ratio_path} is a {PROPOSED} key; ZeroClaw {RELEASED} does not know it and ignores it"
+    if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, int | float)):
+        raise ProfileError(
+            ratio_path, f"must be a number, got {json.dumps(ratio)}", allowed="a number in (0, 1]"
         )
+    # What ZeroClaw does with an out-of-range ratio follows from the value: simulator.profile_warnings.
     iterations = knob("max_tool_iterations")
     if iterations == 0:
         warnings.append(f"{where(join(rp_path, 'max_tool_iterations'))} = 0 means ZeroClaw's default, 10")
