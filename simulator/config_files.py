@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Literal, TypeAlias
 
 import json5
@@ -120,6 +121,10 @@ def _trimscope_document(doc: dict[str, JSON], default_name: str) -> ConfigFile:
     if source is None and isinstance(profiles, dict) and len(profiles) == 1:
         name = next(iter(profiles))
     profile = profile_from_document(doc, name=name)
+    if profile.runtime == "zeroclaw" and isinstance(profiles, dict) and not profile.kept:
+        # A hand-written profile: its runtime profile's keys are checked and kept as ZeroClaw's are.
+        checked = read_zeroclaw_config({"schema_version": 3, "runtime_profiles": profiles})
+        profile = replace(profile, source=name, kept=checked.profiles[0].kept)
     return ConfigFile(
         profile.runtime,
         "Trimscope profile",

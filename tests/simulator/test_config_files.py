@@ -283,3 +283,21 @@ def test_a_config_profile_simulates_with_its_resolved_budget():
     )
     result = simulate(transcript, _read("zeroclaw_schema3.toml").select("coder"))
     assert result.budget.value == 180_000 and result.profile_name == "coder"
+
+
+def test_a_hand_written_trimscope_profile_keeps_and_checks_its_runtime_profile_keys():
+    text = (
+        "[runtime_profiles.local_small]\nkeep_tool_context_turns = 1\n[provider]\ncontext_window = 128000\n"
+    )
+    (profile,) = read_config_text(text).profiles
+    assert profile.name == "local_small" and profile.settings.context_window == 128_000
+    assert _kept(profile) == {"runtime_profiles.local_small.keep_tool_context_turns": 1}
+    with pytest.raises(ProfileError) as caught:
+        read_config_text(text.replace("keep_tool_context_turns", "bogus_key"))
+    assert caught.value.field == "runtime_profiles.local_small.bogus_key"
+
+
+def test_a_disabled_zeroclaw_agent_is_flagged():
+    text = 'schema_version = 3\n[agents.off]\nenabled = false\nruntime_profile = "default"\n'
+    (profile,) = read_config_text(text).profiles
+    assert any("enabled = false: ZeroClaw does not run it" in w for w in profile.warnings)

@@ -670,6 +670,8 @@ def _profile(
         agent = table(agents.get(target.agent), agent_path)
         check_keys(agent, where(agent_path), AGENT_KEYS, RUNTIME)
         kept.keep_rest(agent, agent_path, ("runtime_profile", "model_provider"), where)
+        if agent.get("enabled") is False:
+            warnings.append(f"{agent_path} has enabled = false: ZeroClaw does not run it")
         ref = agent.get("runtime_profile")
         rp_name = ref.strip() if isinstance(ref, str) and ref.strip() else None
         if rp_name is None:
