@@ -120,6 +120,11 @@ def test_zeroclaw_v2_inline_agent_brains_move_to_their_own_provider_and_runtime_
     # max_iterations created runtime_profiles.agent_researcher, so [agent] (→ default) does not apply.
     assert researcher.settings.max_context_tokens is None
     assert notes.settings.max_context_tokens == 24_000
+    # What the migration moves where Trimscope does not follow is kept under the agent's own keys.
+    kept = _kept(researcher)
+    assert kept["agents.researcher.temperature"] == 0.2
+    assert kept["agents.researcher.allowed_tools"] == ["shell", "memory"]
+    assert "agents.researcher.max_iterations" not in kept  # modelled: max_tool_iterations
 
 
 @pytest.mark.parametrize(

@@ -414,6 +414,9 @@ class _Migration:
     notes: list[str] = field(default_factory=list)
     origin: dict[str, str] = field(default_factory=dict)
     """Migrated path → the path the key had in the file."""
+    moved: dict[str, JSON] = field(default_factory=dict)
+    """Keys the migration moves where Trimscope does not follow (risk profiles, skill bundles), by
+    their path in the file: kept with the profiles they belong to."""
 
     def where(self, path: str) -> str:
         return self.origin.get(path, path)
@@ -479,7 +482,8 @@ def _v2_to_v3(m: _Migration) -> None:
     if agent is not None:
         agent_table = dict(table(agent, "agent"))
         check_keys(agent_table, "agent", V1_AGENT_KEYS, RUNTIME)
-        agent_table.pop("allowed_tools", None)
+        if "allowed_tools" in agent_table:
+            m.moved["agent.allowed_tools"] = agent_table.pop("allowed_tools")
         profiles = table(doc.setdefault("runtime_profiles", {}), "runtime_profiles")
         target = table(profiles.setdefault("default", {}), "runtime_profiles.default")
         lost = _merge_or_insert(target, agent_table)
@@ -559,42 +563,45 @@ def _v2_agent(m: _Migration, alias: str, agent: dict[str, JSON]) -> dict[str, JS
             entry["uri"] = url
         if model is not None:
             entry["model"] = model
-            m.origin[f"providers.models.{family}.agent_{alias}.model"] = f"agents.{alias}.model"
         entry.update(brain)
+        for key in (*brain, "model"):
+            m.origin[f"providers.models.{family}.agent_{alias}.{key}"] = f"agents.{alias}.{key}"
         providers = table(m.doc.setdefault("providers", {}), "providers")
         models = table(providers.setdefault("models", {}), "providers.models")
         table(models.setdefault(family, {}), f"providers.models.{family}")[f"agent_{alias}"] = entry
         agent["model_provider"] = f"{family}.agent_{alias}"
         m.notes.append(f"agents.{alias}: inline provider/model → providers.models.{family}.agent_{alias}")
+    iterations_key = "max_iterations" if "max_iterations" in agent else "max_tool_iterations"
     iterations = agent.pop("max_iterations", agent.pop("max_tool_iterations", None))
-    overrides = {
-        key: value
-        for key, value in (
-            ("agentic", agent.pop("agentic", None)),
-            ("max_delegation_depth", agent.pop("max_depth", None)),
-            ("agentic_timeout_secs", agent.pop("agentic_timeout_secs", None)),
-            ("max_tool_iterations", iterations),
-        )
-        if value is not None
-    }
+    moves = (
+        ("agentic", "agentic", agent.pop("agentic", None)),
+        ("max_delegation_depth", "max_depth", agent.pop("max_depth", None)),
+        ("agentic_timeout_secs", "agentic_timeout_secs", agent.pop("agentic_timeout_secs", None)),
+        ("max_tool_iterations", iterations_key, iterations),
+    )
+    overrides = {key: value for key, _, value in moves if value is not None}
+    for key, old, value in moves:
+        if value is not None:
+            m.origin[f"runtime_profiles.agent_{alias}.{key}"] = f"agents.{alias}.{old}"
     profiles = table(m.doc.setdefault("runtime_profiles", {}), "runtime_profiles")
     if overrides:
         profile = table(profiles.setdefault(f"agent_{alias}", {}), f"runtime_profiles.agent_{alias}")
         profile.update(overrides)
         agent.setdefault("runtime_profile", f"agent_{alias}")
-        if iterations is not None:
-            m.origin[f"runtime_profiles.agent_{alias}.max_tool_iterations"] = f"agents.{alias}.max_iterations"
     runtime_profile = agent.get("runtime_profile")
     if not isinstance(runtime_profile, str) or not runtime_profile.strip():
         agent["runtime_profile"] = "default"
     profiles.setdefault(str(agent["runtime_profile"]), {})
     for key in ("allowed_tools", "skills_directory", "memory_namespace", "system_prompt"):
-        agent.pop(key, None)
+        if key in agent:
+            m.moved[f"agents.{alias}.{key}"] = agent.pop(key)
     return agent
 
 
-def migrate(doc: Mapping[str, JSON]) -> tuple[dict[str, JSON], int, list[str], dict[str, str]]:
-    """A parsed config as schema 3, the version it had, the migration notes, and moved-key origins.
+def migrate(
+    doc: Mapping[str, JSON],
+) -> tuple[dict[str, JSON], int, list[str], dict[str, str], dict[str, JSON]]:
+    """A parsed config as schema 3, its version, the migration notes, moved-key origins, moved-away keys.
 
     Raises:
         ProfileError: for a bad ``schema_version`` or a key ZeroClaw does not know.
@@ -612,7 +619,7 @@ def migrate(doc: Mapping[str, JSON]) -> tuple[dict[str, JSON], int, list[str], d
         _v1_to_v2(m)
     if version <= 2:
         _v2_to_v3(m)
-    return m.doc, version, m.notes, m.origin
+    return m.doc, version, m.notes, m.origin, m.moved
 
 
 # -- one profile per agent (or per runtime profile) ---------------------------------------------------
@@ -644,7 +651,11 @@ class _Target:
 
 
 def _profile(
-    config: Mapping[str, JSON], target: _Target, origin: Mapping[str, str], notes: list[str]
+    config: Mapping[str, JSON],
+    target: _Target,
+    origin: Mapping[str, str],
+    notes: list[str],
+    moved: Mapping[str, JSON],
 ) -> Profile:
     def where(path: str) -> str:
         # The longest migrated prefix of ``path`` names where it was in the file.
@@ -656,6 +667,11 @@ def _profile(
         return path
 
     kept = KeptCollector()
+    for path, value in moved.items():
+        if path.startswith("agent.") or (
+            target.agent is not None and path.startswith(f"agents.{target.agent}.")
+        ):
+            kept.keep(path, value)
     for key, value in config.items():
         if key not in ("agents", "runtime_profiles", "providers", "schema_version"):
             kept.keep(where(key), value)
@@ -810,7 +826,7 @@ def read_zeroclaw_config(doc: Mapping[str, JSON]) -> ConfigFile:
         ProfileError: for an unknown key (with a did-you-mean), a bad ``schema_version`` or a value
             ZeroClaw cannot read, naming its key path in the file.
     """
-    config, version, notes, origin = migrate(doc)
+    config, version, notes, origin, moved = migrate(doc)
     shape = f"ZeroClaw config.toml (schema {version}" + (", migrated to 3)" if version < 3 else ")")
     agents = table(config.get("agents"), "agents")
     profiles = table(config.get("runtime_profiles"), "runtime_profiles")
@@ -824,7 +840,7 @@ def read_zeroclaw_config(doc: Mapping[str, JSON]) -> ConfigFile:
             "has no [agents.<name>] and no [runtime_profiles.<name>]: nothing to simulate",
             allowed="a ZeroClaw config.toml with agents or runtime profiles",
         )
-    built = tuple(_profile(config, t, origin, notes) for t in targets)
+    built = tuple(_profile(config, t, origin, notes, moved) for t in targets)
     used = {table(agents.get(t.name), "").get("runtime_profile") for t in targets if t.agent is not None}
     warnings = list(notes)
     kept_all: dict[str, None] = {}
