@@ -54,7 +54,6 @@ PRESET_KEYS = frozenset(
     ]
 )
 PRESET_MODEL_KEYS = frozenset({"value", "label", "contextWindow", "maxOutput"})
-PRESETS_FILE_KEYS = frozenset({"crateVersion", "description", "generatedBy", "presets", "vendors"})
 
 
 def is_limits(value: JSON) -> bool:
@@ -111,12 +110,12 @@ def _built(
 
 def _preset_profile(preset: Mapping[str, JSON], path: str) -> Profile | str:
     """A chat preset's profile, or (not a chat preset) why there is none."""
-    check_keys(preset, path, PRESET_KEYS, RUNTIME)
     key = preset.get("key")
     if not isinstance(key, str) or not key:
         raise ProfileError(join(path, "key"), "is required", allowed="the preset's key")
     if preset.get("kind", "chat") != "chat":
         return f"preset {key!r} is a {preset.get('kind')} preset: no chat history, no profile"
+    check_keys(preset, path, PRESET_KEYS, RUNTIME)
     kept = KeptCollector()
     kept.keep_rest(preset, path, ("key",))
     models = preset.get("models")
@@ -172,8 +171,10 @@ def read_ai_profile_config(doc: JSON, *, default_name: str = "limits") -> Config
 
 
 def _presets(doc: JSON) -> ConfigFile:
+    file_kept: tuple[str, ...] = ()
     if isinstance(doc, dict) and "presets" in doc:
-        check_keys(doc, "", PRESETS_FILE_KEYS, RUNTIME)
+        # The file's other parts (crateVersion, the per-vendor catalogue...) describe, not configure.
+        file_kept = tuple(k for k in doc if k != "presets")
         items, base = doc.get("presets"), "presets"
     elif isinstance(doc, list):
         items, base = doc, ""
@@ -192,5 +193,5 @@ def _presets(doc: JSON) -> ConfigFile:
             profiles.append(built)
     if not profiles:
         raise ProfileError("presets", "has no chat preset", allowed='presets with kind "chat"')
-    kept = tuple(dict.fromkeys(k.path for p in profiles for k in p.kept))
+    kept = tuple(dict.fromkeys([*file_kept, *(k.path for p in profiles for k in p.kept)]))
     return ConfigFile("ai_profile", "ai-profile presets.json", tuple(profiles), tuple(notes), kept)
