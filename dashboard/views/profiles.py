@@ -15,7 +15,7 @@ from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 from simulator.errors import ProfileError
 
-MAX_IMPORT_BYTES = 256 * 1024  # a profile is a few hundred bytes; anything this big is not one
+MAX_IMPORT_BYTES = 256 * 1024  # a whole runtime config is a few KiB; anything this big is not one
 KNOB_PREFIX = "knob:"
 
 

@@ -155,3 +155,9 @@ def test_single_profile_import_shows_kept_keys_and_warnings_in_the_editor(operat
     page = operator_client.get(reverse("profile-edit", args=[stored.pk])).content.decode()
     assert "<code>agent.keep_tool_context_turns</code>" in page
     assert "legacy [agent] merged into [runtime_profiles.default]" in page
+
+
+@pytest.mark.parametrize("path", ["/api/profiles/import-all", "/api/profiles/import-preview"])
+def test_config_import_endpoints_need_auth(client, path):
+    response = client.post(path, {"text": "x"}, content_type="application/json")
+    assert response.status_code == 401 and Profile.objects.count() == 0
