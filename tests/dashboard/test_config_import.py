@@ -161,3 +161,29 @@ def test_single_profile_import_shows_kept_keys_and_warnings_in_the_editor(operat
 def test_config_import_endpoints_need_auth(client, path):
     response = client.post(path, {"text": "x"}, content_type="application/json")
     assert response.status_code == 401 and Profile.objects.count() == 0
+
+
+def test_editing_a_config_profile_keeps_its_kept_keys_and_source(operator_client):
+    profile = services.profile_import(name="", text=_text("zeroclaw_schema3.toml"), select="coder")
+    form = selectors.profile_form(profile=profile)
+    response = operator_client.post(
+        reverse("profile-edit", args=[profile.pk]),
+        {
+            "name": profile.name,
+            "description": "",
+            "document": form.text,
+            "source": "knobs",
+            "knobs_runtime": "zeroclaw",
+            "knob:runtime_profiles.default.max_context_tokens": "150000",
+            "knob:runtime_profiles.default.context_compact_ratio": "0.9",
+            "knob:trimscope.version": "documented",
+            "knob:provider.context_window": "200000",
+            "knob:provider.model": "qwen3-coder",
+        },
+    )
+    assert response.status_code == 302
+    profile.refresh_from_db()
+    assert profile.name == "coder"
+    assert profile.settings["runtime_profiles"]["default"]["max_context_tokens"] == 150_000
+    assert profile.settings["trimscope"]["source"] == "coder"
+    assert profile.settings["trimscope"]["kept"]["runtime_profiles.ratio.keep_tool_context_turns"] == 2
