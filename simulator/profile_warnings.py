@@ -26,7 +26,7 @@ def _zeroclaw(s: ZeroClawSettings) -> list[str]:
         return []
     if s.version == "upstream":
         return [f"context_compact_ratio = {ratio:g} is a {PROPOSED} key: ZeroClaw {RELEASED} ignores it"]
-    notes = [f"context_compact_ratio is read as ZeroClaw {PROPOSED} does; {RELEASED} ignores it"]
+    notes = [f"context_compact_ratio is read as ZeroClaw {PROPOSED} reads it; {RELEASED} ignores it"]
     if not is_valid_compact_ratio(ratio):
         shown = "NaN" if math.isnan(ratio) else f"{ratio:g}"
         source = (
@@ -41,7 +41,13 @@ def _zeroclaw(s: ZeroClawSettings) -> list[str]:
     return notes
 
 
+def knob_warnings(profile: Profile) -> tuple[tuple[str, str], ...]:
+    """``(knob, note)`` pairs: what the runtime does with this profile's knob values, by knob key."""
+    if isinstance(profile.settings, ZeroClawSettings):
+        return tuple(("context_compact_ratio", note) for note in _zeroclaw(profile.settings))
+    return ()
+
+
 def profile_warnings(profile: Profile) -> tuple[str, ...]:
     """The reader's stored notes, then what the runtime does with this profile's knob values."""
-    knobs = _zeroclaw(profile.settings) if isinstance(profile.settings, ZeroClawSettings) else []
-    return (*profile.warnings, *knobs)
+    return (*profile.warnings, *(note for _, note in knob_warnings(profile)))

@@ -20,7 +20,7 @@ from simulator.config_files import ConfigFile, Syntax, read_config_text
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.presets import PRESETS, Preset, preset_get
-from simulator.profile_warnings import profile_warnings
+from simulator.profile_warnings import knob_warnings, profile_warnings
 from simulator.profiles import Profile as DomainProfile
 from simulator.profiles import (
     detect_runtime,
@@ -485,6 +485,8 @@ class ProfileForm:
     warnings: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()
     """Key paths of the source config that are kept, not modelled (they come back on export)."""
+    knob_notes: tuple[tuple[str, str], ...] = ()
+    """``(knob label, note)``: what the runtime does with that knob's value, shown next to it."""
 
 
 def _knobs_or_none(document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField, ...]] | None:
@@ -510,8 +512,9 @@ def profile_form(
             knobs=stored[1],
             label=domain.label,
             budget=profile_budget(profile=domain),
-            warnings=profile_warnings(domain),
+            warnings=domain.warnings,
             kept=tuple(k.path for k in domain.kept),
+            knob_notes=knob_warnings(domain),
         )
     try:
         # Unvalidated on purpose: the inputs redraw with the bad value the operator typed.
@@ -564,6 +567,7 @@ def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
         label=domain.label,
         budget=profile_budget(profile=domain),
         slot_knobs=slot_knobs,
+        knob_notes=knob_warnings(domain),
         # Only the side the operator is not typing in is redrawn, so focus and caret stay put.
         sync_toml=submitted.source == "knobs",
         sync_knobs=submitted.source == "toml",

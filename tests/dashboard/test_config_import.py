@@ -187,3 +187,11 @@ def test_editing_a_config_profile_keeps_its_kept_keys_and_source(operator_client
     assert profile.settings["runtime_profiles"]["default"]["max_context_tokens"] == 150_000
     assert profile.settings["trimscope"]["source"] == "coder"
     assert profile.settings["trimscope"]["kept"]["runtime_profiles.ratio.keep_tool_context_turns"] == 2
+
+
+def test_out_of_range_ratio_is_explained_next_to_its_knob(operator_client):
+    profile = services.profile_import(name="", text=_text("zeroclaw_profiles_only.toml"), select="wide")
+    page = operator_client.get(reverse("profile-edit", args=[profile.pk])).content.decode()
+    note = page.split("<code>context_compact_ratio</code>", 1)[1].split("</label>", 1)[0]
+    assert 'class="flag warn knob-note"' in note
+    assert "context_compact_ratio = 1.5 is outside (0, 1]: ZeroClaw ignores it" in note
