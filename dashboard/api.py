@@ -22,12 +22,13 @@ from dashboard.models import Transcript
 from dashboard.schemas import (
     ErrorOut,
     MessageOut,
+    SkippedLineOut,
     ToolCallOut,
     TranscriptDetailOut,
     TranscriptIn,
     TranscriptOut,
 )
-from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator import ProfileError, SimulatorError, TranscriptParseError
 
 api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
 transcripts = Router(tags=["transcripts"])
@@ -36,7 +37,7 @@ transcripts = Router(tags=["transcripts"])
 @api.exception_handler(SimulatorError)
 def _simulator_error(request: HttpRequest, exc: SimulatorError) -> HttpResponse:
     status = 422 if isinstance(exc, TranscriptParseError | ProfileError) else 400
-    if isinstance(exc, services.ProfileNameTaken):
+    if isinstance(exc, services.ProfileNameTaken | services.TranscriptAlreadyStored):
         status = 409
     return api.create_response(request, {"message": exc.message, "extra": exc.extra}, status=status)
 
@@ -79,14 +80,18 @@ def list_transcripts(request: HttpRequest) -> list[Transcript]:
     return list(selectors.transcript_list())
 
 
-@transcripts.post("", response={201: TranscriptOut, 413: ErrorOut, 422: ErrorOut})
+@transcripts.post("", response={201: TranscriptOut, 409: ErrorOut, 413: ErrorOut, 422: ErrorOut})
 def create_transcript(request: HttpRequest, payload: TranscriptIn) -> Status[Transcript]:
     if len(payload.text.encode("utf-8")) > selectors.upload_limit():
         raise HttpError(413, f"transcript is over the {selectors.upload_limit():,} byte limit")
     return Status(
         201,
         services.transcript_import(
-            text=payload.text, name=payload.name, format=payload.format, user=request.user
+            text=payload.text,
+            name=payload.name,
+            format=payload.format,
+            user=request.user,
+            copy=payload.store_copy,
         ),
     )
 
@@ -116,11 +121,15 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
                     result_of_call_id=row.result_of.call_id if row.result_of else None,
                     result_of_index=row.result_of.call_index if row.result_of else None,
                     flags=list(row.flags),
+                    role_label=row.role_label,
+                    error=row.error,
                 )
             )
     return {
         **TranscriptOut.from_orm(transcript).dict(),
         "problems": list(view.problems),
+        "warnings": list(view.warnings),
+        "skipped_lines": [SkippedLineOut(line=s.line, reason=s.reason) for s in view.skipped_lines],
         "messages": messages,
     }
 

@@ -29,9 +29,18 @@ class Transcript(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
+    is_copy = models.BooleanField(
+        default=False, help_text="stored on request although the same content was already stored"
+    )
 
     class Meta:
         ordering = ["-uploaded_at", "-id"]
+        constraints = [
+            # One transcript per content; further ones only as explicit copies.
+            models.UniqueConstraint(
+                fields=["sha256"], condition=models.Q(is_copy=False), name="transcript_one_per_content"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.format})"

@@ -20,6 +20,9 @@ class TranscriptIn(Schema):
     text: str = Field(min_length=1, description="the transcript file's text")
     name: str = Field(default="", max_length=200)
     format: str | None = Field(default=None, description="force a format instead of detecting it")
+    store_copy: bool = Field(
+        default=False, description="store it even when the same content is already stored (else 409)"
+    )
 
 
 class TranscriptOut(Schema):
@@ -34,6 +37,12 @@ class TranscriptOut(Schema):
     orphan_count: int
     estimated_tokens: int
     uploaded_at: datetime
+    is_copy: bool
+
+
+class SkippedLineOut(Schema):
+    line: int
+    reason: str
 
 
 class ToolCallOut(Schema):
@@ -55,10 +64,14 @@ class MessageOut(Schema):
     result_of_call_id: str | None
     result_of_index: int | None
     flags: list[str]
+    role_label: str
+    error: str | None = Field(description="the provider error when this assistant entry is a failed call")
 
 
 class TranscriptDetailOut(TranscriptOut):
     problems: list[str]
+    warnings: list[str]
+    skipped_lines: list[SkippedLineOut] = Field(description="malformed lines of a JSON-lines file, left out")
     messages: list[MessageOut]
 
 

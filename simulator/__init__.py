@@ -1,0 +1,129 @@
+"""Trimscope's simulator: how LLM agent runtimes trim and prune their context, as a pure library.
+
+This module is the public facade: everything outside ``simulator`` (the dashboard, scripts) imports
+from here, never from the submodules. What lives where inside:
+
+* ``transcript``, ``importers/`` - the runtime-neutral message model and one reader per format;
+* ``runtimes/<runtime>/`` - each runtime's own code, mirrored function by function from upstream;
+* ``specs/<runtime>/`` and ``registry`` - one spec per runtime version (config keys, knobs, budget,
+  conversion, estimator, replay, conformance) and the registry that collects them;
+* ``profiles``, ``presets`` - profile documents in the runtimes' own keys, and ready-made ones;
+* ``config_files`` - whole runtime config files (ZeroClaw ``config.toml``, OpenClaw JSON5, ai-profile
+  limits and presets) read as the runtimes read them, into named profiles with kept keys and warnings;
+* ``replay/`` - the session replay, comparisons, trim events and the view models the pages draw;
+* ``conformance/`` - the vector runner behind ``python -m simulator conform``.
+
+The library does no I/O and reads no clock: callers pass text and times in.
+"""
+
+from __future__ import annotations
+
+from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
+from simulator.config_files import ConfigFile, parse_config_text, read_config_text
+from simulator.config_files import Syntax as ConfigSyntax
+from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator.estimates import message_token_text, tiktoken_count
+from simulator.importers import FORMATS, parse_transcript
+from simulator.jsonvalue import JSON
+from simulator.knobs import Knob, KnobKind
+from simulator.overview import TranscriptOverview, summarize
+from simulator.overview import overview as transcript_overview
+from simulator.presets import PRESETS, Preset, preset_get
+from simulator.profile_warnings import knob_warnings, profile_warnings
+from simulator.profiles import (
+    KeptKey,
+    Profile,
+    detect_runtime,
+    profile_document_from_text,
+    profile_from_document,
+    profile_from_text,
+    profile_to_document,
+    profile_to_json,
+    profile_to_toml,
+)
+from simulator.registry import SPECS, runtime_label, runtimes, spec_get, versions
+from simulator.replay import (
+    BudgetExplanation,
+    CallRecord,
+    Change,
+    Fate,
+    FateGroup,
+    RetryStep,
+    SimulationResult,
+    changed_contents,
+    simulate,
+)
+from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
+from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
+from simulator.replay.report import result_to_json
+from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
+from simulator.runtime_spec import AnyRuntimeSpec
+from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Transcript
+
+__all__ = [
+    "CONFIG_SYNTAXES",
+    "FORMATS",
+    "JSON",
+    "PRESETS",
+    "SPECS",
+    "AnyRuntimeSpec",
+    "BudgetExplanation",
+    "CallRecord",
+    "CallView",
+    "ConfigFile",
+    "ConfigSyntax",
+    "Change",
+    "Comparison",
+    "Fate",
+    "FateGroup",
+    "KeptKey",
+    "Knob",
+    "KnobKind",
+    "MessageDiff",
+    "Preset",
+    "Profile",
+    "ProfileError",
+    "RetryStep",
+    "SimulationResult",
+    "SimulatorError",
+    "Timeline",
+    "TimelineShape",
+    "Transcript",
+    "TrimEvent",
+    "WireShapes",
+    "TranscriptOverview",
+    "TranscriptParseError",
+    "call_view",
+    "changed_contents",
+    "compare",
+    "detect_runtime",
+    "knob_warnings",
+    "message_diff",
+    "message_token_text",
+    "parse_config_text",
+    "parse_transcript",
+    "preset_get",
+    "profile_document_from_text",
+    "profile_from_document",
+    "profile_from_text",
+    "profile_to_document",
+    "profile_to_json",
+    "profile_to_toml",
+    "profile_warnings",
+    "read_config_text",
+    "result_to_json",
+    "runtime_label",
+    "runtimes",
+    "simulate",
+    "spec_get",
+    "summarize",
+    "synthetic_openclaw_session",
+    "tiktoken_count",
+    "transcript_overview",
+    "timeline",
+    "timeline_shape",
+    "versions",
+    "wire_frames",
+    "wire_shapes",
+]

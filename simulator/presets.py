@@ -95,7 +95,7 @@ def _presets() -> tuple[Preset, ...]:
     return (
         Preset(
             "zeroclaw-documented",
-            "ZeroClaw documented defaults",
+            "ZeroClaw proposed (PRs #9368, #9535) defaults",
             "zeroclaw",
             f"History-management docs (PRs 9368/9535/9379): a {DOCUMENTED_MODEL} route with a "
             f"{DOCUMENTED_WINDOW:,}-token window, no ratio and no max_context_tokens, so the budget is the "
@@ -104,7 +104,7 @@ def _presets() -> tuple[Preset, ...]:
         ),
         Preset(
             "zeroclaw-upstream",
-            "ZeroClaw upstream (master) defaults",
+            "ZeroClaw released (v0.8.4) defaults",
             "zeroclaw",
             "Master 15d28660: max_context_tokens defaults to 32,000 with no model window; history is capped "
             "at max(50, 2 × max_tool_iterations + 2) messages.",

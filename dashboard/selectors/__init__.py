@@ -1,4 +1,8 @@
-"""Reads, one module per sub-domain."""
+"""Reads, one module per sub-domain: the view models pages, the API and consumers show.
+
+Who may import: views, the API, consumers and commands. Selectors reach the simulator through its
+facade (``import simulator``) only.
+"""
 
 from __future__ import annotations
 

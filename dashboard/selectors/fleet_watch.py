@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
 from dashboard.selectors.simulations import simulation_profile, simulation_result
-from simulator.errors import SimulatorError
+from simulator import SimulatorError
 
 ONLINE_SECONDS = 60
 SPARK_MINUTES = 30

@@ -1,4 +1,7 @@
-"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these."""
+"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these.
+
+Services reach the simulator through its facade (``import simulator``) only.
+"""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from dashboard.services.profiles import (
 from dashboard.services.simulations import simulation_create, simulation_delete
 from dashboard.services.tokens import api_token_create, api_token_revoke
 from dashboard.services.transcripts import (
+    TranscriptAlreadyStored,
     transcript_delete,
     transcript_import,
 )
@@ -37,6 +41,7 @@ __all__ = [
     "ProfileNameTaken",
     "RuntimeInvalid",
     "RuntimeNameTaken",
+    "TranscriptAlreadyStored",
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",

@@ -13,9 +13,7 @@ from django.db import IntegrityError, transaction
 
 from dashboard.models import Profile
 from dashboard.selectors.profiles import profile_config_read
-from simulator.errors import ProfileError
-from simulator.jsonvalue import JSON
-from simulator.profiles import profile_from_document, profile_to_document
+from simulator import JSON, ProfileError, profile_from_document, profile_to_document
 
 NAME_MAX = 120
 DESCRIPTION_MAX = 400

@@ -13,7 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from dashboard import selectors, services
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
-from simulator.errors import ProfileError
+from simulator import ProfileError
 
 MAX_IMPORT_BYTES = 256 * 1024  # a whole runtime config is a few KiB; anything this big is not one
 KNOB_PREFIX = "knob:"

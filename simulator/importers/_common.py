@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from simulator.jsonvalue import JSON, as_int, as_object, as_str, type_name
-from simulator.transcript import ImagePart, Message, Part, Role, TextPart, ToolResult, Usage
+from simulator.transcript import ImagePart, Message, Part, Role, SkippedLine, TextPart, ToolResult, Usage
 
 
 class BadInput(Exception):
@@ -30,10 +30,13 @@ class BadInput(Exception):
 class JsonDecodeFailure(Exception):
     """The text is neither one JSON value nor JSON lines."""
 
-    def __init__(self, reason: str, line: int | None) -> None:
+    def __init__(self, reason: str, line: int | None, *, at_start: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.line = line
+        # True when the text breaks at its first token after the opening bracket (e.g. a TOML table header,
+        # a JSON5 comment or unquoted key): it never started as JSON, and "invalid JSON" misnames the problem.
+        self.at_start = at_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,19 +45,25 @@ class Document:
 
     ``value`` is the whole text as one JSON value (``None`` with ``is_json=False`` when the text is JSONL).
     ``records`` holds ``(1-based line, value)`` per non-blank line when the text is JSONL, or a single
-    record when the whole text is one JSON object (a one-line JSONL file), else ``None``.
+    record when the whole text is one JSON object (a one-line JSONL file), else ``None``. ``skipped`` names
+    the lines of a JSON-lines text that were left out (invalid JSON, or a value that is not an object).
     """
 
     is_json: bool
     value: JSON
     records: tuple[tuple[int, JSON], ...] | None
+    skipped: tuple[SkippedLine, ...] = ()
 
 
 def decode(text: str) -> Document:
     """Decode ``text`` as one JSON value, falling back to JSON lines.
 
+    A multi-line text that is not one JSON value is read as JSON lines when its first line, or at least half
+    of its lines, are JSON objects; the other lines are listed in ``Document.skipped``.
+
     Raises:
-        JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON.
+        JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON, when the text
+            is neither one JSON value nor JSON lines.
     """
     try:
         value: JSON = json.loads(text)
@@ -73,26 +82,41 @@ def _first_content_line(text: str) -> int:
 
 def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    first_ok = False
-    if len(lines) > 1:
-        try:
-            first_ok = isinstance(json.loads(lines[0][1]), dict)
-        except json.JSONDecodeError:
-            first_ok = False
-    if not first_ok:
-        # Not line oriented: report the position the whole-text parse stopped at.
-        raise JsonDecodeFailure(
-            f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
-            whole_error.lineno,
-        )
     records: list[tuple[int, JSON]] = []
+    others: list[tuple[int, str, str | None]] = []
     for number, line in lines:
+        if not line.lstrip().startswith("{"):
+            # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
+            others.append((number, line, None))
+            continue
         try:
             value: JSON = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise JsonDecodeFailure(f"invalid JSON: {exc.msg} (column {exc.colno})", number) from None
+            others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            continue
         records.append((number, value))
-    return Document(is_json=False, value=None, records=tuple(records))
+    first_is_record = bool(records) and records[0][0] == lines[0][0]
+    # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
+    # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
+    if len(lines) < 2 or not records or not (first_is_record or 2 * len(records) >= len(lines)):
+        opener = len(text) - len(text.lstrip())
+        after = text[opener + 1 :]
+        first_token = opener + 1 + len(after) - len(after.lstrip())
+        raise JsonDecodeFailure(
+            f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
+            whole_error.lineno,
+            at_start=whole_error.pos <= first_token,
+        )
+    skipped = tuple(SkippedLine(n, reason or _not_an_object(line)) for n, line, reason in others)
+    return Document(is_json=False, value=None, records=tuple(records), skipped=skipped)
+
+
+def _not_an_object(line: str) -> str:
+    try:
+        value: JSON = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    return f"not a JSON object ({type_name(value)})"
 
 
 @contextmanager

@@ -26,7 +26,9 @@ def test_create_from_preset_edit_with_inline_validation_save_and_export(
     expect(page.locator("#profile-table")).to_have_count(0)  # nothing stored yet
 
     create = page.locator("#create-form")
-    create.get_by_role("radio", name=re.compile("ZeroClaw documented defaults")).check()
+    create.get_by_role(
+        "radio", name=re.compile(re.escape("ZeroClaw proposed (PRs #9368, #9535) defaults"))
+    ).check()
     create.get_by_label("Name").fill("zc-browser")
     create.get_by_role("button", name="Create").click()
 

@@ -41,7 +41,7 @@ def test_unknown_shape_names_every_format_tried():
     with pytest.raises(TranscriptParseError) as info:
         parse_transcript('{"hello": "world"}')
     assert info.value.formats_tried == FORMATS
-    assert "unrecognised" in info.value.reason
+    assert "format not recognised" in info.value.reason
 
 
 def test_unknown_forced_format_is_rejected():

@@ -1,0 +1,1 @@
+"""ai-profile's spec: config keys, knobs, budget explanation; the version in ``spec.py``."""

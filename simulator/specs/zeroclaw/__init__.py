@@ -1,0 +1,1 @@
+"""ZeroClaw's spec: config keys, knobs, budget explanation; the two versions in ``spec.py``."""
