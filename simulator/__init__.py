@@ -25,11 +25,10 @@ from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
-from simulator.knobs import Knob, KnobKind
+from simulator.knobs import Knob, KnobKind, KnobNote
 from simulator.overview import TranscriptOverview, summarize
 from simulator.overview import overview as transcript_overview
 from simulator.presets import PRESETS, Preset, preset_get
-from simulator.profile_warnings import knob_warnings, profile_warnings
 from simulator.profiles import (
     KeptKey,
     Profile,
@@ -80,6 +79,7 @@ __all__ = [
     "KeptKey",
     "Knob",
     "KnobKind",
+    "KnobNote",
     "MessageDiff",
     "Preset",
     "Profile",
@@ -98,7 +98,6 @@ __all__ = [
     "changed_contents",
     "compare",
     "detect_runtime",
-    "knob_warnings",
     "message_diff",
     "message_token_text",
     "parse_config_text",
@@ -110,7 +109,6 @@ __all__ = [
     "profile_to_document",
     "profile_to_json",
     "profile_to_toml",
-    "profile_warnings",
     "read_config_text",
     "result_to_json",
     "runtime_label",

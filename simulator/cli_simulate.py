@@ -18,7 +18,6 @@ from simulator.config_files import read_config_text
 from simulator.errors import SimulatorError
 from simulator.importers import FORMATS, parse_transcript
 from simulator.presets import PRESETS_BY_KEY
-from simulator.profile_warnings import profile_warnings
 from simulator.profiles import Profile, profile_from_document
 from simulator.replay import simulate
 from simulator.replay.compare import compare
@@ -45,7 +44,7 @@ def _load_profiles(ref: str) -> list[Profile]:
 def _profile_notes(profile: Profile) -> list[str]:
     """What the config reader said about a profile: its warnings and every key kept, not modelled."""
     kept = [f"kept, not modelled: {k.path}" for k in profile.kept]
-    return [*profile_warnings(profile), *kept]
+    return [*profile.notes, *kept]
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:

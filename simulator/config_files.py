@@ -5,10 +5,10 @@ Recognised, in this order:
 * a Trimscope profile document (a ``[trimscope]`` table, or the Trimscope-only keys ``[provider]``,
   top-level ``[history_pruning]``, ``contextPruning``/``model`` at the root, ai-profile
   ``limits.user|endpoint|preset``, ``max_tokens``, ``max_attempts``): one profile, as before;
-* a ZeroClaw ``config.toml`` (TOML, or JSON with ZeroClaw keys): ``simulator.runtimes.zeroclaw.config_file``;
+* a ZeroClaw ``config.toml`` (TOML, or JSON with ZeroClaw keys): ``simulator.specs.zeroclaw.config_file``;
 * an OpenClaw ``openclaw.json`` (JSON5: ``agents``, the legacy ``agent`` root):
-  ``simulator.runtimes.openclaw.config_file``;
-* ai-profile ``TokenLimits`` or ``presets.json``: ``simulator.runtimes.ai_profile.config_file``.
+  ``simulator.specs.openclaw.config_file``;
+* ai-profile ``TokenLimits`` or ``presets.json``: ``simulator.specs.ai_profile.config_file``.
 
 JSON is read with ``json5`` (PyPI ``json5``, a pure-Python implementation of the JSON5 spec that
 follows the reference JavaScript parser OpenClaw itself uses), so comments, unquoted keys and
@@ -30,9 +30,9 @@ from simulator.config_keys import ConfigFile, as_json
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.profiles import profile_from_document
-from simulator.runtimes.ai_profile.config_file import is_limits, is_preset, read_ai_profile_config
-from simulator.runtimes.openclaw.config_file import read_openclaw_config
-from simulator.runtimes.zeroclaw.config_file import read_zeroclaw_config
+from simulator.specs.ai_profile.config_file import is_limits, is_preset, read_ai_profile_config
+from simulator.specs.openclaw.config_file import read_openclaw_config
+from simulator.specs.zeroclaw.config_file import read_zeroclaw_config, runtime_profile_kept
 
 __all__ = [
     "SYNTAXES",
@@ -123,8 +123,7 @@ def _trimscope_document(doc: dict[str, JSON], default_name: str) -> ConfigFile:
     profile = profile_from_document(doc, name=name)
     if profile.runtime == "zeroclaw" and isinstance(profiles, dict) and not profile.kept:
         # A hand-written profile: its runtime profile's keys are checked and kept as ZeroClaw's are.
-        checked = read_zeroclaw_config({"schema_version": 3, "runtime_profiles": profiles})
-        profile = replace(profile, source=name, kept=checked.profiles[0].kept)
+        profile = replace(profile, source=name, kept=runtime_profile_kept(profiles))
     return ConfigFile(
         profile.runtime,
         "Trimscope profile",

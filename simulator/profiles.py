@@ -28,6 +28,7 @@ from typing import Literal, TypeAlias, TypedDict
 from simulator import registry
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
+from simulator.knobs import KnobNote
 from simulator.runtime_spec import AnyRuntimeSpec, Settings
 from simulator.specs._fields import obj, string
 
@@ -71,6 +72,16 @@ class Profile:
     @property
     def version(self) -> str:
         return self.spec.version
+
+    @property
+    def knob_notes(self) -> tuple[KnobNote, ...]:
+        """What the runtime does with this profile's knob values (worked out again on every call)."""
+        return self.spec.notes(self.settings)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The config reader's stored warnings, then what the runtime does with the knob values."""
+        return (*self.warnings, *(n.note for n in self.knob_notes))
 
 
 def detect_runtime(doc: Mapping[str, JSON]) -> Runtime:

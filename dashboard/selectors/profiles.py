@@ -23,17 +23,16 @@ from simulator import (
     ConfigFile,
     ConfigSyntax,
     Knob,
+    KnobNote,
     Preset,
     ProfileError,
     detect_runtime,
-    knob_warnings,
     preset_get,
     profile_document_from_text,
     profile_from_document,
     profile_to_document,
     profile_to_json,
     profile_to_toml,
-    profile_warnings,
     read_config_text,
     versions,
 )
@@ -269,9 +268,7 @@ class ConfigPreviewRow:
 
 def profile_config_preview(*, config: ConfigFile) -> list[ConfigPreviewRow]:
     return [
-        ConfigPreviewRow(
-            p.name, p.label, profile_budget(profile=p), profile_warnings(p), tuple(k.path for k in p.kept)
-        )
+        ConfigPreviewRow(p.name, p.label, profile_budget(profile=p), p.notes, tuple(k.path for k in p.kept))
         for p in config.profiles
     ]
 
@@ -333,8 +330,8 @@ class ProfileForm:
     warnings: tuple[str, ...] = ()
     kept: tuple[str, ...] = ()
     """Key paths of the source config that are kept, not modelled (they come back on export)."""
-    knob_notes: tuple[tuple[str, str], ...] = ()
-    """``(knob label, note)``: what the runtime does with that knob's value, shown next to it."""
+    knob_notes: tuple[KnobNote, ...] = ()
+    """What the runtime does with a knob's value, shown next to that knob."""
 
 
 def _knobs_or_none(document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField, ...]] | None:
@@ -362,7 +359,7 @@ def profile_form(
             budget=profile_budget(profile=domain),
             warnings=domain.warnings,
             kept=tuple(k.path for k in domain.kept),
-            knob_notes=knob_warnings(domain),
+            knob_notes=domain.knob_notes,
         )
     try:
         # Unvalidated on purpose: the inputs redraw with the bad value the operator typed.
@@ -418,7 +415,7 @@ def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
         label=domain.label,
         budget=profile_budget(profile=domain),
         slot_knobs=slot_knobs,
-        knob_notes=knob_warnings(domain),
+        knob_notes=domain.knob_notes,
         # Only the side the operator is not typing in is redrawn, so focus and caret stay put.
         sync_toml=submitted.source == "knobs",
         sync_knobs=submitted.source == "toml",

@@ -7,23 +7,23 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from typing import Literal
 
 from django.db import IntegrityError, transaction
 
 from dashboard.models import Profile
 from dashboard.selectors.profiles import profile_config_read
-from simulator import JSON, ProfileError, profile_from_document, profile_to_document
+from simulator import (
+    CONFIG_SYNTAXES,
+    JSON,
+    ConfigSyntax,
+    ProfileError,
+    profile_from_document,
+    profile_to_document,
+)
 
 NAME_MAX = 120
 DESCRIPTION_MAX = 400
-_SYNTAX: dict[str, Literal["toml", "json", "json5", "auto"]] = {
-    "toml": "toml",
-    "json": "json",
-    "json5": "json5",
-    "auto": "auto",
-}
-SYNTAXES = tuple(_SYNTAX)
+SYNTAXES = CONFIG_SYNTAXES
 
 
 class ProfileNameTaken(ProfileError):
@@ -94,11 +94,12 @@ def profile_delete(*, profile: Profile) -> None:
     profile.delete()
 
 
-def profile_import_syntax(syntax: str) -> Literal["toml", "json", "json5", "auto"]:
+def profile_import_syntax(syntax: str) -> ConfigSyntax:
     """The syntax menu's value, checked."""
-    if syntax not in SYNTAXES:
-        raise ProfileError("syntax", f"unknown syntax {syntax!r}", allowed=", ".join(SYNTAXES))
-    return _SYNTAX[syntax]
+    for known in CONFIG_SYNTAXES:
+        if syntax == known:
+            return known
+    raise ProfileError("syntax", f"unknown syntax {syntax!r}", allowed=", ".join(CONFIG_SYNTAXES))
 
 
 def profile_import(

@@ -80,6 +80,7 @@ def test_api_preview_lists_profiles_warnings_and_kept_keys_without_storing(api):
     body = response.json()
     assert [p["name"] for p in body["profiles"]] == ["local_small", "wide"]
     wide = body["profiles"][1]
+    assert wide["label"] == "ZeroClaw proposed (PRs #9368, #9535)"
     assert any("context_compact_ratio = 1.5 is outside (0, 1]" in w for w in wide["warnings"])
     assert "runtime_profiles.local_small.keep_tool_context_turns" in body["kept"]
     assert Profile.objects.count() == 0

@@ -109,3 +109,14 @@ def test_unknown_key_in_a_profile_file_exits_2_naming_it(tmp_path, capsys):
     assert main(["simulate", str(CLAUDE), "--profile", str(profile)]) == 2
     err = capsys.readouterr().err
     assert f"--profile {profile}" in err and "runtime_profiles.x.bogus_key" in err
+
+
+def test_a_config_profile_shows_its_version_by_the_registry_label(capsys):
+    ref = _config("zeroclaw_schema3.toml") + "#coder"
+    assert main(["simulate", str(CLAUDE), "--profile", ref, "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)["results"]
+    assert (result["profile"], result["version"]) == ("coder", "documented")
+    assert result["version_label"] == "proposed (PRs #9368, #9535)"
+    assert any("released (v0.8.4) ignores it" in w for w in result["warnings"])
+    assert main(["simulate", str(CLAUDE), "--profile", ref]) == 0
+    assert "profile coder — ZeroClaw proposed (PRs #9368, #9535)" in capsys.readouterr().out

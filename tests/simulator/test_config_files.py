@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,6 @@ import pytest
 from simulator.config_files import read_config_text
 from simulator.errors import ProfileError
 from simulator.importers import parse_transcript
-from simulator.profile_warnings import profile_warnings
 from simulator.profiles import (
     profile_from_document,
     profile_from_text,
@@ -18,6 +18,7 @@ from simulator.profiles import (
     profile_to_json,
     profile_to_toml,
 )
+from simulator.registry import versions
 from simulator.replay import simulate
 from simulator.runtimes.zeroclaw import resolve_budget
 from tests.support import SAMPLES_DIR
@@ -83,7 +84,7 @@ def test_zeroclaw_runtime_profiles_without_agents_give_one_profile_each():
 def test_zeroclaw_out_of_range_ratio_is_ignored_as_zeroclaw_does_and_said_so():
     wide = _read("zeroclaw_profiles_only.toml").select("wide")
     assert resolve_budget(wide.settings).budget == 32_000
-    warnings = profile_warnings(wide)
+    warnings = wide.notes
     assert any(
         "context_compact_ratio = 1.5 is outside (0, 1]" in w and "32,000 fallback" in w for w in warnings
     )
@@ -91,7 +92,7 @@ def test_zeroclaw_out_of_range_ratio_is_ignored_as_zeroclaw_does_and_said_so():
 
 def test_zeroclaw_ratio_says_which_version_reads_it():
     coder = _read("zeroclaw_schema3.toml").select("coder")
-    warnings = profile_warnings(coder)
+    warnings = coder.notes
     assert any("proposed (PRs #9368, #9535)" in w and "released (v0.8.4) ignores" in w for w in warnings)
     assert not any("outside (0, 1]" in w for w in warnings)
 
@@ -306,3 +307,27 @@ def test_a_disabled_zeroclaw_agent_is_flagged():
     text = 'schema_version = 3\n[agents.off]\nenabled = false\nruntime_profile = "default"\n'
     (profile,) = read_config_text(text).profiles
     assert any("enabled = false: ZeroClaw does not run it" in w for w in profile.warnings)
+
+
+def test_a_config_profile_names_its_zeroclaw_version_by_the_registry_label():
+    coder = _read("zeroclaw_schema3.toml").select("coder")
+    proposed, released = versions("zeroclaw")
+    assert coder.spec is proposed
+    assert coder.label == "ZeroClaw proposed (PRs #9368, #9535)" == proposed.label
+    on_release = replace(coder, settings=replace(coder.settings, version="upstream"))
+    assert on_release.label == "ZeroClaw released (v0.8.4)" == released.label
+    assert [n.note for n in on_release.knob_notes] == [
+        f"context_compact_ratio = 0.9 is a {proposed.version_label} key: "
+        f"ZeroClaw {released.version_label} ignores it"
+    ]
+
+
+def test_knob_notes_come_from_the_runtime_spec_by_knob_path():
+    wide = _read("zeroclaw_profiles_only.toml").select("wide")
+    notes = wide.spec.notes(wide.settings)
+    knob_paths = {k.path for k in wide.spec.knobs}
+    assert notes and all(n.path in knob_paths for n in notes)
+    assert wide.knob_notes == notes
+    # Runtimes whose knobs have nothing to say give no notes.
+    openclaw = _read("openclaw.json5").profiles[0]
+    assert openclaw.knob_notes == ()

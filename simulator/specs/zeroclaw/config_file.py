@@ -49,9 +49,9 @@ from simulator.config_keys import (
 )
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
-from simulator.profiles import Profile, profile_from_document
+from simulator.profiles import KeptKey, Profile, profile_from_document
 from simulator.runtimes.zeroclaw.budget import LEGACY_CONTEXT_TOKENS
-from simulator.runtimes.zeroclaw.config_schema import (
+from simulator.specs.zeroclaw.config_schema import (
     AGENT_KEYS,
     HISTORY_PRUNING_KEYS,
     PROVIDER_FAMILIES,
@@ -62,6 +62,7 @@ from simulator.runtimes.zeroclaw.config_schema import (
     normalize_provider_type,
     split_colon_url_provider,
 )
+from simulator.specs.zeroclaw.knobs import VERSION_LABELS
 
 CURRENT_SCHEMA_VERSION = 3
 DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000
@@ -69,6 +70,8 @@ DEFAULT_MAX_TOOL_RESULT_CHARS = 50_000
 DEFAULT_HISTORY_PRUNING_MAX_TOKENS = 8192
 """``scattered_types.rs`` ``HistoryPrunerConfig::default_max_tokens``."""
 RUNTIME = "ZeroClaw"
+_RELEASED = VERSION_LABELS["upstream"]
+"""The key schema here is the released one's, named by its registry label."""
 
 PROVIDER_MODELLED = ("context_window", "model")
 RUNTIME_PROFILE_MODELLED = (
@@ -108,7 +111,7 @@ def detect_version(doc: Mapping[str, JSON]) -> int:
     if raw > CURRENT_SCHEMA_VERSION:
         raise ProfileError(
             "schema_version",
-            f"{raw} is newer than ZeroClaw v0.8.4 supports ({CURRENT_SCHEMA_VERSION})",
+            f"{raw} is newer than ZeroClaw {_RELEASED} supports ({CURRENT_SCHEMA_VERSION})",
             allowed="1, 2 or 3",
         )
     return raw
@@ -288,7 +291,7 @@ def migrate(
         if version == CURRENT_SCHEMA_VERSION:
             raise unknown_key_error("", key, TOP_LEVEL_KEYS, RUNTIME)
         # Older schemas had sections V3 dropped; ZeroClaw logs "Unknown config key ignored".
-        m.notes.append(f"[{key}] is not a ZeroClaw v0.8.4 section: ZeroClaw ignores it (kept here)")
+        m.notes.append(f"[{key}] is not a ZeroClaw {_RELEASED} section: ZeroClaw ignores it (kept here)")
     if version == 1:
         _v1_to_v2(m)
     if version <= 2:
@@ -396,7 +399,7 @@ def _profile(
         raise ProfileError(
             ratio_path, f"must be a number, got {json.dumps(ratio)}", allowed="a number in (0, 1]"
         )
-    # What ZeroClaw does with an out-of-range ratio follows from the value: simulator.profile_warnings.
+    # What ZeroClaw does with an out-of-range ratio follows from the value: the spec's knob notes (notes.py).
     iterations = knob("max_tool_iterations")
     if iterations == 0:
         warnings.append(f"{where(join(rp_path, 'max_tool_iterations'))} = 0 means ZeroClaw's default, 10")
@@ -527,3 +530,17 @@ def read_zeroclaw_config(doc: Mapping[str, JSON]) -> ConfigFile:
     if agents:
         warnings.append(f"{len(built)} agent(s): one profile each, named after the agent")
     return ConfigFile("zeroclaw", shape, built, tuple(warnings), tuple(kept_all))
+
+
+def runtime_profile_kept(profiles: Mapping[str, JSON]) -> tuple[KeptKey, ...]:
+    """The keys of a hand-written profile's ``[runtime_profiles.<name>]`` that are kept, not modelled.
+
+    They are checked as ZeroClaw checks its own file (an unknown key is refused with a did-you-mean).
+
+    Raises:
+        ProfileError: naming the first key ZeroClaw does not know.
+    """
+    checked = read_zeroclaw_config(
+        {"schema_version": CURRENT_SCHEMA_VERSION, "runtime_profiles": dict(profiles)}
+    )
+    return checked.profiles[0].kept
