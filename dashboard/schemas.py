@@ -93,9 +93,41 @@ class ProfileOut(Schema):
 
 class ProfileImportIn(Schema):
     name: str = Field(min_length=1, max_length=120)
-    text: str = Field(min_length=1, description="a TOML or JSON profile block")
-    syntax: Literal["toml", "json", "auto"] = "auto"
+    text: str = Field(min_length=1, description="a runtime config (TOML or JSON5) or a profile block")
+    syntax: Literal["toml", "json", "json5", "auto"] = "auto"
     description: str = Field(default="", max_length=400)
+    filename: str | None = Field(default=None, max_length=200, description="tells TOML from JSON5")
+    select: str | None = Field(
+        default=None, max_length=200, description="the agent, runtime profile or preset key to import"
+    )
+
+
+class ProfileImportAllIn(Schema):
+    text: str = Field(min_length=1, description="a runtime config (TOML or JSON5)")
+    syntax: Literal["toml", "json", "json5", "auto"] = "auto"
+    filename: str | None = Field(default=None, max_length=200)
+    names: list[str] = Field(default=[], description="the profiles to import (empty = all)")
+    name_prefix: str = Field(default="", max_length=60, description='stored as "<prefix> · <name>"')
+    description: str = Field(default="", max_length=400)
+
+
+class ConfigProfileOut(Schema):
+    name: str
+    label: str
+    warnings: list[str]
+    kept: list[str] = Field(description="key paths kept, not modelled")
+
+
+class ConfigPreviewOut(Schema):
+    runtime: str
+    shape: str
+    warnings: list[str]
+    kept: list[str]
+    profiles: list[ConfigProfileOut]
+
+
+class ProfileImportAllOut(Schema):
+    profiles: list[ProfileOut]
 
 
 class SimulationIn(Schema):

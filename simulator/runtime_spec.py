@@ -18,7 +18,7 @@ from typing import Generic, Protocol, TypeVar
 
 from simulator.convert import Converted
 from simulator.jsonvalue import JSON
-from simulator.knobs import Knob
+from simulator.knobs import Knob, KnobNote
 from simulator.replay.model import BudgetExplanation, CallRecord, SimulationResult
 from simulator.transcript import Message, Transcript
 
@@ -60,6 +60,10 @@ def _no_contents(
     return {}
 
 
+def _no_notes(settings: object) -> tuple[KnobNote, ...]:
+    return ()
+
+
 @dataclass(frozen=True, slots=True)
 class RuntimeSpec(Generic[S]):
     """One runtime version.
@@ -81,6 +85,8 @@ class RuntimeSpec(Generic[S]):
         estimator: The estimator in words.
         replay: A transcript through the settings, one record per model call.
         changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
+        knob_notes: What this version does with the settings' out-of-range or version-specific knob
+            values, by knob path (worked out from the values, so never stale after an edit).
         conformance_system: The ``system`` the shared vectors name for this runtime.
         conformance_module: The module whose ``ADAPTERS`` run those vectors.
     """
@@ -103,6 +109,7 @@ class RuntimeSpec(Generic[S]):
     conformance_system: str
     conformance_module: str
     changed_contents: ContentsOf[S] = _no_contents
+    knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
 
     @property
     def label(self) -> str:
@@ -160,6 +167,9 @@ class RuntimeSpec(Generic[S]):
     ) -> dict[int, tuple[int, str]]:
         return self.changed_contents(transcript, self._owned(settings), result, call)
 
+    def notes(self, settings: object) -> tuple[KnobNote, ...]:
+        return self.knob_notes(self._owned(settings))
+
 
 class AnyRuntimeSpec(Protocol):
     """A :class:`RuntimeSpec` of any settings type, as the registry holds it (settings as ``object``)."""
@@ -205,3 +215,4 @@ class AnyRuntimeSpec(Protocol):
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
     ) -> dict[int, tuple[int, str]]: ...
+    def notes(self, settings: object) -> tuple[KnobNote, ...]: ...

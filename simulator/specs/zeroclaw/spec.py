@@ -20,6 +20,7 @@ from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.specs.zeroclaw.budget import explain_budget
 from simulator.specs.zeroclaw.config import detect, dump, load
 from simulator.specs.zeroclaw.knobs import KNOBS, VERSION_LABELS
+from simulator.specs.zeroclaw.notes import knob_notes
 from simulator.transcript import Transcript
 
 
@@ -48,6 +49,7 @@ PROPOSED: RuntimeSpec[ZeroClawSettings] = RuntimeSpec(
     estimator=ESTIMATOR,
     replay=_replay,
     changed_contents=truncated_contents,
+    knob_notes=knob_notes,
     conformance_system="zeroclaw",
     conformance_module="simulator.conformance.zeroclaw_adapters",
 )
