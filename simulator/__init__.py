@@ -18,9 +18,17 @@ The library does no I/O and reads no clock: callers pass text and times in.
 
 from __future__ import annotations
 
+from simulator.assumed_times import has_timestamps
 from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
 from simulator.config_files import ConfigFile, parse_config_text, read_config_text
 from simulator.config_files import Syntax as ConfigSyntax
+from simulator.cost import CacheBreak, CallCost, PriceTable, Pricing, SessionCost, load_price_table
+from simulator.cost.edits import PriceEdit, price_table_with
+from simulator.cost.from_replay import DEFAULT_GAP_SECONDS, UsageComparison
+from simulator.cost.priced import ResultCost, cost_model_json, pricing_choice, with_cost
+from simulator.cost.pricing import PriceTableError
+from simulator.cost.shapes import cost_json, pricing_json
+from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.importers import FORMATS, parse_transcript
@@ -62,18 +70,21 @@ from simulator.transcript import Transcript
 
 __all__ = [
     "CONFIG_SYNTAXES",
+    "DEFAULT_GAP_SECONDS",
     "FORMATS",
     "JSON",
     "PRESETS",
     "SPECS",
     "AnyRuntimeSpec",
     "BudgetExplanation",
+    "CacheBreak",
+    "CallCost",
     "CallRecord",
     "CallView",
-    "ConfigFile",
-    "ConfigSyntax",
     "Change",
     "Comparison",
+    "ConfigFile",
+    "ConfigSyntax",
     "Fate",
     "FateGroup",
     "KeptKey",
@@ -82,27 +93,42 @@ __all__ = [
     "KnobNote",
     "MessageDiff",
     "Preset",
+    "PriceEdit",
+    "PriceTable",
+    "PriceTableError",
+    "Pricing",
     "Profile",
     "ProfileError",
+    "ResultCost",
     "RetryStep",
+    "SessionCost",
     "SimulationResult",
     "SimulatorError",
     "Timeline",
     "TimelineShape",
     "Transcript",
-    "TrimEvent",
-    "WireShapes",
     "TranscriptOverview",
     "TranscriptParseError",
+    "TrimEvent",
+    "UsageComparison",
+    "WireShapes",
     "call_view",
     "changed_contents",
     "compare",
+    "cost_json",
+    "cost_model_json",
     "detect_runtime",
+    "has_timestamps",
+    "load_price_table",
     "message_diff",
     "message_token_text",
     "parse_config_text",
     "parse_transcript",
     "preset_get",
+    "price_table_with",
+    "pricing_choice",
+    "pricing_json",
+    "profile_cost",
     "profile_document_from_text",
     "profile_from_document",
     "profile_from_text",
@@ -118,10 +144,11 @@ __all__ = [
     "summarize",
     "synthetic_openclaw_session",
     "tiktoken_count",
-    "transcript_overview",
     "timeline",
     "timeline_shape",
+    "transcript_overview",
     "versions",
     "wire_frames",
     "wire_shapes",
+    "with_cost",
 ]

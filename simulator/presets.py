@@ -135,6 +135,14 @@ def _presets() -> tuple[Preset, ...]:
             "mode is unset: cache-ttl with a 1h ttl; every other knob keeps its default.",
             openclaw_smart,
         ),
+        Preset(
+            "as-recorded",
+            "as-recorded (no context management)",
+            "as_recorded",
+            "Every message held before a call is sent: no trimming, no pruning. The baseline each profile's "
+            "cost is compared with.",
+            _canonical({"trimscope": {"runtime": "as_recorded"}}, "as-recorded"),
+        ),
     )
 
 
