@@ -21,6 +21,13 @@ from dashboard.selectors.fleet_watch import (
     fleet_session,
     trim_event_list,
 )
+from dashboard.selectors.pricing import (
+    PricingRow,
+    price_edits,
+    price_overrides,
+    price_table_for,
+    pricing_rows,
+)
 from dashboard.selectors.profiles import (
     ConfigPreviewRow,
     ProfileFormInput,
@@ -43,12 +50,16 @@ from dashboard.selectors.profiles import (
 )
 from dashboard.selectors.simulations import (
     comparison,
+    comparison_costs,
     comparison_message_diff,
     default_call,
     simulation_compare,
+    simulation_compare_profiles,
+    simulation_cost,
     simulation_document,
     simulation_profile,
     simulation_result,
+    simulation_run_cost,
     simulation_run_get,
     simulation_run_list,
     simulation_run_result,
@@ -84,6 +95,15 @@ __all__ = [
     "default_call",
     "simulation_document",
     "simulation_compare",
+    "simulation_cost",
+    "simulation_compare_profiles",
+    "comparison_costs",
+    "simulation_run_cost",
+    "PricingRow",
+    "price_edits",
+    "price_overrides",
+    "price_table_for",
+    "pricing_rows",
     "simulation_profile",
     "simulation_result",
     "simulation_run_get",

@@ -18,6 +18,7 @@ from dashboard.services.fleet import (
     trim_event_ingest,
     trim_events_ingest,
 )
+from dashboard.services.pricing import price_override_delete, price_override_set
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -47,6 +48,8 @@ __all__ = [
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",
+    "price_override_delete",
+    "price_override_set",
     "profile_create",
     "profile_delete",
     "profile_duplicate",
