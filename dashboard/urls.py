@@ -3,7 +3,17 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import auth, compare, fleet, profiles, runtimes, simulations, tokens, transcripts
+from dashboard.views import (
+    auth,
+    compare,
+    fleet,
+    pricing,
+    profiles,
+    runtimes,
+    simulations,
+    tokens,
+    transcripts,
+)
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -16,6 +26,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("simulate/", simulations.simulation, name="simulation"),
     path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),
     path("compare/", compare.compare, name="compare"),
+    path("pricing/", pricing.pricing, name="pricing"),
+    path("pricing/edit/", pricing.pricing_edit, name="pricing-edit"),
     path("profiles/", profiles.profile_list, name="profile-list"),
     path("profiles/create/", profiles.profile_create, name="profile-create"),
     path("profiles/import/", profiles.profile_import, name="profile-import"),

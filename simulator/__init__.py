@@ -23,11 +23,14 @@ from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
 from simulator.config_files import ConfigFile, parse_config_text, read_config_text
 from simulator.config_files import Syntax as ConfigSyntax
 from simulator.cost import CacheBreak, CallCost, PriceTable, Pricing, SessionCost, load_price_table
+from simulator.cost.compare import CostComparison, Crossing, cost_comparison
 from simulator.cost.edits import PriceEdit, price_table_with
 from simulator.cost.from_replay import DEFAULT_GAP_SECONDS, UsageComparison
+from simulator.cost.live import trim_rewrite_usd
 from simulator.cost.priced import ResultCost, cost_model_json, pricing_choice, with_cost
 from simulator.cost.pricing import PriceTableError
 from simulator.cost.shapes import cost_json, pricing_json
+from simulator.cost.strip import CostStrip, cost_strip, part_usd
 from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 from simulator.estimates import message_token_text, tiktoken_count
@@ -85,6 +88,9 @@ __all__ = [
     "Comparison",
     "ConfigFile",
     "ConfigSyntax",
+    "CostComparison",
+    "CostStrip",
+    "Crossing",
     "Fate",
     "FateGroup",
     "KeptKey",
@@ -115,8 +121,10 @@ __all__ = [
     "call_view",
     "changed_contents",
     "compare",
+    "cost_comparison",
     "cost_json",
     "cost_model_json",
+    "cost_strip",
     "detect_runtime",
     "has_timestamps",
     "load_price_table",
@@ -124,6 +132,7 @@ __all__ = [
     "message_token_text",
     "parse_config_text",
     "parse_transcript",
+    "part_usd",
     "preset_get",
     "price_table_with",
     "pricing_choice",
@@ -147,6 +156,7 @@ __all__ = [
     "timeline",
     "timeline_shape",
     "transcript_overview",
+    "trim_rewrite_usd",
     "versions",
     "wire_frames",
     "wire_shapes",

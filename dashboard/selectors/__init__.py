@@ -22,7 +22,9 @@ from dashboard.selectors.fleet_watch import (
     trim_event_list,
 )
 from dashboard.selectors.pricing import (
+    BreakCosts,
     PricingRow,
+    fleet_session_break_costs,
     price_edits,
     price_overrides,
     price_table_for,
@@ -100,6 +102,8 @@ __all__ = [
     "comparison_costs",
     "simulation_run_cost",
     "PricingRow",
+    "BreakCosts",
+    "fleet_session_break_costs",
     "price_edits",
     "price_overrides",
     "price_table_for",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -9,7 +10,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q
 
 from dashboard.models import PriceOverride
-from simulator import PriceEdit, PriceTable, Pricing, load_price_table, price_table_with
+from simulator import PriceEdit, PriceTable, Pricing, load_price_table, price_table_with, trim_rewrite_usd
 
 Origin = Literal["table", "dashboard", "yours"]
 
@@ -72,3 +73,30 @@ def pricing_rows(*, user: User | AnonymousUser | None) -> list[PricingRow]:
         origin: Origin = "yours" if key in own else ("dashboard" if key in dashboard else "table")
         rows.append(PricingRow(pricing, base.entries[key], origin, key in dashboard, key in own))
     return rows
+
+
+@dataclass(frozen=True, slots=True)
+class BreakCosts:
+    """Per trim event (by row), the estimated cost of the cache re-write it caused, and the session's sum."""
+
+    pricing_key: str
+    per_row: tuple[float | None, ...]
+    total: float
+    counted: int
+
+
+def fleet_session_break_costs(*, rows: Sequence[object], user: User | AnonymousUser | None) -> BreakCosts:
+    """The cache-break estimate of each session row whose event carries ``tokens_after``.
+
+    Priced at the table's default model (live events do not say which model the runtime called), with the
+    prices in effect for ``user``.
+    """
+    table = price_table_for(user=user)
+    pricing = table.entries[table.default]
+    per_row: list[float | None] = []
+    for row in rows:
+        event = getattr(row, "event", None)
+        after = getattr(event, "tokens_after", None)
+        per_row.append(None if not isinstance(after, int) else trim_rewrite_usd(after, pricing))
+    counted = [c for c in per_row if c is not None]
+    return BreakCosts(pricing.key, tuple(per_row), sum(counted), len(counted))

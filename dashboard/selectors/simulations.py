@@ -135,9 +135,15 @@ def default_call(result: SimulationResult) -> int:
 
 
 def simulation_screen(
-    *, transcript: Transcript, profile: DomainProfile, call: int | None
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    call: int | None,
+    assumed_gap_seconds: float | None = None,
 ) -> SimulationScreen:
-    result = simulation_result(transcript=transcript, profile=profile)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
     number = min(max(call or default_call(result), 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
