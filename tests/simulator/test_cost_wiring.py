@@ -264,3 +264,15 @@ def test_cli_report_states_the_cost_and_the_gap(capsys):
     assert main(["simulate", str(SWE), "--profile", "as-recorded", "--assumed-gap", "45"]) == 0
     out = capsys.readouterr().out
     assert "cost $" in out and "no timestamps: calls 45 s apart (assumed)" in out
+
+
+def test_a_prefix_cached_for_the_first_time_is_not_a_cache_break():
+    from simulator.cost import Request, Segment, cache_breaks
+
+    pricing = load_price_table().entries["anthropic/claude-sonnet-4-5"]
+    a, b = Segment("a", 600, "user"), Segment("b", 600, "user")
+    # Call 1 is below the 1,024-token minimum, so call 2 writes all of it: growth, not a re-write.
+    requests = [Request((a,), 0, 10, (0,)), Request((a, b), 5, 10, (1,))]
+    session = price_requests(requests, pricing)
+    assert session.calls[1].cache_write_tokens == 1200
+    assert cache_breaks(requests, session) == ()
