@@ -28,11 +28,15 @@ from simulator.errors import SimulatorError
 from simulator.importers import FORMATS, parse_transcript
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import Profile, profile_from_document
+from simulator.registry import runtimes, versions
 from simulator.replay import simulate
 from simulator.replay.compare import compare
 from simulator.replay.report import render_comparison, render_result, result_to_json
 
-DEFAULT_PRESETS = ("zeroclaw-documented", "ai-profile", "openclaw")
+# Each runtime's default version brings its first preset: with no --profile, every runtime is shown.
+DEFAULT_PRESETS = tuple(
+    versions(runtime)[0].presets[0].key for runtime in runtimes() if versions(runtime)[0].presets
+)
 
 
 def _load_profiles(ref: str) -> list[Profile]:

@@ -51,6 +51,17 @@ class ReplayInput(Generic[S]):
     """Run the reference implementation (the runtime's own functions every call), not the fast one."""
 
 
+@dataclass(frozen=True, slots=True)
+class PresetSource:
+    """A ready-made profile of one runtime version: ``document`` in its config keys (made canonical
+    by ``simulator.presets``)."""
+
+    key: str
+    name: str
+    description: str
+    document: Mapping[str, JSON]
+
+
 ContentsOf = Callable[[Transcript, S, SimulationResult, CallRecord], dict[int, tuple[int, str]]]
 
 
@@ -84,11 +95,12 @@ class RuntimeSpec(Generic[S]):
         estimate: This runtime's own token estimate of transcript messages.
         estimator: The estimator in words.
         replay: A transcript through the settings, one record per model call.
-        changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
         knob_notes: What this version does with the settings' out-of-range or version-specific knob
             values, by knob path (worked out from the values, so never stale after an edit).
         conformance_system: The ``system`` the shared vectors name for this runtime.
         conformance_module: The module whose ``ADAPTERS`` run those vectors.
+        changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
+        presets: Ready-made profiles of this version.
     """
 
     runtime: str
@@ -110,6 +122,7 @@ class RuntimeSpec(Generic[S]):
     conformance_module: str
     changed_contents: ContentsOf[S] = _no_contents
     knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
+    presets: tuple[PresetSource, ...] = ()
 
     @property
     def label(self) -> str:
@@ -192,6 +205,8 @@ class AnyRuntimeSpec(Protocol):
     def conformance_system(self) -> str: ...
     @property
     def conformance_module(self) -> str: ...
+    @property
+    def presets(self) -> tuple[PresetSource, ...]: ...
     @property
     def detect(self) -> Callable[[Mapping[str, JSON]], bool]: ...
     @property

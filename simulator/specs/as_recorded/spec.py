@@ -21,7 +21,7 @@ from simulator.estimates import message_token_text, tiktoken_count
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, SimulationResult
-from simulator.runtime_spec import Loaded, ReplayInput, RuntimeSpec
+from simulator.runtime_spec import Loaded, PresetSource, ReplayInput, RuntimeSpec
 from simulator.transcript import Message, Transcript
 
 RUNTIME = "as_recorded"
@@ -139,4 +139,13 @@ AS_RECORDED: RuntimeSpec[AsRecordedSettings] = RuntimeSpec(
     # No upstream implementation to check against: no vectors name this system.
     conformance_system=RUNTIME,
     conformance_module="simulator.conformance.as_recorded_adapters",
+    presets=(
+        PresetSource(
+            "as-recorded",
+            "as-recorded (no context management)",
+            "Every message held before a call is sent: no trimming, no pruning. The baseline each "
+            "profile's cost is compared with.",
+            {"trimscope": {"runtime": RUNTIME}},
+        ),
+    ),
 )
