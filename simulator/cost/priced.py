@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from simulator.assumed_times import has_timestamps
-from simulator.cost.breakpoints import RUNTIME_POLICY
+from simulator.cost.breakpoints import RUNTIME_POLICY, policy_for_format
 from simulator.cost.breaks import CacheBreak, cache_breaks
 from simulator.cost.cache import SessionCost, price_requests
 from simulator.cost.from_replay import (
@@ -166,8 +166,12 @@ def result_cost(
     baseline = session if same else price_requests(baseline_requests, lookup.pricing, ttl)
     recorded = None
     if records_cache_usage(transcript):
-        own = as_recorded_requests(transcript, gap_seconds=gap, tokens=tokens)
-        predicted = baseline if own == baseline_requests else price_requests(own, lookup.pricing, ttl)
+        # The prediction uses the breakpoints of the runtime that wrote the transcript.
+        predicted = baseline
+        runtime_policy = RUNTIME_POLICY.get(result.runtime, "automatic")
+        if not same and runtime_policy != policy_for_format(transcript.format):
+            own = as_recorded_requests(transcript, gap_seconds=gap, tokens=tokens)
+            predicted = price_requests(own, lookup.pricing, ttl)
         recorded = compare_with_recorded(transcript, predicted)
     return ResultCost(
         lookup=lookup,

@@ -276,3 +276,11 @@ def test_a_prefix_cached_for_the_first_time_is_not_a_cache_break():
     session = price_requests(requests, pricing)
     assert session.calls[1].cache_write_tokens == 1200
     assert cache_breaks(requests, session) == ()
+
+
+def test_the_recorded_comparison_is_the_same_whichever_profile_is_open():
+    transcript = parse_transcript(CLAUDE_WITH_CACHE.read_text())
+    zeroclaw, baseline = _preset("zeroclaw-upstream"), _preset("as-recorded")
+    from_zeroclaw = profile_cost(transcript, zeroclaw, simulate(transcript, zeroclaw)).recorded
+    from_baseline = profile_cost(transcript, baseline, simulate(transcript, baseline)).recorded
+    assert from_zeroclaw is not None and from_zeroclaw == from_baseline
