@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+import orjson
+
 from simulator.jsonvalue import JSON, as_int, as_object, as_str, type_name
 from simulator.transcript import ImagePart, Message, Part, Role, TextPart, ToolResult, Usage
 
@@ -50,6 +52,19 @@ class Document:
     records: tuple[tuple[int, JSON], ...] | None
 
 
+def _loads(text: str) -> JSON:
+    """orjson for speed; the standard library for anything orjson rejects.
+
+    So what ``json.loads`` accepts (NaN, integers over 64 bits, lone surrogates) still parses, and errors
+    keep the standard library's message with its line and column.
+    """
+    try:
+        value: JSON = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = json.loads(text)
+    return value
+
+
 def decode(text: str) -> Document:
     """Decode ``text`` as one JSON value, falling back to JSON lines.
 
@@ -57,7 +72,7 @@ def decode(text: str) -> Document:
         JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON.
     """
     try:
-        value: JSON = json.loads(text)
+        value: JSON = _loads(text)
     except json.JSONDecodeError as whole_error:
         return _decode_lines(text, whole_error)
     records = ((_first_content_line(text), value),) if isinstance(value, dict) else None
@@ -76,7 +91,7 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     first_ok = False
     if len(lines) > 1:
         try:
-            first_ok = isinstance(json.loads(lines[0][1]), dict)
+            first_ok = isinstance(_loads(lines[0][1]), dict)
         except json.JSONDecodeError:
             first_ok = False
     if not first_ok:
@@ -88,7 +103,7 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     records: list[tuple[int, JSON]] = []
     for number, line in lines:
         try:
-            value: JSON = json.loads(line)
+            value: JSON = _loads(line)
         except json.JSONDecodeError as exc:
             raise JsonDecodeFailure(f"invalid JSON: {exc.msg} (column {exc.colno})", number) from None
         records.append((number, value))
