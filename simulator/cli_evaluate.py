@@ -75,7 +75,7 @@ def _print_rows(rows: Sequence[ProfileSummary]) -> None:
     for s in rows:
         print(
             f"{s.profile[:40]:<40} {s.sessions:>8,} {s.calls:>8,} {s.trims:>7,} {s.overflow_failures:>8,} "
-            f"{s.messages_dropped:>9,} {s.tokens_sent:>14,} {s.cost_usd:>10.4f}"
+            f"{s.messages_dropped:>9,} {s.tokens_sent:>14,} {s.cost_usd if s.priced else float('nan'):>10.4f}"
         )
 
 
@@ -87,7 +87,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    with CorpusPool(files, workers=workers) as pool:
+    with CorpusPool(files, workers=workers, priced=not args.no_cost) as pool:
         rows = _summaries(pool, profiles)
         failed = pool.failed
         sessions = pool.sessions
@@ -190,6 +190,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"profile TOML/JSON file or preset key ({', '.join(PRESETS_BY_KEY)}); repeat for more",
     )
     evaluate.add_argument("--workers", type=int, help="worker processes (default: CPUs, at most 4)")
+    evaluate.add_argument(
+        "--no-cost", action="store_true", help="skip the cost model (cost_usd is null); much faster"
+    )
     evaluate.add_argument("--json", action="store_true", help="print JSON instead of the table")
     evaluate.set_defaults(func=_cmd_evaluate)
 

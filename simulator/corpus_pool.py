@@ -51,8 +51,11 @@ def corpus_files(paths: Iterable[str]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def load(files: Sequence[Path]) -> tuple[list[PreparedTranscript], list[Failure]]:
-    """Read and parse ``files``; a file that cannot be read or parsed becomes a :class:`Failure`."""
+def load(files: Sequence[Path], *, priced: bool = True) -> tuple[list[PreparedTranscript], list[Failure]]:
+    """Read and parse ``files``; a file that cannot be read or parsed becomes a :class:`Failure`.
+
+    ``priced=False`` skips what only the cost model needs (o200k counts of every message).
+    """
     prepared: list[PreparedTranscript] = []
     failed: list[Failure] = []
     for path in files:
@@ -65,7 +68,7 @@ def load(files: Sequence[Path]) -> tuple[list[PreparedTranscript], list[Failure]
         except SimulatorError as exc:
             failed.append(Failure(str(path), exc.message))
             continue
-        prepared.append(PreparedTranscript.of(transcript, source=str(path)))
+        prepared.append(PreparedTranscript.of(transcript, source=str(path), priced=priced))
     return prepared, failed
 
 
@@ -73,8 +76,8 @@ def _run(prepared: Sequence[PreparedTranscript], profiles: Sequence[Profile]) ->
     return [[evaluate_session(p, profile) for p in prepared] for profile in profiles]
 
 
-def _serve(conn: Connection, files: list[Path]) -> None:
-    prepared, failed = load(files)
+def _serve(conn: Connection, files: list[Path], priced: bool) -> None:
+    prepared, failed = load(files, priced=priced)
     conn.send((len(prepared), failed))
     while True:
         profiles = conn.recv()
@@ -98,21 +101,21 @@ def _shards(files: Sequence[Path], n: int) -> list[list[Path]]:
 class CorpusPool:
     """The corpus parsed once in ``workers`` processes (or in this process when ``workers`` is 1)."""
 
-    def __init__(self, files: Sequence[Path], *, workers: int = 1) -> None:
+    def __init__(self, files: Sequence[Path], *, workers: int = 1, priced: bool = True) -> None:
         self.sessions = 0
         self.failed: list[Failure] = []
         self._local: list[PreparedTranscript] | None = None
         self._conns: list[Connection] = []
         self._procs: list[multiprocessing.process.BaseProcess] = []
         if workers <= 1 or len(files) <= 1:
-            self._local, self.failed = load(files)
+            self._local, self.failed = load(files, priced=priced)
             self.sessions = len(self._local)
             return
         # fork: the children inherit the imported simulator instead of importing it again.
         ctx = multiprocessing.get_context("fork")
         for shard in _shards(files, workers):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(child, shard), daemon=True)
+            proc = ctx.Process(target=_serve, args=(child, shard, priced), daemon=True)
             proc.start()
             child.close()
             self._conns.append(parent)

@@ -69,6 +69,8 @@ class ProfileSummary:
     """Calls per kept-turn share bin (``KEPT_BINS`` bins over [0, 1])."""
     stats: tuple[tuple[str, Stats], ...]
     histograms: tuple[tuple[str, Histogram], ...]
+    priced: bool = True
+    """False when any session was evaluated without the cost model: the row's ``cost_usd`` is then null."""
 
     def stat(self, name: str) -> Stats:
         return dict(self.stats)[name]
@@ -87,7 +89,7 @@ class ProfileSummary:
             "overflow_failures": self.overflow_failures,
             "messages_dropped": self.messages_dropped,
             "tokens_sent": self.tokens_sent,
-            "cost_usd": round(self.cost_usd, 6),
+            "cost_usd": round(self.cost_usd, 6) if self.priced else None,
         }
 
 
@@ -180,6 +182,7 @@ def summarise(profile: str, runtime: str, sessions: Sequence[SessionMetrics]) ->
         kept_histogram=tuple(kept),
         stats=tuple((name, stats_of(values)) for name, values in series.items()),
         histograms=tuple((name, histogram_of(values)) for name, values in series.items()),
+        priced=all(m.priced for m in sessions),
     )
 
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from simulator.cost import (
+    SessionCost,
     TranscriptTokens,
     price_requests,
     pricing_for,
@@ -66,6 +67,8 @@ class SessionMetrics:
     output_tokens: int
     cost_usd: float
     first_trim_call: int | None
+    priced: bool = True
+    """False when the session was evaluated without the cost model (cost fields are then 0)."""
     warnings: tuple[str, ...] = ()
 
 
@@ -74,16 +77,17 @@ class PreparedTranscript:
     """A transcript with what every profile's metrics reuse, computed once per transcript.
 
     ``turn_of`` maps each transcript message to its turn ordinal (-1 before the first real turn);
-    ``tokens`` are the cost model's per-message fingerprints and counts.
+    ``tokens`` are the cost model's per-message fingerprints and o200k counts (``None`` = not priced:
+    counting every message with o200k is the largest single cost of an evaluation).
     """
 
     source: str
     transcript: Transcript
     turn_of: tuple[int, ...]
-    tokens: TranscriptTokens
+    tokens: TranscriptTokens | None
 
     @classmethod
-    def of(cls, transcript: Transcript, *, source: str) -> PreparedTranscript:
+    def of(cls, transcript: Transcript, *, source: str, priced: bool = True) -> PreparedTranscript:
         turn_of = [-1] * len(transcript.messages)
         ordinal = -1
         for group in segment_turns(transcript.messages):
@@ -91,7 +95,8 @@ class PreparedTranscript:
                 ordinal += 1
             for i in group.indices:
                 turn_of[i] = ordinal
-        return cls(source, transcript, tuple(turn_of), TranscriptTokens.of(transcript))
+        tokens = TranscriptTokens.of(transcript) if priced else None
+        return cls(source, transcript, tuple(turn_of), tokens)
 
 
 def _native_turns(prepared: PreparedTranscript, result: SimulationResult) -> list[int]:
@@ -118,6 +123,22 @@ def _kept_turns(sent: Sequence[tuple[int, int]], tid: Sequence[int]) -> int:
             kept += high - low + 1
         last = max(last, high)
     return kept
+
+
+def _price(
+    prepared: PreparedTranscript, profile: Profile, result: SimulationResult
+) -> tuple[SessionCost, str | None] | None:
+    """The session priced at its model with the cache model, and the price lookup's warning."""
+    if prepared.tokens is None:
+        return None
+    transcript = prepared.transcript
+    lookup = pricing_for(transcript.model, provider=transcript.provider)
+
+    def changed(call: CallRecord) -> dict[int, tuple[int, str]]:
+        return changed_contents(transcript, profile, result, call.number)
+
+    requests = requests_from_result(transcript, result, changed=changed, tokens=prepared.tokens)
+    return price_requests(requests, lookup.pricing), lookup.warning
 
 
 def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationResult) -> SessionMetrics:
@@ -148,20 +169,14 @@ def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationRe
         turns = available_turns
         if call.trimmed and first_trim is None:
             first_trim = call.number
-    transcript = prepared.transcript
-    lookup = pricing_for(transcript.model, provider=transcript.provider)
-
-    def changed(call: CallRecord) -> dict[int, tuple[int, str]]:
-        return changed_contents(transcript, profile, result, call.number)
-
-    requests = requests_from_result(transcript, result, changed=changed, tokens=prepared.tokens)
-    cost = price_requests(requests, lookup.pricing)
+    cost = _price(prepared, profile, result)
+    warnings: tuple[str, ...] = () if cost is None or cost[1] is None else (cost[1],)
     calls = len(result.calls)
     return SessionMetrics(
         source=prepared.source,
         profile=profile.name,
         runtime=profile.runtime,
-        messages=len(transcript.messages),
+        messages=len(prepared.transcript.messages),
         calls=calls,
         calls_trimmed=result.trims,
         overflow_failures=result.overflow_failures,
@@ -173,13 +188,14 @@ def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationRe
         kept_histogram=tuple(histogram),
         tokens_sent=result.total_tokens_sent,
         tokens_full=sum(c.tokens_full for c in result.calls),
-        input_tokens=cost.input_tokens,
-        cache_read_tokens=cost.cache_read_tokens,
-        cache_write_tokens=cost.cache_write_tokens,
-        output_tokens=cost.output_tokens,
-        cost_usd=summary_cost_usd(cost),
+        input_tokens=0 if cost is None else cost[0].input_tokens,
+        cache_read_tokens=0 if cost is None else cost[0].cache_read_tokens,
+        cache_write_tokens=0 if cost is None else cost[0].cache_write_tokens,
+        output_tokens=0 if cost is None else cost[0].output_tokens,
+        cost_usd=0.0 if cost is None else summary_cost_usd(cost[0]),
         first_trim_call=first_trim,
-        warnings=() if lookup.warning is None else (lookup.warning,),
+        priced=cost is not None,
+        warnings=warnings,
     )
 
 

@@ -87,3 +87,15 @@ def test_argument_parser_errors_exit_2(capsys):
         main(["tune", ".", "--runtime", "zeroclaw", "--min-kept-turns", "1.5"])
     assert exit_info.value.code == 2
     assert "must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_no_cost_leaves_cost_null_and_every_other_number_alone(corpus, capsys):
+    args = ["evaluate", str(corpus), "--profile", "openclaw", "--json", "--workers", "1"]
+    main(args)
+    priced = json.loads(capsys.readouterr().out)["profiles"][0]
+    main([*args, "--no-cost"])
+    unpriced = json.loads(capsys.readouterr().out)["profiles"][0]
+    assert priced["cost_usd"] > 0 and unpriced["cost_usd"] is None
+    assert {k: v for k, v in priced.items() if k != "cost_usd"} == {
+        k: v for k, v in unpriced.items() if k != "cost_usd"
+    }
