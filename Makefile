@@ -31,13 +31,13 @@ migrate: $(VENV)/.installed
 demo: migrate
 	$(PY) manage.py bootstrap_demo
 
-# Unless DEMO=0, a demo fleet (manage.py demo_fleet) streams simulated trims to the fleet page; it is
-# stopped when daphne exits (Ctrl-C included).
+# One task worker (manage.py db_worker) runs corpus evaluations; unless DEMO=0, a demo fleet
+# (manage.py demo_fleet) streams simulated trims to the fleet page. Both stop when daphne exits (Ctrl-C too).
 run: demo
 	@echo "Trimscope on http://$(HOST):$(PORT)/"
-	@if [ "$(DEMO)" = "0" ]; then exec $(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application; fi; \
-	$(PY) manage.py demo_fleet --runtimes 5 --url http://$(HOST):$(PORT) & demo=$$!; \
-	trap 'kill $$demo 2>/dev/null; wait $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	@$(PY) manage.py db_worker --no-reload & worker=$$!; demo=; \
+	if [ "$(DEMO)" != "0" ]; then $(PY) manage.py demo_fleet --runtimes 5 --url http://$(HOST):$(PORT) & demo=$$!; fi; \
+	trap 'kill $$worker $$demo 2>/dev/null; wait $$worker $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application
 
 # Debian's chromium is the only browser the Playwright tests use (no browser downloads).
