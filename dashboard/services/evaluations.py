@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -25,6 +25,8 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks.exceptions import TaskResultDoesNotExist
 
 from dashboard.models import (
     Corpus,
@@ -219,6 +221,8 @@ def evaluation_chunk_run(*, chunk_id: int) -> int:
     if chunk is None:
         return 0
     evaluation = chunk.evaluation
+    if chunk.attempts > MAX_ATTEMPTS:
+        return _give_up(chunk)
     lease = float(settings.TRIMSCOPE_EVALUATION_LEASE_SECONDS)
     profiles = [(p.pk, profile_from_document(p.document, name=p.name)) for p in evaluation.profiles.all()]
     started = time.perf_counter()
@@ -262,6 +266,27 @@ def evaluation_chunk_run(*, chunk_id: int) -> int:
     return stored
 
 
+MAX_ATTEMPTS = 5
+"""A chunk whose workers died this many times is recorded as failed rather than tried forever."""
+
+
+def _give_up(chunk: EvaluationChunk) -> int:
+    evaluation = chunk.evaluation
+    reason = f"not evaluated: the chunk's worker stopped {chunk.attempts - 1} times"
+    rows = [
+        EvaluationResult(evaluation=evaluation, transcript_id=t, profile_id=p, error=reason)
+        for t in chunk.transcript_ids
+        for p in evaluation.profiles.values_list("pk", flat=True)
+    ]
+    with transaction.atomic():
+        EvaluationResult.objects.bulk_create(rows, ignore_conflicts=True)
+        EvaluationChunk.objects.filter(pk=chunk.pk).update(
+            status=EvaluationChunk.Status.DONE, finished_at=timezone.now(), lease_until=None
+        )
+        _finish_if_complete(evaluation.pk)
+    return 0
+
+
 def _finish_if_complete(evaluation_id: int) -> None:
     open_chunks = EvaluationChunk.objects.filter(evaluation_id=evaluation_id).exclude(
         status=EvaluationChunk.Status.DONE
@@ -272,37 +297,68 @@ def _finish_if_complete(evaluation_id: int) -> None:
         )
 
 
+def _task_died(chunk: EvaluationChunk, stale_before: datetime) -> bool:
+    """Whether the task that should run a pending chunk was taken by a worker that never claimed the chunk
+    (it died between taking the task and claiming the chunk, which takes milliseconds) or failed."""
+    from dashboard.tasks import evaluation_chunk_task
+
+    if not chunk.task_id:
+        return False
+    try:
+        result = evaluation_chunk_task.get_result(chunk.task_id)
+    except TaskResultDoesNotExist:
+        return True
+    if result.status == TaskResultStatus.FAILED:
+        return True
+    started = result.started_at
+    return result.status == TaskResultStatus.RUNNING and started is not None and started < stale_before
+
+
 def evaluation_sweep(*, evaluation: Evaluation) -> int:
-    """Enqueue again every chunk whose worker died (lease ran out). Returns how many."""
+    """Enqueue again every chunk whose worker died. Returns how many.
+
+    A running chunk whose lease ran out lost its worker mid-chunk; a pending chunk whose task a worker
+    took more than a lease ago (or that failed) lost it before the chunk was claimed.
+    """
     if evaluation.status not in (Evaluation.Status.QUEUED, Evaluation.Status.RUNNING):
         return 0
     lease = float(settings.TRIMSCOPE_EVALUATION_LEASE_SECONDS)
     now = timezone.now()
-    stale = list(
-        EvaluationChunk.objects.filter(
-            evaluation=evaluation, status=EvaluationChunk.Status.RUNNING, lease_until__lt=now
-        )
+    again = 0
+    running = EvaluationChunk.objects.filter(
+        evaluation=evaluation, status=EvaluationChunk.Status.RUNNING, lease_until__lt=now
     )
-    for chunk in stale:
-        # Renew the lease as we enqueue, so two sweepers do not both enqueue it.
+    for chunk in running:
+        # Conditional on the lease seen, so two sweepers never both enqueue it.
         claimed = EvaluationChunk.objects.filter(pk=chunk.pk, lease_until=chunk.lease_until).update(
-            status=EvaluationChunk.Status.PENDING, lease_until=now + timedelta(seconds=lease)
+            status=EvaluationChunk.Status.PENDING, lease_until=None
         )
         if claimed:
             _enqueue_chunk(chunk)
-    return len(stale)
+            again += 1
+    pending = EvaluationChunk.objects.filter(evaluation=evaluation, status=EvaluationChunk.Status.PENDING)
+    for chunk in pending.exclude(task_id=""):
+        if not _task_died(chunk, now - timedelta(seconds=lease)):
+            continue
+        if EvaluationChunk.objects.filter(pk=chunk.pk, task_id=chunk.task_id, status="pending").update(
+            task_id=""
+        ):
+            _enqueue_chunk(chunk)
+            again += 1
+    return again
 
 
 def evaluation_watch(*, evaluation_id: int) -> None:
-    """The watch task: re-enqueue dead chunks and come back later until the evaluation is over."""
+    """The watch task: come back later while the evaluation is open, and re-enqueue dead chunks.
+
+    The next watch is enqueued first, so a worker killed in the middle of this one does not end the chain.
+    """
     evaluation = Evaluation.objects.filter(pk=evaluation_id).first()
-    if evaluation is None:
+    if evaluation is None or evaluation.status not in (Evaluation.Status.QUEUED, Evaluation.Status.RUNNING):
         return
+    _enqueue_watch(evaluation.pk)
     evaluation_sweep(evaluation=evaluation)
     _finish_if_complete(evaluation.pk)
-    evaluation.refresh_from_db()
-    if evaluation.status in (Evaluation.Status.QUEUED, Evaluation.Status.RUNNING):
-        _enqueue_watch(evaluation.pk)
 
 
 def _publish(evaluation: Evaluation) -> None:

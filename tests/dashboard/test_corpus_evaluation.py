@@ -218,12 +218,34 @@ def test_a_chunk_whose_lease_ran_out_is_enqueued_again(corpus, profiles):
     before = DBTaskResult.objects.filter(task_path="dashboard.tasks.evaluation_chunk_task").count()
     assert eval_services.evaluation_sweep(evaluation=evaluation) == 1
     chunk.refresh_from_db()
-    assert chunk.status == "pending" and chunk.lease_until > timezone.now()
+    assert chunk.status == "pending" and chunk.task_id
     assert (
         DBTaskResult.objects.filter(task_path="dashboard.tasks.evaluation_chunk_task").count() == before + 1
     )
-    # A live lease is left alone.
+    # Its new task is waiting, not dead: nothing more to do.
     assert eval_services.evaluation_sweep(evaluation=evaluation) == 0
+
+
+def test_a_pending_chunk_whose_task_failed_before_claiming_it_is_enqueued_again(
+    corpus, profiles, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        evaluation = eval_services.evaluation_start(corpus=corpus, profiles=profiles)
+    chunk = evaluation.chunks.first()
+    DBTaskResult.objects.filter(id=chunk.task_id).update(status="FAILED")
+    assert eval_services.evaluation_sweep(evaluation=evaluation) == 1
+    fresh = EvaluationChunk.objects.get(pk=chunk.pk)
+    assert fresh.status == "pending" and fresh.task_id and fresh.task_id != chunk.task_id
+
+
+def test_a_chunk_whose_workers_keep_dying_is_recorded_as_failed(corpus, profiles):
+    evaluation = eval_services.evaluation_start(corpus=corpus, profiles=profiles)
+    chunk = evaluation.chunks.first()
+    EvaluationChunk.objects.filter(pk=chunk.pk).update(attempts=eval_services.MAX_ATTEMPTS)
+    eval_services.evaluation_chunk_run(chunk_id=chunk.pk)
+    errors = EvaluationResult.objects.filter(evaluation=evaluation).exclude(error="")
+    assert errors.count() == len(chunk.transcript_ids) * 2
+    assert all("stopped 5 times" in e.error for e in errors)
 
 
 def test_a_cancelled_evaluation_skips_the_chunks_not_started(corpus, profiles, settings):
