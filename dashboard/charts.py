@@ -81,7 +81,7 @@ def cdf_svg(series: Sequence[tuple[str, Sequence[tuple[float, float]]]], *, titl
         parts.append(
             f'<path d="{" ".join(path)}" fill="none" stroke="{color}" stroke-width="1.5">'
             f"<title>{escape(name)}</title></path>"
-            f'<text x="{W - 150}" y="{12 + 10 * index}" font-size="9" fill="{color}">{escape(name)}</text>'
+            f'<text x="{W - 150}" y="{26 + 10 * index}" font-size="9" fill="{color}">{escape(name)}</text>'
         )
     head = f'<text x="{PAD}" y="12" font-size="10">{escape(title)} (CDF)</text>'
     return _svg(title, "".join(parts) + _axis(title, _fmt(low), _fmt(high)) + head)
