@@ -14,8 +14,11 @@ The corpus: ``SESSIONS`` synthetic coding sessions (``simulator.synthetic``, Ope
 from __future__ import annotations
 
 import json
+import os
+import resource
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.common import best_of, ms
@@ -58,11 +61,23 @@ def _json_loads_all(files: list[Path]) -> int:
     return n
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have been waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _evaluate(files: list[Path], *, priced: bool) -> int:
     profile = profile_from_document(dict(PRESETS_BY_KEY[PROFILE].document), name=PROFILE)
     with CorpusPool(files, workers=WORKERS, priced=priced) as pool:
         (rows,) = pool.evaluate([profile])
     return summarise(profile.name, profile.runtime, rows).calls
+
+
+def _cpu_of(fn: Callable[[], object]) -> float:
+    start = _cpu()
+    fn()
+    return _cpu() - start
 
 
 def _stages(files: list[Path]) -> dict[str, float]:
@@ -102,7 +117,11 @@ def run(sessions: int = SESSIONS) -> dict[str, object]:
         unpriced, calls = best_of(2, lambda: _evaluate(files, priced=False))
         priced, _ = best_of(2, lambda: _evaluate(files, priced=True))
         stages = _stages(files)
+        cpu_base = _cpu_of(lambda: _json_loads_all(files))
+        cpu_eval = _cpu_of(lambda: _evaluate(files, priced=False))
     return {
+        "cpu_json_loads": cpu_base,
+        "cpu_evaluate": cpu_eval,
         "sessions": sessions,
         "bytes": size,
         "lines": lines,
@@ -132,6 +151,11 @@ def report(n: dict[str, object]) -> list[str]:
         f"| evaluate, {WORKERS} workers, no cost model (`--no-cost`) | {ms(unpriced)} "
         f"| {unpriced / base:.1f}× |",
         f"| evaluate, {WORKERS} workers, with the cost model | {ms(priced)} | {priced / base:.1f}× |",
+        "",
+        f"CPU time (all processes): `json.loads` {ms(float(n['cpu_json_loads']))}, evaluate without the cost "  # type: ignore[arg-type]
+        f"model {ms(float(n['cpu_evaluate']))} "  # type: ignore[arg-type]
+        f"({float(n['cpu_evaluate']) / float(n['cpu_json_loads']):.1f}×); "  # type: ignore[arg-type]
+        f"machine load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
         "",
         "Where the time goes, one core (× `json.loads`):",
         "",
