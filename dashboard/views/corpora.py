@@ -4,6 +4,7 @@ sessions); the tune page (Pareto front, recommendation, export or save)."""
 
 from __future__ import annotations
 
+import json5
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseRedirect
@@ -19,7 +20,13 @@ from dashboard.services import evaluations as eval_services
 from dashboard.views.common import HtmxHttpRequest
 from simulator.errors import SimulatorError
 from simulator.evaluate import OBJECTIVES, cdf_of
-from simulator.profiles import RUNTIMES, profile_from_document, profile_to_json, profile_to_toml
+from simulator.profiles import (
+    RUNTIMES,
+    profile_from_document,
+    profile_to_document,
+    profile_to_json,
+    profile_to_toml,
+)
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
@@ -275,8 +282,12 @@ def tune_export(request: HtmxHttpRequest, tune_id: int, fmt: str) -> HttpRespons
         body, kind = profile_to_toml(profile), "application/toml; charset=utf-8"
     elif fmt == "json":
         body, kind = profile_to_json(profile), "application/json; charset=utf-8"
+    elif fmt == "json5":
+        # OpenClaw's own config file (openclaw.json) is JSON5: keys unquoted, as operators write it.
+        text = json5.dumps(profile_to_document(profile), indent=2, quote_keys=False, trailing_commas=False)
+        body, kind = text + "\n", "application/json5; charset=utf-8"
     else:
-        raise Http404("export as toml or json")
+        raise Http404("export as toml, json or json5")
     response = HttpResponse(body, content_type=kind)
     response["Content-Disposition"] = f'attachment; filename="tuned-{run.runtime}-{run.pk}.{fmt}"'
     return response

@@ -9,6 +9,7 @@ import tarfile
 import zipfile
 from datetime import timedelta
 
+import json5
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -333,6 +334,22 @@ def test_a_profile_search_recommends_exports_and_saves_a_profile(operator_client
     assert profile.runtime == "zeroclaw"
     best = run.result["best"]["profile"]["runtime_profiles"]["default"]
     assert profile.settings["runtime_profiles"]["default"]["max_context_tokens"] == best["max_context_tokens"]
+
+
+def test_an_openclaw_recommendation_exports_as_json5_in_its_own_keys(operator_client, corpus):
+    run = eval_services.tune_start(corpus=corpus, runtime="openclaw")
+    eval_services.tune_execute(tune_id=run.pk)
+    text = operator_client.get(reverse("tune-export", args=[run.pk, "json5"])).content.decode()
+    assert "contextPruning: {" in text and '"contextPruning"' not in text
+    document = json5.loads(text)
+    assert document["agents"]["defaults"]["contextPruning"]["softTrimRatio"] in (
+        0.2,
+        0.3,
+        0.4,
+        0.5,
+        0.25,
+        0.35,
+    )
 
 
 def test_api_corpora_and_evaluations_share_the_error_shape(operator_client, corpus, profiles):
