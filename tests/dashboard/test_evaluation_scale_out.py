@@ -80,18 +80,22 @@ def test_a_worker_killed_mid_evaluation_loses_nothing_and_counts_nothing_twice(s
 
     doomed, survivor = worker("worker-doomed"), worker("worker-survivor")
     try:
-        held = wait_for(
-            lambda: DBTaskResult.objects.filter(
+
+        def doomed_mid_chunk() -> int | None:
+            """A chunk the doomed worker has claimed and is working on right now."""
+            for task in DBTaskResult.objects.filter(
                 status="RUNNING",
                 task_path="dashboard.tasks.evaluation_chunk_task",
                 worker_ids__contains=["worker-doomed"],
-            ).first(),
-            60,
-            "the doomed worker to hold a chunk",
-        )
+            ):
+                chunk_id = task.args_kwargs["args"][0]
+                if EvaluationChunk.objects.filter(pk=chunk_id, status="running").exists():
+                    return int(chunk_id)
+            return None
+
+        held_chunk = wait_for(doomed_mid_chunk, 60, "the doomed worker to be in the middle of a chunk")
         doomed.send_signal(signal.SIGKILL)
         doomed.wait(timeout=10)
-        held_chunk = held.args_kwargs["args"][0]
 
         def finished() -> bool:
             evaluation.refresh_from_db()
