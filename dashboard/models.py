@@ -251,3 +251,32 @@ class PriceOverride(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key} ({'dashboard' if self.owner_id is None else self.owner_id})"
+
+
+# Corpus evaluation lives in its own module; imported here so Django registers the models with the app.
+from dashboard.corpus_models import (  # noqa: E402
+    Corpus,
+    CorpusFailure,
+    Evaluation,
+    EvaluationChunk,
+    EvaluationProfile,
+    EvaluationResult,
+    TuneRun,
+)
+
+__all__ = [
+    "ApiToken",
+    "Corpus",
+    "CorpusFailure",
+    "Evaluation",
+    "EvaluationChunk",
+    "EvaluationProfile",
+    "EvaluationResult",
+    "PriceOverride",
+    "Profile",
+    "Runtime",
+    "SimulationRun",
+    "Transcript",
+    "TrimEvent",
+    "TuneRun",
+]

@@ -22,6 +22,7 @@ from simulator.assumed_times import has_timestamps
 from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
 from simulator.config_files import ConfigFile, parse_config_text, read_config_text
 from simulator.config_files import Syntax as ConfigSyntax
+from simulator.corpus_pool import TRANSCRIPT_SUFFIXES, corpus_files
 from simulator.cost import CacheBreak, CallCost, PriceTable, Pricing, SessionCost, load_price_table
 from simulator.cost.compare import CostComparison, Crossing, cost_comparison
 from simulator.cost.edits import PriceEdit, price_table_with
@@ -34,6 +35,20 @@ from simulator.cost.strip import CostStrip, cost_strip, part_usd
 from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 from simulator.estimates import message_token_text, tiktoken_count
+from simulator.evaluate import (
+    OBJECTIVES,
+    Constraints,
+    Histogram,
+    PreparedTranscript,
+    ProfileSummary,
+    SessionMetrics,
+    cdf_of,
+    evaluate_session,
+    summarise,
+    tune,
+    worst_sessions,
+)
+from simulator.evaluate.tune import Objective
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobKind, KnobNote
@@ -41,8 +56,10 @@ from simulator.overview import TranscriptOverview, summarize
 from simulator.overview import overview as transcript_overview
 from simulator.presets import PRESETS, Preset, preset_get
 from simulator.profiles import (
+    RUNTIMES,
     KeptKey,
     Profile,
+    Runtime,
     detect_runtime,
     profile_document_from_text,
     profile_from_document,
@@ -76,8 +93,11 @@ __all__ = [
     "DEFAULT_GAP_SECONDS",
     "FORMATS",
     "JSON",
+    "OBJECTIVES",
     "PRESETS",
+    "RUNTIMES",
     "SPECS",
+    "TRANSCRIPT_SUFFIXES",
     "AnyRuntimeSpec",
     "BudgetExplanation",
     "CacheBreak",
@@ -88,16 +108,20 @@ __all__ = [
     "Comparison",
     "ConfigFile",
     "ConfigSyntax",
+    "Constraints",
     "CostComparison",
     "CostStrip",
     "Crossing",
     "Fate",
     "FateGroup",
+    "Histogram",
     "KeptKey",
     "Knob",
     "KnobKind",
     "KnobNote",
     "MessageDiff",
+    "Objective",
+    "PreparedTranscript",
     "Preset",
     "PriceEdit",
     "PriceTable",
@@ -105,9 +129,12 @@ __all__ = [
     "Pricing",
     "Profile",
     "ProfileError",
+    "ProfileSummary",
     "ResultCost",
     "RetryStep",
+    "Runtime",
     "SessionCost",
+    "SessionMetrics",
     "SimulationResult",
     "SimulatorError",
     "Timeline",
@@ -119,13 +146,16 @@ __all__ = [
     "UsageComparison",
     "WireShapes",
     "call_view",
+    "cdf_of",
     "changed_contents",
     "compare",
+    "corpus_files",
     "cost_comparison",
     "cost_json",
     "cost_model_json",
     "cost_strip",
     "detect_runtime",
+    "evaluate_session",
     "has_timestamps",
     "load_price_table",
     "message_diff",
@@ -150,6 +180,7 @@ __all__ = [
     "runtimes",
     "simulate",
     "spec_get",
+    "summarise",
     "summarize",
     "synthetic_openclaw_session",
     "tiktoken_count",
@@ -157,8 +188,10 @@ __all__ = [
     "timeline_shape",
     "transcript_overview",
     "trim_rewrite_usd",
+    "tune",
     "versions",
     "wire_frames",
     "wire_shapes",
     "with_cost",
+    "worst_sessions",
 ]
