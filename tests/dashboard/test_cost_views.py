@@ -164,3 +164,12 @@ def test_the_fleet_session_page_estimates_each_trims_cache_rewrite(operator_clie
     # 10,000 tokens × $3/MTok × (1.25 − 0.1) = $0.0345 at the table's default model.
     assert '<td class="num break-cost">$0.0345</td>' in body
     assert "over 1 trim that report their token counts" in body
+
+
+def test_the_reprice_form_keeps_the_call_and_the_knob_edits(operator_client, setup):
+    transcript, tight, _ = setup
+    knob = "knob:runtime_profiles.default.max_context_tokens"
+    body = operator_client.get(_sim(transcript, tight, call=5, **{knob: "2000"})).content.decode()
+    form = re.search(r'<form class="cost-controls.*?</form>', body, re.S)
+    assert form is not None
+    assert f'name="{knob}" value="2000"' in form.group(0) and 'name="call" value="5"' in form.group(0)
