@@ -127,9 +127,6 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             problem=cost_problem,
         )
     )
-    # The re-price form sends the call and the knob edits along, so re-pricing keeps what is on screen.
-    hidden = [(k, v) for k, v in base if k not in ("transcript", "profile", "pricing", "gap")]
-    context["cost_hidden"] = [*hidden, ("call", number)]
     template = "dashboard/simulation.html"
     if request.htmx and request.htmx.target == "sim-body":
         template += "#sim-body"

@@ -1,5 +1,6 @@
 """In a real browser at 1280 px: the simulation page's cost strip stands under the timeline, one stacked
-bar per call, fits the page, and a click on a bar opens that call with its cost and cache-break sentence."""
+bar per call, fits the page, a click on a bar opens that call with its cost and cache-break sentence, and
+re-pricing at another model and gap says what it assumed."""
 
 from __future__ import annotations
 
@@ -64,4 +65,14 @@ def test_cost_strip_fits_1280_and_opens_a_call_with_its_cache_break(
     expect(body.locator("#call-cost")).to_contain_text("cache write")
     expect(strip.locator("a.cbar.selected")).to_have_count(1)
     page.screenshot(path=str(artifacts / "simulation-cost-1280.png"), full_page=True)
+
+    # Re-pricing at another model and gap goes through the knob form: the page says what it assumed.
+    total = body.locator("#cost-total").text_content()
+    page.locator('select[name="pricing"]').select_option("openai/gpt-4o")
+    page.locator('input[name="gap"]').fill("600")
+    page.get_by_role("button", name="Re-price").click()
+    expect(page).to_have_url(re.compile(r"pricing=openai%2Fgpt-4o.*gap=600|gap=600.*pricing=openai%2Fgpt-4o"))
+    expect(page.locator("#cost-h")).to_contain_text("openai/gpt-4o")
+    expect(page.locator("#cost-h")).to_contain_text("calls 600 s apart (assumed)")
+    expect(page.locator("#cost-total")).not_to_have_text(total or "")
     assert console_errors == []

@@ -166,10 +166,15 @@ def test_the_fleet_session_page_estimates_each_trims_cache_rewrite(operator_clie
     assert "over 1 trim that report their token counts" in body
 
 
-def test_the_reprice_form_keeps_the_call_and_the_knob_edits(operator_client, setup):
+def test_the_pricing_and_gap_fields_belong_to_the_knob_form_so_repricing_keeps_the_edits(
+    operator_client, setup
+):
     transcript, tight, _ = setup
-    knob = "knob:runtime_profiles.default.max_context_tokens"
-    body = operator_client.get(_sim(transcript, tight, call=5, **{knob: "2000"})).content.decode()
-    form = re.search(r'<form class="cost-controls.*?</form>', body, re.S)
-    assert form is not None
-    assert f'name="{knob}" value="2000"' in form.group(0) and 'name="call" value="5"' in form.group(0)
+    body = operator_client.get(_sim(transcript, tight, gap="60")).content.decode()
+    controls = re.search(r'<div class="cost-controls small">(.*?)</div>', body, re.S)
+    assert controls is not None
+    assert '<select form="sim-controls" name="pricing">' in controls.group(1)
+    assert 'form="sim-controls" type="number" name="gap"' in controls.group(
+        1
+    ) and 'value="60"' in controls.group(1)
+    assert 'id="sim-controls"' in body
