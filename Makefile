@@ -33,11 +33,12 @@ demo: migrate
 
 # Unless DEMO=0, a demo fleet (manage.py demo_fleet) streams simulated trims to the fleet page; it is
 # stopped when daphne exits (Ctrl-C included).
+# Retention: manage.py fleet_prune runs hourly beside the server (stopped with it).
 run: demo
 	@echo "Trimscope on http://$(HOST):$(PORT)/"
-	@if [ "$(DEMO)" = "0" ]; then exec $(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application; fi; \
-	$(PY) manage.py demo_fleet --runtimes 5 --url http://$(HOST):$(PORT) & demo=$$!; \
-	trap 'kill $$demo 2>/dev/null; wait $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	@$(PY) manage.py fleet_prune --every 3600 >/dev/null & prune=$$!; \
+	if [ "$(DEMO)" = "0" ]; then demo=; else $(PY) manage.py demo_fleet --runtimes 5 --url http://$(HOST):$(PORT) & demo=$$!; fi; \
+	trap 'kill $$prune $$demo 2>/dev/null; wait $$prune $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application
 
 # Debian's chromium is the only browser the Playwright tests use (no browser downloads).

@@ -146,15 +146,26 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
 TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
 TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
 
-# Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
-# - session_trims: a session trimmed MORE than `count` times within the last `minutes`;
-# - overflow_failed_minutes: an overflow recovery that failed stays on the strip this long;
+# Fleet alert rules (the fleet page strip and GET /api/fleet/alerts), the defaults until an operator
+# edits them on the fleet page (then the stored thresholds win):
+# - session_trims: a session trimmed MORE than `count` times within `minutes` (minute-aligned windows);
+# - overflow_failed_minutes: how far back the API's alerts look (the page uses its time range);
 # - runtime_silent_minutes: a runtime seen before, with no open socket, silent for at least this long.
 TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
     "runtime_silent_minutes": 15,
 }
+
+# Retention (manage.py fleet_prune, run periodically by `make run`): trim events older than this many
+# days are deleted; the per-minute rollups that feed the sparklines, top sessions and /metrics are kept
+# longer.
+TRIMSCOPE_EVENT_RETENTION_DAYS = int(os.environ.get("TRIMSCOPE_EVENT_RETENTION_DAYS", "30"))
+TRIMSCOPE_ROLLUP_RETENTION_DAYS = int(os.environ.get("TRIMSCOPE_ROLLUP_RETENTION_DAYS", "400"))
+
+# GET /metrics (Prometheus text format) answers only a request with `Authorization: Bearer <this>`;
+# unset or empty, /metrics answers 404.
+TRIMSCOPE_METRICS_TOKEN = os.environ.get("TRIMSCOPE_METRICS_TOKEN", "")
 
 LOGGING = {
     "version": 1,

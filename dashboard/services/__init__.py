@@ -17,6 +17,14 @@ from dashboard.services.fleet import (
     trim_event_ingest,
     trim_events_ingest,
 )
+from dashboard.services.fleet_alerts import (
+    AlertInvalid,
+    alert_acknowledge,
+    alert_mute,
+    alert_thresholds_update,
+    alert_unmute,
+)
+from dashboard.services.fleet_rollups import fleet_prune, trim_rollups_add, trim_rollups_rebuild
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -35,6 +43,14 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "AlertInvalid",
+    "alert_acknowledge",
+    "alert_mute",
+    "alert_thresholds_update",
+    "alert_unmute",
+    "fleet_prune",
+    "trim_rollups_add",
+    "trim_rollups_rebuild",
     "Ingested",
     "ProfileNameTaken",
     "RuntimeInvalid",

@@ -22,6 +22,7 @@ from dashboard.fleet_schemas import (
     WsHistoryTrimmed,
 )
 from dashboard.models import Runtime, TrimEvent
+from dashboard.services.fleet_rollups import trim_rollups_add
 from dashboard.tokens import token_generate, token_hash
 
 
@@ -186,6 +187,7 @@ def trim_event_ingest(
     ingested = _store(runtime, frame, payload)
     if ingested.created:
         event = ingested.event
+        trim_rollups_add(events=[event])
         transaction.on_commit(lambda: event_publish(event), robust=True)
         if touch:
             Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=event.received_at)
@@ -208,6 +210,7 @@ def trim_events_ingest(
             results = [_store(runtime, frame, payload) for frame, payload in frames]
         created = [r.event for r in results if r.created]
         if created:
+            trim_rollups_add(events=created)
             transaction.on_commit(lambda: event_publish_many(created), robust=True)
     return results
 
