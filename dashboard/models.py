@@ -114,7 +114,6 @@ class SimulationRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
 
-
     def __str__(self) -> str:
         return f"{self.name or self.profile_name} on transcript {self.transcript_id}"
 
@@ -233,16 +232,15 @@ class RuntimeMinute(models.Model):
         return f"runtime {self.runtime_id} minute {self.minute}: {self.trims}"
 
 
-class SessionMinute(models.Model):
-    """Trims of one session for one reason on one runtime in one minute: top sessions, busy-session
-    alerts and the reason list read these.
+class SessionRollup(models.Model):
+    """Trims of one session for one reason on one runtime in one bucket of time.
 
     ``key`` is a digest of ``(session_id, reason)`` so the unique key stays short whatever the lengths
     of the two (a B-tree entry holds at most about 2.7 kB on PostgreSQL).
     """
 
     runtime = models.ForeignKey(Runtime, on_delete=models.CASCADE, related_name="+")
-    minute = models.BigIntegerField()
+    minute = models.BigIntegerField(help_text="the bucket's first minute since the epoch")
     key = models.CharField(max_length=40)
     session_id = models.CharField(max_length=200, blank=True)
     reason = models.CharField(max_length=500)
@@ -251,13 +249,31 @@ class SessionMinute(models.Model):
     last_at = models.DateTimeField()
 
     class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} from minute {self.minute}: {self.trims}"
+
+
+class SessionMinute(SessionRollup):
+    """Per minute: busy-session alerts and the top sessions of the short ranges (15 min, 1 h)."""
+
+    class Meta:
         constraints = [
             models.UniqueConstraint(fields=["minute", "runtime", "key"], name="session_minute_once"),
         ]
         indexes = [models.Index(fields=["session_id", "minute"])]
 
-    def __str__(self) -> str:
-        return f"session {self.session_id} minute {self.minute}: {self.trims}"
+
+class SessionHour(SessionRollup):
+    """Per hour (``minute`` is the hour's first): the top sessions of the long ranges (24 h, 7 d), where
+    a session trimmed every minute has sixty times fewer rows to add up than per minute."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime", "key"], name="session_hour_once"),
+        ]
+        indexes = [models.Index(fields=["session_id", "minute"], name="session_hour_session_idx")]
 
 
 class AlertThresholds(models.Model):

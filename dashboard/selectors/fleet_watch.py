@@ -18,7 +18,15 @@ from django.db.models import ExpressionWrapper, F, IntegerField, Max, QuerySet, 
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard.models import Profile, Runtime, RuntimeMinute, SessionMinute, Transcript, TrimEvent
+from dashboard.models import (
+    Profile,
+    Runtime,
+    RuntimeMinute,
+    SessionHour,
+    SessionMinute,
+    Transcript,
+    TrimEvent,
+)
 from dashboard.selectors.fleet_alerts import AlertStrip, fleet_alert_strip
 from dashboard.selectors.fleet_filters import (
     DEFAULT_RANGE,
@@ -243,26 +251,30 @@ class SessionCount:
         return fleet_session_url(self.session_id)
 
 
-def _rollups_in(filters: FleetFilters, now: datetime) -> QuerySet[SessionMinute]:
-    rows = SessionMinute.objects.filter(
-        minute__gte=filters.time_range.first_minute(now), minute__lte=epoch_minute(now)
-    )
+HOURLY_FROM_BAR_MINUTES = 30  # ranges with bars this wide (24 h, 7 d) count sessions per whole hour
+
+
+def fleet_top_sessions(
+    *, filters: FleetFilters, now: datetime, limit: int = TOP_SESSIONS
+) -> list[SessionCount]:
+    """Sessions with the most trims in the range (no session id: left out), from the session rollups:
+    per minute for the short ranges, per hour (from the start of the range's first hour) for the long
+    ones."""
+    time_range = filters.time_range
+    first = time_range.first_minute(now)
+    rows: QuerySet[SessionMinute] | QuerySet[SessionHour]
+    if time_range.bar_minutes >= HOURLY_FROM_BAR_MINUTES:
+        rows = SessionHour.objects.filter(minute__gte=first - first % 60, minute__lte=epoch_minute(now))
+    else:
+        rows = SessionMinute.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
     if filters.runtime:
         rows = rows.filter(runtime__name=filters.runtime)
     if filters.session:
         rows = rows.filter(session_id=filters.session)
     if filters.reason:
         rows = rows.filter(reason=filters.reason)
-    return rows
-
-
-def fleet_top_sessions(
-    *, filters: FleetFilters, now: datetime, limit: int = TOP_SESSIONS
-) -> list[SessionCount]:
-    """Sessions with the most trims in the range, from ``SessionMinute`` (no session id: left out)."""
     counted = (
-        _rollups_in(filters, now)
-        .exclude(session_id="")
+        rows.exclude(session_id="")
         .order_by()
         .values("session_id")
         .annotate(n=Sum("trims"), last=Max("last_at"))

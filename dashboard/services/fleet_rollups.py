@@ -1,9 +1,10 @@
 """Per-minute rollups of trim events, and retention: what keeps the fleet pages fast at millions of events.
 
-Two rollups, both keyed by the minute of ``TrimEvent.received_at`` (whole minutes since the epoch):
-``RuntimeMinute`` (per runtime) and ``SessionMinute`` (per runtime, session and reason). Ingestion adds
-each stored batch with one upsert per rollup (``ON CONFLICT … DO UPDATE``, which PostgreSQL and SQLite
-both speak), in the batch's transaction, so a rollup never counts an event that was rolled back.
+Three rollups, keyed by the minute of ``TrimEvent.received_at`` (whole minutes since the epoch):
+``RuntimeMinute`` (per runtime), ``SessionMinute`` (per runtime, session and reason) and ``SessionHour``
+(the same per hour, for the long ranges). Ingestion adds each stored batch with one upsert per rollup
+(``ON CONFLICT … DO UPDATE``, which PostgreSQL and SQLite both speak), in the batch's transaction,
+so a rollup never counts an event that was rolled back.
 ``trim_rollups_rebuild`` recomputes them from the events (after an import, or to check them), and
 ``fleet_prune`` deletes events past ``TRIMSCOPE_EVENT_RETENTION_DAYS`` and rollups past
 ``TRIMSCOPE_ROLLUP_RETENTION_DAYS``.
@@ -20,7 +21,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from dashboard.models import RuntimeMinute, SessionMinute, TrimEvent
+from dashboard.models import RuntimeMinute, SessionHour, SessionMinute, SessionRollup, TrimEvent
 
 FAILED = "failed"
 PRUNE_BATCH = 20_000
@@ -73,19 +74,35 @@ def trim_rollups_add(*, events: Iterable[TrimEvent]) -> None:
     Call inside the transaction that stored them. Rows are sorted by key so two workers upserting
     overlapping minutes take their row locks in the same order (no deadlock).
     """
+    events = list(events)
     per_runtime: dict[tuple[int, int], list[int]] = {}
-    per_session: dict[tuple[int, int, str], tuple[str, str, list[int], list[datetime]]] = {}
     for event in events:
-        minute = epoch_minute(event.received_at)
-        failed = 1 if event.overflow_recovery == FAILED else 0
-        counts = per_runtime.setdefault((minute, event.runtime_id), [0, 0, 0])
+        counts = per_runtime.setdefault((epoch_minute(event.received_at), event.runtime_id), [0, 0, 0])
         counts[0] += 1
         counts[1] += event.dropped_messages
-        counts[2] += failed
+        counts[2] += 1 if event.overflow_recovery == FAILED else 0
+    rt_table = RuntimeMinute._meta.db_table
+    _upsert(
+        rt_table,
+        ["minute", "runtime_id", "trims", "dropped_messages", "failed"],
+        ["minute", "runtime_id"],
+        ", ".join(_add(rt_table, c) for c in ("trims", "dropped_messages", "failed")),
+        [(m, r, *c) for (m, r), c in sorted(per_runtime.items())],
+    )
+    _sessions_add(SessionMinute, 1, events)
+    _sessions_add(SessionHour, 60, events)
+
+
+def _sessions_add(model: type[SessionRollup], width: int, events: Sequence[TrimEvent]) -> None:
+    groups: dict[tuple[int, int, str], tuple[str, str, list[int], list[datetime]]] = {}
+    for event in events:
+        minute = epoch_minute(event.received_at)
+        bucket = minute - minute % width
+        failed = 1 if event.overflow_recovery == FAILED else 0
         key = session_key(event.session_id, event.reason)
-        entry = per_session.get((minute, event.runtime_id, key))
+        entry = groups.get((bucket, event.runtime_id, key))
         if entry is None:
-            per_session[(minute, event.runtime_id, key)] = (
+            groups[(bucket, event.runtime_id, key)] = (
                 event.session_id,
                 event.reason,
                 [1, failed],
@@ -95,28 +112,19 @@ def trim_rollups_add(*, events: Iterable[TrimEvent]) -> None:
             entry[2][0] += 1
             entry[2][1] += failed
             entry[3][0] = max(entry[3][0], event.received_at)
-
-    rt_table = RuntimeMinute._meta.db_table
-    _upsert(
-        rt_table,
-        ["minute", "runtime_id", "trims", "dropped_messages", "failed"],
-        ["minute", "runtime_id"],
-        ", ".join(_add(rt_table, c) for c in ("trims", "dropped_messages", "failed")),
-        [(m, r, *c) for (m, r), c in sorted(per_runtime.items())],
-    )
-    ss_table = SessionMinute._meta.db_table
+    table = model._meta.db_table
     adapt = connection.ops.adapt_datetimefield_value
-    last = f"{_q(ss_table)}.{_q('last_at')}"
+    last = f"{_q(table)}.{_q('last_at')}"
     _upsert(
-        ss_table,
+        table,
         ["minute", "runtime_id", "key", "session_id", "reason", "trims", "failed", "last_at"],
         ["minute", "runtime_id", "key"],
-        ", ".join(_add(ss_table, c) for c in ("trims", "failed"))
+        ", ".join(_add(table, c) for c in ("trims", "failed"))
         + f", {_q('last_at')} = CASE WHEN excluded.{_q('last_at')} > {last} "
         f"THEN excluded.{_q('last_at')} ELSE {last} END",
         [
             (m, r, k, session, reason, counts[0], counts[1], adapt(at[0]))
-            for (m, r, k), (session, reason, counts, at) in sorted(per_session.items())
+            for (m, r, k), (session, reason, counts, at) in sorted(groups.items())
         ],
     )
 
@@ -125,6 +133,7 @@ def trim_rollups_add(*, events: Iterable[TrimEvent]) -> None:
 class RollupCounts:
     runtime_rows: int
     session_rows: int
+    session_hour_rows: int
 
 
 def _minute_sql(column: str) -> str:
@@ -134,7 +143,7 @@ def _minute_sql(column: str) -> str:
 
 
 def trim_rollups_rebuild(*, since: datetime | None = None) -> RollupCounts:
-    """Recompute both rollups from the stored events from ``since`` (its minute) on, or all of them.
+    """Recompute the rollups from the stored events from ``since`` (its minute) on, or all of them.
 
     The rollups of that span are deleted and rebuilt in one transaction with ``INSERT … SELECT … GROUP
     BY`` (PostgreSQL) — no event passes through Python; on SQLite the grouped rows are keyed in Python.
@@ -149,9 +158,13 @@ def trim_rollups_rebuild(*, since: datetime | None = None) -> RollupCounts:
     )
     failed = f"SUM(CASE WHEN {_q('overflow_recovery')} = 'failed' THEN 1 ELSE 0 END)"
     with transaction.atomic():
-        for model in (RuntimeMinute, SessionMinute):
+        for model in (RuntimeMinute, SessionMinute, SessionHour):
             rows = model.objects.all()
-            (rows.filter(minute__gte=first) if first is not None else rows).delete()
+            (
+                rows.filter(minute__gte=first - first % 60 if model is SessionHour else first)
+                if first is not None
+                else rows
+            ).delete()
         with connection.cursor() as cursor:
             cursor.execute(
                 f"INSERT INTO {_q(RuntimeMinute._meta.db_table)} "
@@ -160,38 +173,53 @@ def trim_rollups_rebuild(*, since: datetime | None = None) -> RollupCounts:
                 f"FROM {_q(events)} {where} GROUP BY 1, 2",
                 params,
             )
-            select = (
-                f"SELECT {minute}, runtime_id, session_id, reason, COUNT(*), {failed}, MAX(received_at) "
-                f"FROM {_q(events)} {where} GROUP BY 1, 2, 3, 4"
+        for model, width in ((SessionMinute, 1), (SessionHour, 60)):
+            bucket = minute if width == 1 else f"({minute} / 60 * 60)"
+            start: list[Param] = list(params)
+            if width != 1 and first is not None:
+                start = [connection.ops.adapt_datetimefield_value(minute_start(first - first % 60))]
+            _sessions_rebuild(model, bucket, where, start, failed)
+    return RollupCounts(
+        RuntimeMinute.objects.count(), SessionMinute.objects.count(), SessionHour.objects.count()
+    )
+
+
+def _sessions_rebuild(
+    model: type[SessionRollup], bucket: str, where: str, params: list[Param], failed: str
+) -> None:
+    events = TrimEvent._meta.db_table
+    select = (
+        f"SELECT {bucket}, runtime_id, session_id, reason, COUNT(*), {failed}, MAX(received_at) "
+        f"FROM {_q(events)} {where} GROUP BY 1, 2, 3, 4"
+    )
+    columns = "(minute, runtime_id, session_id, reason, trims, failed, last_at, key)"
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"INSERT INTO {_q(model._meta.db_table)} {columns} "
+                f"SELECT g.*, md5(length(g.session_id)::text || ':' || g.session_id || g.reason) "
+                f"FROM ({select}) AS g(minute, runtime_id, session_id, reason, trims, failed, last_at)",
+                params,
             )
-            columns = "(minute, runtime_id, session_id, reason, trims, failed, last_at, key)"
-            if connection.vendor == "postgresql":
-                cursor.execute(
-                    f"INSERT INTO {_q(SessionMinute._meta.db_table)} {columns} "
-                    f"SELECT g.*, md5(length(g.session_id)::text || ':' || g.session_id || g.reason) "
-                    f"FROM ({select}) AS g(minute, runtime_id, session_id, reason, trims, failed, last_at)",
-                    params,
-                )
-            else:
-                cursor.execute(select, params)
-                grouped = cursor.fetchall()
-                SessionMinute.objects.bulk_create(
-                    (
-                        SessionMinute(
-                            minute=m,
-                            runtime_id=r,
-                            session_id=s,
-                            reason=reason,
-                            trims=n,
-                            failed=f,
-                            last_at=_as_datetime(at),
-                            key=session_key(s, reason),
-                        )
-                        for m, r, s, reason, n, f, at in grouped
-                    ),
-                    batch_size=2000,
-                )
-    return RollupCounts(RuntimeMinute.objects.count(), SessionMinute.objects.count())
+            return
+        cursor.execute(select, params)
+        grouped = cursor.fetchall()
+    model._default_manager.bulk_create(
+        (
+            model(
+                minute=m,
+                runtime_id=r,
+                session_id=s,
+                reason=reason,
+                trims=n,
+                failed=f,
+                last_at=_as_datetime(at),
+                key=session_key(s, reason),
+            )
+            for m, r, s, reason, n, f, at in grouped
+        ),
+        batch_size=2000,
+    )
 
 
 def _as_datetime(value: object) -> datetime:
@@ -233,7 +261,7 @@ def fleet_prune(
         events += deleted
     first_kept = epoch_minute(now - timedelta(days=rollup_days))
     rollups = 0
-    for model in (RuntimeMinute, SessionMinute):
+    for model in (RuntimeMinute, SessionMinute, SessionHour):
         deleted, _ = model.objects.filter(minute__lt=first_kept).delete()
         rollups += deleted
     return Pruned(events, rollups)
