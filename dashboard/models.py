@@ -209,11 +209,11 @@ class TrimEvent(models.Model):
         return f"{self.runtime} {self.session_id} {self.reason}"
 
 
-class RuntimeMinute(models.Model):
-    """Trims of one runtime in one minute: the sparklines and ``/metrics`` read these, not the events.
+class RuntimeRollup(models.Model):
+    """Trims of one runtime in one bucket of time: the sparklines and ``/metrics`` read these.
 
-    ``minute`` is whole minutes since the Unix epoch (UTC) of ``TrimEvent.received_at``: integer
-    arithmetic buckets it for any range on every database. Kept longer than the events
+    ``minute`` is whole minutes since the Unix epoch (UTC) of ``TrimEvent.received_at`` (the bucket's
+    first): integer arithmetic buckets it for any range on every database. Kept longer than the events
     (``TRIMSCOPE_ROLLUP_RETENTION_DAYS``); maintained at ingestion and rebuilt by ``fleet_rollups``.
     """
 
@@ -224,12 +224,28 @@ class RuntimeMinute(models.Model):
     failed = models.PositiveBigIntegerField(default=0, help_text="failed overflow recoveries")
 
     class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"runtime {self.runtime_id} from minute {self.minute}: {self.trims}"
+
+
+class RuntimeMinute(RuntimeRollup):
+    """Per minute: the sparklines of the short ranges (15 min, 1 h)."""
+
+    class Meta:
         constraints = [
             models.UniqueConstraint(fields=["minute", "runtime"], name="runtime_minute_once"),
         ]
 
-    def __str__(self) -> str:
-        return f"runtime {self.runtime_id} minute {self.minute}: {self.trims}"
+
+class RuntimeHour(RuntimeRollup):
+    """Per hour: the sparklines of the long ranges (24 h, 7 d) and the totals of ``/metrics``."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime"], name="runtime_hour_once"),
+        ]
 
 
 class SessionRollup(models.Model):

@@ -4,7 +4,7 @@ One alert per rule and subject — a session (busy, failed recovery) or a runtim
 often it fired and when last. Failed overflow recoveries come first, then silent runtimes, then busy
 sessions. Busy sessions are read from the per-minute rollups (``SessionMinute``): a session is busy in
 each window of ``minutes`` (aligned on whole minutes, ending with the current one) in which it was
-trimmed more than ``count`` times, over the page's range but 24 h at most. Failed recoveries are read
+trimmed more than ``count`` times, over the page's range but the last hour at most. Failed recoveries are read
 from the events through a partial index.
 """
 
@@ -33,7 +33,9 @@ KIND_LABELS: dict[str, str] = {
 }
 STRIP_SHOWN = 5  # rows on the strip; the rest behind "N more"
 GROUPS_MAX = 200  # groups read per rule (the strip never shows more)
-BUSY_LOOKBACK_MAX = 24 * 60  # busy sessions are looked for in the last 24 h at most (per-minute rows)
+# Busy sessions are a rate alert about now: looked for in the last hour at most, whatever the range
+# (per-minute rows; the sessions busy over a longer range are the page's top sessions).
+BUSY_LOOKBACK_MAX = 60
 
 DEFAULT_ALERTS: dict[str, object] = {
     "session_trims": {"count": 5, "minutes": 10},

@@ -25,8 +25,16 @@ class TimeRange:
     def bars(self) -> int:
         return self.minutes // self.bar_minutes
 
+    @property
+    def hourly(self) -> bool:
+        """Whether this range is counted from the hourly rollups (in whole hours)."""
+        return self.bar_minutes % 60 == 0
+
     def first_minute(self, now: datetime) -> int:
-        """The first epoch minute inside the range ending with the minute of ``now``."""
+        """The first epoch minute inside the range ending with the minute (or hour) of ``now``."""
+        if self.hourly:
+            this_hour = epoch_minute(now) // 60 * 60
+            return this_hour - self.minutes + 60
         return epoch_minute(now) - self.minutes + 1
 
 
@@ -35,7 +43,7 @@ RANGES: dict[str, TimeRange] = {
     for r in (
         TimeRange("15m", "15 min", 15, 1),
         TimeRange("1h", "1 h", 60, 2),
-        TimeRange("24h", "24 h", 24 * 60, 30),
+        TimeRange("24h", "24 h", 24 * 60, 60),
         TimeRange("7d", "7 d", 7 * 24 * 60, 240),
     )
 }

@@ -3,7 +3,7 @@
 Why from the database and not counters in the process: ``make run`` may serve with several daphne
 workers, each of which sees only the events of its own sockets. prometheus-client's multiprocess mode
 would need a shared directory of memory-mapped files and cleanup of dead workers; the database already
-holds the totals (the ``RuntimeMinute`` rollups) and the live state (``Runtime``), so any worker answers
+holds the totals (the ``RuntimeHour`` rollups) and the live state (``Runtime``), so any worker answers
 a scrape with the same, complete numbers. Counters reset only when rollups past
 ``TRIMSCOPE_ROLLUP_RETENTION_DAYS`` are pruned, which Prometheus' ``rate()`` treats as a counter reset.
 """
@@ -17,7 +17,7 @@ from django.db.models import DurationField, ExpressionWrapper, F, Max, Sum
 from django.utils import timezone
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from dashboard.models import Runtime, RuntimeMinute, TrimEvent
+from dashboard.models import Runtime, RuntimeHour, TrimEvent
 
 ONLINE_SECONDS = 60
 LAG_SECONDS = 60  # ingestion lag is measured over the events received this recently
@@ -34,7 +34,7 @@ class FleetCollector:
         runtimes = list(Runtime.objects.order_by("name"))
         names = {r.pk: r.name for r in runtimes}
         totals = (
-            RuntimeMinute.objects.order_by()
+            RuntimeHour.objects.order_by()
             .values("runtime_id")
             .annotate(trims=Sum("trims"), dropped=Sum("dropped_messages"), failed=Sum("failed"))
         )

@@ -21,6 +21,7 @@ from django.utils import timezone
 from dashboard.models import (
     Profile,
     Runtime,
+    RuntimeHour,
     RuntimeMinute,
     SessionHour,
     SessionMinute,
@@ -204,14 +205,15 @@ def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
 def fleet_runtime_rows(*, now: datetime, time_range: TimeRange | None = None) -> list[RuntimeRow]:
     """Every runtime with its trims in the range, bucketed for the sparkline, from ``RuntimeMinute``.
 
-    One grouped query over at most (runtimes × minutes in the range) rollup rows; the bucket is integer
-    arithmetic on the epoch minute, so it is the same on PostgreSQL and SQLite.
+    One grouped query over at most (runtimes × minutes, or hours for 24 h and 7 d) rollup rows; the bucket
+    is integer arithmetic on the epoch minute, so it is the same on PostgreSQL and SQLite.
     """
     time_range = time_range or RANGES[DEFAULT_RANGE]
     first, last = time_range.first_minute(now), epoch_minute(now)
     bucket = ExpressionWrapper((F("minute") - first) / time_range.bar_minutes, output_field=IntegerField())
+    rollups = RuntimeHour if time_range.hourly else RuntimeMinute
     counted = (
-        RuntimeMinute.objects.filter(minute__gte=first, minute__lte=last)
+        rollups.objects.filter(minute__gte=first, minute__lte=last)
         .order_by()
         .annotate(bucket=bucket)
         .values("runtime_id", "bucket")
@@ -251,9 +253,6 @@ class SessionCount:
         return fleet_session_url(self.session_id)
 
 
-HOURLY_FROM_BAR_MINUTES = 30  # ranges with bars this wide (24 h, 7 d) count sessions per whole hour
-
-
 def fleet_top_sessions(
     *, filters: FleetFilters, now: datetime, limit: int = TOP_SESSIONS
 ) -> list[SessionCount]:
@@ -263,8 +262,8 @@ def fleet_top_sessions(
     time_range = filters.time_range
     first = time_range.first_minute(now)
     rows: QuerySet[SessionMinute] | QuerySet[SessionHour]
-    if time_range.bar_minutes >= HOURLY_FROM_BAR_MINUTES:
-        rows = SessionHour.objects.filter(minute__gte=first - first % 60, minute__lte=epoch_minute(now))
+    if time_range.hourly:
+        rows = SessionHour.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
     else:
         rows = SessionMinute.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
     if filters.runtime:

@@ -1,10 +1,10 @@
 """Per-minute rollups of trim events, and retention: what keeps the fleet pages fast at millions of events.
 
-Three rollups, keyed by the minute of ``TrimEvent.received_at`` (whole minutes since the epoch):
-``RuntimeMinute`` (per runtime), ``SessionMinute`` (per runtime, session and reason) and ``SessionHour``
-(the same per hour, for the long ranges). Ingestion adds each stored batch with one upsert per rollup
-(``ON CONFLICT … DO UPDATE``, which PostgreSQL and SQLite both speak), in the batch's transaction,
-so a rollup never counts an event that was rolled back.
+Rollups keyed by the minute of ``TrimEvent.received_at`` (whole minutes since the epoch), per minute
+for the short ranges and per hour for the long ones: ``RuntimeMinute``/``RuntimeHour`` (per runtime) and
+``SessionMinute``/``SessionHour`` (per runtime, session and reason). Ingestion adds each stored batch
+with one upsert per rollup (``ON CONFLICT … DO UPDATE``, which PostgreSQL and SQLite both speak), in
+the batch's transaction, so a rollup never counts an event that was rolled back.
 ``trim_rollups_rebuild`` recomputes them from the events (after an import, or to check them), and
 ``fleet_prune`` deletes events past ``TRIMSCOPE_EVENT_RETENTION_DAYS`` and rollups past
 ``TRIMSCOPE_ROLLUP_RETENTION_DAYS``.
@@ -21,7 +21,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from dashboard.models import RuntimeMinute, SessionHour, SessionMinute, SessionRollup, TrimEvent
+from dashboard.models import (
+    RuntimeHour,
+    RuntimeMinute,
+    RuntimeRollup,
+    SessionHour,
+    SessionMinute,
+    SessionRollup,
+    TrimEvent,
+)
 
 FAILED = "failed"
 PRUNE_BATCH = 20_000
@@ -75,22 +83,28 @@ def trim_rollups_add(*, events: Iterable[TrimEvent]) -> None:
     overlapping minutes take their row locks in the same order (no deadlock).
     """
     events = list(events)
-    per_runtime: dict[tuple[int, int], list[int]] = {}
+    _runtimes_add(RuntimeMinute, 1, events)
+    _runtimes_add(RuntimeHour, 60, events)
+    _sessions_add(SessionMinute, 1, events)
+    _sessions_add(SessionHour, 60, events)
+
+
+def _runtimes_add(model: type[RuntimeRollup], width: int, events: Sequence[TrimEvent]) -> None:
+    groups: dict[tuple[int, int], list[int]] = {}
     for event in events:
-        counts = per_runtime.setdefault((epoch_minute(event.received_at), event.runtime_id), [0, 0, 0])
+        minute = epoch_minute(event.received_at)
+        counts = groups.setdefault((minute - minute % width, event.runtime_id), [0, 0, 0])
         counts[0] += 1
         counts[1] += event.dropped_messages
         counts[2] += 1 if event.overflow_recovery == FAILED else 0
-    rt_table = RuntimeMinute._meta.db_table
+    table = model._meta.db_table
     _upsert(
-        rt_table,
+        table,
         ["minute", "runtime_id", "trims", "dropped_messages", "failed"],
         ["minute", "runtime_id"],
-        ", ".join(_add(rt_table, c) for c in ("trims", "dropped_messages", "failed")),
-        [(m, r, *c) for (m, r), c in sorted(per_runtime.items())],
+        ", ".join(_add(table, c) for c in ("trims", "dropped_messages", "failed")),
+        [(m, r, *c) for (m, r), c in sorted(groups.items())],
     )
-    _sessions_add(SessionMinute, 1, events)
-    _sessions_add(SessionHour, 60, events)
 
 
 def _sessions_add(model: type[SessionRollup], width: int, events: Sequence[TrimEvent]) -> None:
@@ -132,6 +146,7 @@ def _sessions_add(model: type[SessionRollup], width: int, events: Sequence[TrimE
 @dataclass(frozen=True, slots=True)
 class RollupCounts:
     runtime_rows: int
+    runtime_hour_rows: int
     session_rows: int
     session_hour_rows: int
 
@@ -158,29 +173,31 @@ def trim_rollups_rebuild(*, since: datetime | None = None) -> RollupCounts:
     )
     failed = f"SUM(CASE WHEN {_q('overflow_recovery')} = 'failed' THEN 1 ELSE 0 END)"
     with transaction.atomic():
-        for model in (RuntimeMinute, SessionMinute, SessionHour):
-            rows = model.objects.all()
-            (
-                rows.filter(minute__gte=first - first % 60 if model is SessionHour else first)
-                if first is not None
-                else rows
-            ).delete()
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {_q(RuntimeMinute._meta.db_table)} "
-                f"(minute, runtime_id, trims, dropped_messages, failed) "
-                f"SELECT {minute}, runtime_id, COUNT(*), SUM(dropped_messages), {failed} "
-                f"FROM {_q(events)} {where} GROUP BY 1, 2",
-                params,
-            )
-        for model, width in ((SessionMinute, 1), (SessionHour, 60)):
+        for width, runtime_model, session_model in (
+            (1, RuntimeMinute, SessionMinute),
+            (60, RuntimeHour, SessionHour),
+        ):
             bucket = minute if width == 1 else f"({minute} / 60 * 60)"
             start: list[Param] = list(params)
             if width != 1 and first is not None:
-                start = [connection.ops.adapt_datetimefield_value(minute_start(first - first % 60))]
-            _sessions_rebuild(model, bucket, where, start, failed)
+                start = [connection.ops.adapt_datetimefield_value(minute_start(first - first % width))]
+            for model in (runtime_model, session_model):
+                rows = model._default_manager.all()
+                (rows.filter(minute__gte=first - first % width) if first is not None else rows).delete()
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {_q(runtime_model._meta.db_table)} "
+                    f"(minute, runtime_id, trims, dropped_messages, failed) "
+                    f"SELECT {bucket}, runtime_id, COUNT(*), SUM(dropped_messages), {failed} "
+                    f"FROM {_q(events)} {where} GROUP BY 1, 2",
+                    start,
+                )
+            _sessions_rebuild(session_model, bucket, where, start, failed)
     return RollupCounts(
-        RuntimeMinute.objects.count(), SessionMinute.objects.count(), SessionHour.objects.count()
+        RuntimeMinute.objects.count(),
+        RuntimeHour.objects.count(),
+        SessionMinute.objects.count(),
+        SessionHour.objects.count(),
     )
 
 
@@ -261,7 +278,7 @@ def fleet_prune(
         events += deleted
     first_kept = epoch_minute(now - timedelta(days=rollup_days))
     rollups = 0
-    for model in (RuntimeMinute, SessionMinute, SessionHour):
-        deleted, _ = model.objects.filter(minute__lt=first_kept).delete()
+    for model in (RuntimeMinute, RuntimeHour, SessionMinute, SessionHour):
+        deleted, _ = model._default_manager.filter(minute__lt=first_kept).delete()
         rollups += deleted
     return Pruned(events, rollups)

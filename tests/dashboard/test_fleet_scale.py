@@ -18,6 +18,7 @@ from dashboard.fleet_schemas import parse_frame
 from dashboard.models import (
     AlertSilence,
     Runtime,
+    RuntimeHour,
     RuntimeMinute,
     SessionHour,
     SessionMinute,
@@ -68,6 +69,7 @@ def _minute(at):
 
 
 def _raw_counts():
+    runtime_hour = Counter()
     per_runtime = Counter()
     per_session = Counter()
     per_hour = Counter()
@@ -75,10 +77,11 @@ def _raw_counts():
     for e in TrimEvent.objects.all():
         m = _minute(e.received_at)
         per_runtime[(m, e.runtime_id)] += 1
+        runtime_hour[(m - m % 60, e.runtime_id)] += 1
         dropped[(m, e.runtime_id)] += e.dropped_messages
         per_session[(m, e.runtime_id, e.session_id, e.reason)] += 1
         per_hour[(m - m % 60, e.runtime_id, e.session_id, e.reason)] += 1
-    return per_runtime, dropped, per_session, per_hour
+    return per_runtime, runtime_hour, dropped, per_session, per_hour
 
 
 def _rollup_counts():
@@ -90,7 +93,8 @@ def _rollup_counts():
     per_hour = Counter(
         {(r.minute, r.runtime_id, r.session_id, r.reason): r.trims for r in SessionHour.objects.all()}
     )
-    return per_runtime, dropped, per_session, per_hour
+    runtime_hour = Counter({(r.minute, r.runtime_id): r.trims for r in RuntimeHour.objects.all()})
+    return per_runtime, runtime_hour, dropped, per_session, per_hour
 
 
 @pytest.fixture
@@ -122,7 +126,7 @@ def test_rollups_kept_at_ingestion_equal_the_raw_counts_and_a_rebuild(alpha, bet
     assert TrimEvent.objects.count() == 49
     incremental = _rollup_counts()
     assert incremental == _raw_counts()
-    assert sum(incremental[0].values()) == 49
+    assert sum(incremental[0].values()) == sum(incremental[1].values()) == 49
     assert sum(RuntimeMinute.objects.filter(runtime=beta).values_list("failed", flat=True)) == 1
 
     services.trim_rollups_rebuild()
