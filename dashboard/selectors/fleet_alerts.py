@@ -267,7 +267,9 @@ def fleet_alerts(
     filters = filters or FleetFilters()
     lookback = minutes if minutes is not None else rules.overflow_failed_minutes
     alerts = (
-        _failed(now, lookback, filters) + _silent(now, rules, filters) + _busy(now, lookback, rules, filters)
+        _failed(now, lookback, filters)
+        + _silent(now, rules, filters)
+        + _busy(now, min(lookback, BUSY_LOOKBACK_MAX), rules, filters)
     )
     if not silenced:
         silences = list(AlertSilence.objects.all())

@@ -241,6 +241,16 @@ def test_time_range_decides_which_failures_are_shown(alpha):
     assert shown("7d") == {"s-recent", "s-earlier", "s-last-week"}
 
 
+def test_busy_sessions_are_looked_for_in_the_last_hour_whatever_the_range(alpha):
+    for _ in range(6):
+        _event(alpha, "s-busy-now", ago=timedelta(minutes=2))
+        _event(alpha, "s-busy-earlier", ago=timedelta(hours=3))
+    services.trim_rollups_rebuild()
+    for key in ("1h", "24h", "7d"):
+        strip = selectors.fleet_alert_strip(filters=FleetFilters(range=key))
+        assert [a.session_id for a in strip.shown] == ["s-busy-now"], key
+
+
 def test_strip_shows_five_and_says_how_many_more(operator_client, alpha):
     for i in range(8):
         _event(alpha, f"s-{i}", overflow_recovery="failed", ago=timedelta(minutes=i + 1))
