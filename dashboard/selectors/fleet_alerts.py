@@ -164,7 +164,6 @@ def _silent(now: datetime, rules: AlertRules, filters: FleetFilters) -> list[Ale
         return []  # a silent runtime has no session or reason: a narrowed page leaves it out
     silent = Runtime.objects.filter(
         revoked_at__isnull=True,
-        connected=0,
         last_seen_at__isnull=False,
         last_seen_at__lte=now - timedelta(minutes=rules.runtime_silent_minutes),
     )

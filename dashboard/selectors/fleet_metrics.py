@@ -89,12 +89,14 @@ class FleetCollector:
             recent = runtime.last_seen_at is not None and now - runtime.last_seen_at <= timedelta(
                 seconds=ONLINE_SECONDS
             )
-            if runtime.revoked_at is None and (runtime.connected > 0 or recent):
+            # Seen recently, not "a socket is counted": an open socket beats every 20 s, and a counter
+            # left behind by a killed server would keep a runtime online forever.
+            if runtime.revoked_at is None and recent:
                 online += 1
         yield sockets
         yield GaugeMetricFamily(
             "trimscope_runtimes_connected",
-            f"Runtimes with an open socket or seen in the last {ONLINE_SECONDS} s",
+            f"Runtimes seen in the last {ONLINE_SECONDS} s (an open socket beats every 20 s)",
             value=online,
         )
         yield GaugeMetricFamily(

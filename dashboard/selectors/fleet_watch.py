@@ -41,6 +41,9 @@ from dashboard.services.fleet_rollups import epoch_minute
 from simulator import SimulatorError
 
 ONLINE_SECONDS = 60
+"""A runtime is online when seen this recently: an open socket refreshes ``last_seen_at`` every
+``HEARTBEAT_SECONDS`` (dashboard/consumers/runtime.py), so a server killed with the socket open stops
+refreshing it and the runtime goes offline on its own; a connection counter cannot (nothing decrements it)."""
 FEED_LIMIT = 50
 TOP_SESSIONS = 10
 SESSION_EVENTS_LIMIT = 1000
@@ -195,8 +198,6 @@ def _spark_bars(per_bar: Sequence[int], bar_minutes: int) -> tuple[SparkBar, ...
 
 
 def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
-    if runtime.connected > 0:
-        return True
     return runtime.last_seen_at is not None and now - runtime.last_seen_at <= timedelta(
         seconds=ONLINE_SECONDS
     )

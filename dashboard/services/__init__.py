@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dashboard.services.fleet import (
     Ingested,
+    IngestFailed,
     RuntimeInvalid,
     RuntimeNameTaken,
     runtime_connected,
@@ -32,6 +33,8 @@ from dashboard.services.profiles import (
     profile_delete,
     profile_duplicate,
     profile_import,
+    profile_import_all,
+    profile_import_syntax,
     profile_update,
 )
 from dashboard.services.simulations import simulation_create, simulation_delete
@@ -51,6 +54,7 @@ __all__ = [
     "fleet_prune",
     "trim_rollups_add",
     "trim_rollups_rebuild",
+    "IngestFailed",
     "Ingested",
     "ProfileNameTaken",
     "RuntimeInvalid",
@@ -63,6 +67,8 @@ __all__ = [
     "profile_delete",
     "profile_duplicate",
     "profile_import",
+    "profile_import_all",
+    "profile_import_syntax",
     "profile_update",
     "runtime_connected",
     "runtime_create",

@@ -168,7 +168,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         provider_input_tokens=usage.prompt_tokens if usage is not None else None,
         notes=tuple(notes),
     )
-    return record, replace(state, gate=gate)
+    return record, OpenClawState(gate, state.marker_at, state.latest_seen, state.seen_upto)
 
 
 def _read_transcript(session: _Session, state: OpenClawState, call: ModelCall) -> OpenClawState:

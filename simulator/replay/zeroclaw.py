@@ -94,8 +94,6 @@ class ZeroClawState:
     """What carries from one call to the next; ``history`` is the one growing buffer (owned by the state)."""
 
     history: History
-    changes: tuple[Change, ...] = ()
-    """Truncations at entry (they stay with the message)."""
     flag: bool = False
     """Whether the held history starts with the breadcrumb (``has_leading_breadcrumb``)."""
     iteration: int = 0
@@ -153,7 +151,7 @@ def replay_zeroclaw(
         native_tokens=tokens,
         dropped_at=tuple(state.history.dropped_at),
         drop_rules=tuple(state.history.drop_rules),
-        content_changes=state.changes,
+        content_changes=tuple(state.history.changes),
         estimator=ESTIMATOR,
         warnings=warnings,
     )
@@ -189,11 +187,11 @@ def _session(
 def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[CallRecord, ZeroClawState]:
     """One model call, in the turn loop's order: entry, history cap, token budget, provider, reply."""
     log = _CallLog(session.transcript.messages[call.message_index].timestamp_ms)
-    state = _enter(session, state, call)
-    state = replace(state, flag=_history_cap(session, state, call, log))
-    state = replace(state, flag=_token_budget(session, state, call, log))
-    retries, overflow, flag = _provider_overflow(session, state, call, log)
     history = state.history
+    iteration = _enter(session, state, call)
+    flag = _history_cap(session, history, state.flag, call, log)
+    flag = _token_budget(session, history, flag, iteration, call, log)
+    retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
     usage = session.transcript.messages[call.message_index].usage
     reported = usage.prompt_tokens if usage is not None else None
     record = CallRecord(
@@ -214,15 +212,18 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
         provider_input_tokens=reported,
         notes=tuple(log.notes),
     )
-    state = replace(state, flag=flag, iteration=state.iteration + 1)
+    next_native = call.available
     if reported is not None and session.budget > 0 and reported > session.budget:
-        return _reported_budget(session, state, call, record, reported, log)
-    return record, state
+        record, flag, next_native = _reported_budget(session, history, flag, call, record, reported, log)
+    return record, ZeroClawState(history, flag, iteration + 1, next_native)
 
 
-def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> ZeroClawState:
-    """The transcript's messages since the last call join the history (tool results truncated)."""
-    changes: list[Change] = []
+def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
+    """The transcript's messages since the last call join the history (tool results truncated).
+
+    Returns:
+        The tool-loop iteration of this call (a new user turn restarts it).
+    """
     iteration = state.iteration
     max_chars = session.settings.max_tool_result_chars
     for i in range(state.next_native, call.available):
@@ -230,13 +231,13 @@ def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> ZeroClaw
         if message is not session.natives[i]:
             after = estimate_message_tokens(message)
             rule = f"max_tool_result_chars {fmt(max_chars)}"
-            changes.append(Change(i, Fate.TRUNCATED, rule, session.tokens[i], after, call.number))
+            state.history.changes.append(
+                Change(i, Fate.TRUNCATED, rule, session.tokens[i], after, call.number)
+            )
         if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
             iteration = 0  # a new user turn restarts the tool loop
         state.history.enter(i, message)
-    return replace(
-        state, changes=state.changes + tuple(changes), iteration=iteration, next_native=call.available
-    )
+    return iteration
 
 
 def _adopt(
@@ -252,9 +253,9 @@ def _adopt(
     log.trimmed = True
 
 
-def _history_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: _CallLog) -> bool:
+def _history_cap(session: _Session, history: History, flag: bool, call: ModelCall, log: _CallLog) -> bool:
     """The history cap; returns the breadcrumb flag after it."""
-    history, cap, flag = state.history, session.cap, state.flag
+    cap = session.cap
     if not session.documented:
         if history.non_system > cap:
             legacy = trim_history(history.held, cap)
@@ -282,21 +283,23 @@ def _history_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: 
     return True
 
 
-def _token_budget(session: _Session, state: ZeroClawState, call: ModelCall, log: _CallLog) -> bool:
+def _token_budget(
+    session: _Session, history: History, flag: bool, iteration: int, call: ModelCall, log: _CallLog
+) -> bool:
     """``preflight_iteration``; returns the breadcrumb flag after it."""
-    history, budget = state.history, session.budget
+    budget = session.budget
     if budget == 0 or history.tokens <= budget:
         # Nothing over budget: the preflight would change nothing; only its floor warning can fire.
-        warning = floor_warning(history.held, budget) if state.iteration == 0 else None
+        warning = floor_warning(history.held, budget) if iteration == 0 else None
         if warning:
             log.notes.append(warning)
-        return state.flag
+        return flag
     result = preflight_iteration(
         history.held,
         budget,
-        iteration=state.iteration,
+        iteration=iteration,
         version=session.settings.version,
-        has_leading_breadcrumb=state.flag,
+        has_leading_breadcrumb=flag,
     )
     log.notes.extend(result.warnings)
     if result.trim is not None and result.trim.trimmed:
@@ -308,10 +311,10 @@ def _token_budget(session: _Session, state: ZeroClawState, call: ModelCall, log:
 
 
 def _provider_overflow(
-    session: _Session, state: ZeroClawState, call: ModelCall, log: _CallLog
+    session: _Session, history: History, flag: bool, call: ModelCall, log: _CallLog
 ) -> tuple[tuple[RetryStep, ...], Overflow, bool]:
     """The simulated provider and ``recover_context_overflow`` rounds: retries, outcome, breadcrumb flag."""
-    history, window, flag = state.history, session.window, state.flag
+    window = session.window
     if window is None or history.tokens <= window:
         return (), "none", flag
     retries: list[RetryStep] = []
@@ -345,24 +348,28 @@ def _provider_overflow(
 
 
 def _reported_budget(
-    session: _Session, state: ZeroClawState, call: ModelCall, record: CallRecord, reported: int, log: _CallLog
-) -> tuple[CallRecord, ZeroClawState]:
-    """After the reply: it joins the history, and the provider-reported count may trim it once more."""
+    session: _Session,
+    history: History,
+    flag: bool,
+    call: ModelCall,
+    record: CallRecord,
+    reported: int,
+    log: _CallLog,
+) -> tuple[CallRecord, bool, int]:
+    """After the reply: it joins the history, and the provider-reported count may trim it once more.
+
+    Returns:
+        The call's record (amended when it trimmed), the breadcrumb flag, the next native to enter.
+    """
     reply_end = call.available
     while reply_end < len(session.natives) and session.origins[reply_end][:1] == (call.message_index,):
-        state.history.enter(reply_end, session.natives[reply_end])
+        history.enter(reply_end, session.natives[reply_end])
         reply_end += 1
-    state = replace(state, next_native=reply_end)
-    history = state.history
     enforced = enforce_reported_budget(
-        history.held,
-        session.budget,
-        reported,
-        version=session.settings.version,
-        has_leading_breadcrumb=state.flag,
+        history.held, session.budget, reported, version=session.settings.version, has_leading_breadcrumb=flag
     )
     if enforced.trim is None or not enforced.trim.trimmed:
-        return record, state
+        return record, flag, reply_end
     rule = f"provider-reported {fmt(reported)} input tokens > budget {fmt(session.budget)}"
     _adopt(history, log, enforced.history, history.sources(enforced.source_indices), call, rule)
     events = record.events
@@ -375,7 +382,7 @@ def _reported_budget(
         trimmed=True,
         drop_rule="; ".join(log.rules),
     )
-    return record, replace(state, flag=enforced.has_leading_breadcrumb)
+    return record, enforced.has_leading_breadcrumb, reply_end
 
 
 def _truncate(message: ChatMessage, max_chars: int) -> ChatMessage:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeAlias
 
 from simulator.replay.common import ranges
+from simulator.replay.model import Change
 from simulator.runtimes.zeroclaw import ChatMessage
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
 
@@ -30,8 +31,9 @@ class MessageFacts(Protocol):
         """Facts of native message ``index`` as it enters the history."""
         ...
 
-    def held(self, message: ChatMessage, source: int | None) -> Facts:
-        """Facts of a message a trim kept (``source`` = where it came from, ``None`` = breadcrumb)."""
+    def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
+        """Estimate, turns and non-system messages of a history a trim kept (``sources``: where each
+        message came from, ``None`` = breadcrumb)."""
         ...
 
 
@@ -48,8 +50,14 @@ class RecountedFacts:
     def entered(self, index: int, message: ChatMessage) -> Facts:
         return _facts(message, self._is_boundary)
 
-    def held(self, message: ChatMessage, source: int | None) -> Facts:
-        return _facts(message, self._is_boundary)
+    def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
+        tokens = turns = non_system = 0
+        for message in held:
+            size, boundary, system = _facts(message, self._is_boundary)
+            tokens += size
+            turns += boundary
+            non_system += not system
+        return tokens, turns, non_system
 
 
 class CachedFacts:
@@ -58,17 +66,30 @@ class CachedFacts:
     def __init__(self, size: int, is_boundary: Boundary) -> None:
         self._is_boundary = is_boundary
         self._message: list[ChatMessage | None] = [None] * size
-        self._facts: list[Facts] = [(0, False, False)] * size
+        self._tokens = [0] * size
+        self._boundary = [False] * size
+        self._system = [False] * size
 
     def entered(self, index: int, message: ChatMessage) -> Facts:
-        facts = _facts(message, self._is_boundary)
-        self._message[index], self._facts[index] = message, facts
-        return facts
+        tokens = estimate_message_tokens(message)
+        boundary, system = self._is_boundary(message), message.role == "system"
+        self._message[index] = message
+        self._tokens[index], self._boundary[index], self._system[index] = tokens, boundary, system
+        return tokens, boundary, system
 
-    def held(self, message: ChatMessage, source: int | None) -> Facts:
-        if source is not None and self._message[source] is message:
-            return self._facts[source]
-        return _facts(message, self._is_boundary)
+    def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
+        # The one loop whose cost grows with the history at every trim: kept inline on purpose.
+        tokens = turns = non_system = 0
+        for message, source in zip(held, sources, strict=True):
+            if source is not None and self._message[source] is message:
+                tokens += self._tokens[source]
+                turns += self._boundary[source]
+                non_system += not self._system[source]
+            else:
+                tokens += estimate_message_tokens(message)
+                turns += self._is_boundary(message)
+                non_system += message.role != "system"
+        return tokens, turns, non_system
 
 
 class History:
@@ -84,6 +105,8 @@ class History:
         self.crumb_at: int | None = None
         self.dropped_at = [0] * size
         self.drop_rules = [""] * size
+        self.changes: list[Change] = []
+        """Content changes made as messages entered (truncation); they stay with the message."""
         self._facts = facts
 
     def enter(self, index: int, message: ChatMessage) -> None:
@@ -113,10 +136,4 @@ class History:
         self.held, self.src = list(history), sources
         spans, self.crumb_at = ranges(sources)
         self.spans = list(spans)
-        tokens = turns = non_system = 0
-        for message, source in zip(self.held, sources, strict=True):
-            size, boundary, system = self._facts.held(message, source)
-            tokens += size
-            turns += boundary
-            non_system += not system
-        self.tokens, self.turns, self.non_system = tokens, turns, non_system
+        self.tokens, self.turns, self.non_system = self._facts.count(self.held, sources)
