@@ -1,13 +1,14 @@
 """The fleet pages at millions of stored events, on a PostgreSQL database of the benchmark's own.
 
-``python -m benchmarks.fleet_pages [EVENTS] [--keep]`` drops and creates the database
+``python -m benchmarks.fleet_pages [EVENTS] [--keep] [--reuse]`` drops and creates the database
 ``trimscope_bench_fleet`` on the server of ``BENCH_PG_URL`` (default ``postgres://postgres@127.0.0.1:5432``),
 migrates it, loads EVENTS trim events (default 10,000,000) with ``COPY … FROM STDIN`` spread over the
 last 30 days (20 runtimes, sessions of 200 trims over about two hours each, one failed overflow recovery
 in 500), builds the rollups with ``manage.py fleet_rollups`` (``INSERT … SELECT``) and times, in-process
 with Django's test client (no server: the view's own time — queries, view model, template), the fleet
 page, a runtime page (``/fleet/?runtime=…``) and a session page, each at every time range; median of 5.
-The last line of output is the result as JSON.
+``--keep`` leaves the database; ``--reuse`` only times the pages of a kept one. The last line of output
+is the result as JSON.
 """
 
 from __future__ import annotations
@@ -66,26 +67,34 @@ COLUMNS = (
 )
 
 
-def run(events: int, keep: bool = False) -> dict[str, object]:
+def run(events: int, keep: bool = False, reuse: bool = False) -> dict[str, object]:
+    """Load and time; ``reuse`` times the pages of the database a ``--keep`` run left (no load)."""
     server = os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432")
-    os.environ["DATABASE_URL"] = _database(server)
+    os.environ["DATABASE_URL"] = f"{server}/{DB_NAME}" if reuse else _database(server)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
     os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection
-    from django.test import Client
 
     from dashboard import services
     from dashboard.models import TrimEvent
 
-    call_command("migrate", verbosity=0)
-    runtime_ids = [services.runtime_create(name=f"rt-{i:02d}")[0].pk for i in range(RUNTIMES)]
     now = datetime.now(UTC)
     out: dict[str, object] = {"events": events}
+    if reuse:
+        # The pages are timed as of the end of the load (the clock stands still there), so the ranges
+        # hold what they held then, however long ago the kept database was loaded.
+        from django.db.models import Max
+        from django.utils import timezone
+
+        loaded = TrimEvent.objects.aggregate(last=Max("received_at"))["last"] or now
+        timezone.now = lambda: loaded  # type: ignore[assignment]
+        return _time_pages(out, loaded, keep=True, server=server)
+    call_command("migrate", verbosity=0)
+    runtime_ids = [services.runtime_create(name=f"rt-{i:02d}")[0].pk for i in range(RUNTIMES)]
 
     started = time.perf_counter()
     table = TrimEvent._meta.db_table
@@ -97,20 +106,36 @@ def run(events: int, keep: bool = False) -> dict[str, object]:
             print(f"  copied {min(events, first + CHUNK):,} events", file=sys.stderr, flush=True)
         cursor.execute(f"ANALYZE {table}")
     out["copy_seconds"] = time.perf_counter() - started
+    print(f"  copied in {out['copy_seconds']:.0f} s", file=sys.stderr, flush=True)
 
     started = time.perf_counter()
-    counts = services.trim_rollups_rebuild()
+    services.trim_rollups_rebuild()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE dashboard_runtimeminute")
         cursor.execute("ANALYZE dashboard_runtimehour")
         cursor.execute("ANALYZE dashboard_sessionminute")
         cursor.execute("ANALYZE dashboard_sessionhour")
     out["rollup_seconds"] = time.perf_counter() - started
-    out["runtime_minutes"] = counts.runtime_rows
-    out["session_minutes"] = counts.session_rows
-    out["session_hours"] = counts.session_hour_rows
+    print(f"  rollups rebuilt in {out['rollup_seconds']:.0f} s", file=sys.stderr, flush=True)
+    return _time_pages(out, now, keep=keep, server=server)
 
-    user = get_user_model().objects.create_user("bench", password="bench-password")
+
+def _time_pages(out: dict[str, object], now: datetime, *, keep: bool, server: str) -> dict[str, object]:
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    from dashboard.models import RuntimeHour, RuntimeMinute, SessionHour, SessionMinute, TrimEvent
+
+    table = TrimEvent._meta.db_table
+    out["events"] = TrimEvent.objects.count()
+    out["runtime_minutes"] = RuntimeMinute.objects.count()
+    out["runtime_hours"] = RuntimeHour.objects.count()
+    out["session_minutes"] = SessionMinute.objects.count()
+    out["session_hours"] = SessionHour.objects.count()
+    user = get_user_model().objects.filter(username="bench").first() or get_user_model().objects.create_user(
+        "bench", password="bench-password"
+    )
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(user)
     # A session active now: its page is what an operator opens from the alert strip.
@@ -163,15 +188,20 @@ def report(result: dict[str, object]) -> list[str]:
     pages = result["pages"]
     assert isinstance(pages, dict)
     n = int(str(result["events"]))
-    copy_s, rollup_s = float(str(result["copy_seconds"])), float(str(result["rollup_seconds"]))
+    copy_s = float(str(result.get("copy_seconds", "nan")))
+    rollup_s = float(str(result.get("rollup_seconds", "nan")))
     event_gib = int(str(result["event_bytes"])) / 2**30
     rollup_gib = int(str(result["rollup_bytes"])) / 2**30
+    loaded = (
+        f"loaded with COPY in {copy_s:.0f} s and rollups rebuilt with `INSERT … SELECT` in {rollup_s:.0f} s"
+        if copy_s == copy_s  # not NaN: this run loaded the events itself
+        else "timed on a database a `--keep` run loaded (`--reuse`), as of the end of that load"
+    )
     lines = [
         f"## Fleet pages at {n:,} stored events (PostgreSQL)",
         "",
-        f"`python -m benchmarks.fleet_pages {n}`: {n:,} events loaded with COPY in {copy_s:.0f} s, spread "
-        f"over 30 days (20 runtimes, sessions of 200 trims over two hours); rollups rebuilt from them with "
-        f"`INSERT … SELECT` in {rollup_s:.0f} s ({int(str(result['runtime_minutes'])):,} runtime-minutes, "
+        f"`python -m benchmarks.fleet_pages {n}`: {n:,} events spread over 30 days (20 runtimes, sessions "
+        f"of 200 trims over two hours), {loaded} ({int(str(result['runtime_minutes'])):,} runtime-minutes, "
         f"{int(str(result['session_minutes'])):,} session-minutes, {int(str(result['session_hours'])):,} "
         f"session-hours). Events table with its indexes {event_gib:.2f} GiB, per-minute session rollup "
         f"{rollup_gib:.2f} GiB. In-process test client (the view's own time: queries, view model, "
@@ -194,7 +224,7 @@ def report(result: dict[str, object]) -> list[str]:
 
 def main() -> None:
     events = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 10_000_000
-    result = run(events, keep="--keep" in sys.argv)
+    result = run(events, keep="--keep" in sys.argv, reuse="--reuse" in sys.argv)
     print("\n".join(report(result)), file=sys.stderr)
     print(json.dumps(result))
 
