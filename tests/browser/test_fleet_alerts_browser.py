@@ -70,6 +70,12 @@ def test_alert_strip_is_short_grouped_and_its_actions_work(
     strip.locator("details.alert-more > summary").click()
     more = strip.locator("details.alert-more li.alert .alert-kind").all_inner_texts()
     assert more == ["Overflow failed"] * 2 + ["Busy session"] * 2
+    # The 5-second refresh replaces the strip and keeps the opened list open.
+    page.locator("h1").click()  # focus out of the strip: the refresh is held while it has the focus
+    with page.expect_response(lambda r: "/fleet/" in r.url and r.request.headers.get("hx-request") == "true"):
+        pass
+    page.wait_for_timeout(500)  # the swap follows the response
+    expect(strip.locator("details.alert-more")).to_have_attribute("open", "")
 
     # Acknowledge sess-failed-0's failures: that row goes (its busy row stays), the page keeps its URL.
     failed_0 = strip.get_by_text("Overflow recovery failed 12 times in session sess-failed-0")
