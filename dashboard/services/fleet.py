@@ -201,10 +201,12 @@ def trim_event_ingest(
     ``touch=False`` leaves ``last_seen_at`` to the caller (a socket updates it at most once a second).
     A frame the database refuses is an :class:`IngestFailed` (nothing stored).
     """
-    ingested = _store(runtime, frame, payload)
+    with transaction.atomic():  # the event and its rollup counts commit together
+        ingested = _store(runtime, frame, payload)
+        if isinstance(ingested, Ingested) and ingested.created:
+            trim_rollups_add(events=[ingested.event])
     if isinstance(ingested, Ingested) and ingested.created:
         event = ingested.event
-        trim_rollups_add(events=[event])
         transaction.on_commit(lambda: event_publish(event), robust=True)
         if touch:
             Runtime.objects.filter(pk=runtime.pk).update(last_seen_at=event.received_at)
