@@ -334,3 +334,37 @@ class AlertSilence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.rule} {self.runtime or self.session_id or 'everywhere'}"
+
+
+# Corpus evaluation lives in its own module; imported here so Django registers the models with the app.
+from dashboard.corpus_models import (  # noqa: E402
+    Corpus,
+    CorpusFailure,
+    Evaluation,
+    EvaluationChunk,
+    EvaluationProfile,
+    EvaluationResult,
+    TuneRun,
+)
+
+__all__ = [
+    "ApiToken",
+    "Corpus",
+    "CorpusFailure",
+    "Evaluation",
+    "EvaluationChunk",
+    "EvaluationProfile",
+    "EvaluationResult",
+    "Profile",
+    "AlertSilence",
+    "AlertThresholds",
+    "Runtime",
+    "RuntimeHour",
+    "RuntimeMinute",
+    "SessionHour",
+    "SessionMinute",
+    "SimulationRun",
+    "Transcript",
+    "TrimEvent",
+    "TuneRun",
+]

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dashboard', '0007_transcript_one_per_content'),
+        ('dashboard', '0008_corpus_evaluation'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

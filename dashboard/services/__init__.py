@@ -25,7 +25,12 @@ from dashboard.services.fleet_alerts import (
     alert_thresholds_update,
     alert_unmute,
 )
-from dashboard.services.fleet_rollups import fleet_prune, trim_rollups_add, trim_rollups_rebuild
+from dashboard.services.fleet_rollups import (
+    fleet_prune,
+    fleet_prune_schedule,
+    trim_rollups_add,
+    trim_rollups_rebuild,
+)
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -52,6 +57,7 @@ __all__ = [
     "alert_thresholds_update",
     "alert_unmute",
     "fleet_prune",
+    "fleet_prune_schedule",
     "trim_rollups_add",
     "trim_rollups_rebuild",
     "IngestFailed",

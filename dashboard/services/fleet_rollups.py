@@ -282,3 +282,33 @@ def fleet_prune(
         deleted, _ = model._default_manager.filter(minute__lt=first_kept).delete()
         rollups += deleted
     return Pruned(events, rollups)
+
+
+def fleet_prune_schedule(*, delay_seconds: float = 0) -> bool:
+    """Enqueue the periodic prune task (django-tasks) unless one is already waiting; ``True`` if enqueued.
+
+    The task prunes, then enqueues itself again ``TRIMSCOPE_PRUNE_EVERY_SECONDS`` later, so one call
+    (``manage.py fleet_prune --schedule``, which ``make run`` makes) keeps retention going for as long
+    as a ``db_worker`` runs.
+    """
+    from django_tasks.base import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    from dashboard.tasks import fleet_prune_task
+
+    waiting = DBTaskResult.objects.filter(
+        task_path=fleet_prune_task.module_path, status=TaskResultStatus.READY
+    ).exists()
+    if waiting:
+        return False
+    fleet_prune_task.using(run_after=timezone.now() + timedelta(seconds=delay_seconds)).enqueue()
+    return True
+
+
+def fleet_prune_and_reschedule() -> int:
+    """What the periodic task runs: one prune, then the next run enqueued. Returns the events deleted."""
+    pruned = fleet_prune()
+    transaction.on_commit(
+        lambda: fleet_prune_schedule(delay_seconds=settings.TRIMSCOPE_PRUNE_EVERY_SECONDS), robust=True
+    )
+    return pruned.events

@@ -185,6 +185,29 @@ def test_prune_command_reports_and_refuses_a_bad_retention(alpha, capsys):
         call_command("fleet_prune", "--days", "0")
 
 
+def test_the_prune_task_is_scheduled_once_prunes_and_comes_back_an_hour_later(
+    alpha, settings, capsys, django_capture_on_commit_callbacks
+):
+    from django_tasks_db.models import DBTaskResult
+
+    from dashboard.tasks import fleet_prune_task
+
+    call_command("fleet_prune", "--schedule")
+    call_command("fleet_prune", "--schedule")
+    assert capsys.readouterr().out.splitlines() == ["prune task enqueued", "a prune task is already waiting"]
+    assert DBTaskResult.objects.filter(task_path=fleet_prune_task.module_path).count() == 1
+
+    DBTaskResult.objects.all().delete()  # as if the worker had taken it
+    _event(alpha, ago=timedelta(days=31))
+    kept = _event(alpha)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert fleet_prune_task.call() == 1
+    assert list(TrimEvent.objects.values_list("pk", flat=True)) == [kept.pk]
+    following = DBTaskResult.objects.get(task_path=fleet_prune_task.module_path)
+    later = following.run_after - timezone.now()
+    assert timedelta(minutes=59) < later <= timedelta(hours=1)
+
+
 # Alerts: grouping, order, cap, filters, range
 
 
