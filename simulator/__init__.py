@@ -47,6 +47,7 @@ from simulator.replay import (
     simulate,
 )
 from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
+from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
 from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
@@ -61,6 +62,7 @@ __all__ = [
     "SPECS",
     "AnyRuntimeSpec",
     "BudgetExplanation",
+    "CallCounts",
     "CallRecord",
     "CallView",
     "Change",
@@ -83,6 +85,7 @@ __all__ = [
     "WireShapes",
     "TranscriptOverview",
     "TranscriptParseError",
+    "call_counts",
     "call_view",
     "changed_contents",
     "compare",
