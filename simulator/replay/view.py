@@ -32,6 +32,8 @@ class Bar:
     trimmed: bool
     overflow: str
     retries: int
+    failed: int = 0
+    """Calls in the bar that the provider failed (the transcript's error turns)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
                 trimmed=any(c.trimmed for c in bucket),
                 overflow=overflow,
                 retries=sum(len(c.retries) for c in bucket),
+                failed=sum(1 for c in bucket if c.failed),
             )
         )
     tops = [b.full for b in bars] + [b.sent for b in bars]
