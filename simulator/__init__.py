@@ -8,6 +8,8 @@ from here, never from the submodules. What lives where inside:
 * ``specs/<runtime>/`` and ``registry`` - one spec per runtime version (config keys, knobs, budget,
   conversion, estimator, replay, conformance) and the registry that collects them;
 * ``profiles``, ``presets`` - profile documents in the runtimes' own keys, and ready-made ones;
+* ``config_files`` - whole runtime config files (ZeroClaw ``config.toml``, OpenClaw JSON5, ai-profile
+  limits and presets) read as the runtimes read them, into named profiles with kept keys and warnings;
 * ``replay/`` - the session replay, comparisons, trim events and the view models the pages draw;
 * ``conformance/`` - the vector runner behind ``python -m simulator conform``.
 
@@ -16,15 +18,19 @@ The library does no I/O and reads no clock: callers pass text and times in.
 
 from __future__ import annotations
 
+from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
+from simulator.config_files import ConfigFile, parse_config_text, read_config_text
+from simulator.config_files import Syntax as ConfigSyntax
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
-from simulator.knobs import Knob, KnobKind
+from simulator.knobs import Knob, KnobKind, KnobNote
 from simulator.overview import TranscriptOverview, summarize
 from simulator.overview import overview as transcript_overview
 from simulator.presets import PRESETS, Preset, preset_get
 from simulator.profiles import (
+    KeptKey,
     Profile,
     detect_runtime,
     profile_document_from_text,
@@ -56,6 +62,7 @@ from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Transcript
 
 __all__ = [
+    "CONFIG_SYNTAXES",
     "FORMATS",
     "JSON",
     "PRESETS",
@@ -65,12 +72,16 @@ __all__ = [
     "CallCounts",
     "CallRecord",
     "CallView",
+    "ConfigFile",
+    "ConfigSyntax",
     "Change",
     "Comparison",
     "Fate",
     "FateGroup",
+    "KeptKey",
     "Knob",
     "KnobKind",
+    "KnobNote",
     "MessageDiff",
     "Preset",
     "Profile",
@@ -92,6 +103,7 @@ __all__ = [
     "detect_runtime",
     "message_diff",
     "message_token_text",
+    "parse_config_text",
     "parse_transcript",
     "preset_get",
     "profile_document_from_text",
@@ -100,6 +112,7 @@ __all__ = [
     "profile_to_document",
     "profile_to_json",
     "profile_to_toml",
+    "read_config_text",
     "result_to_json",
     "runtime_label",
     "runtimes",

@@ -25,6 +25,8 @@ from dashboard.services.profiles import (
     profile_delete,
     profile_duplicate,
     profile_import,
+    profile_import_all,
+    profile_import_syntax,
     profile_update,
 )
 from dashboard.services.simulations import simulation_create, simulation_delete
@@ -49,6 +51,8 @@ __all__ = [
     "profile_delete",
     "profile_duplicate",
     "profile_import",
+    "profile_import_all",
+    "profile_import_syntax",
     "profile_update",
     "runtime_connected",
     "runtime_create",

@@ -15,6 +15,7 @@ from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.specs.openclaw.config import detect, dump, load
 from simulator.specs.openclaw.knobs import KNOBS
+from simulator.specs.openclaw.presets import PRESETS
 from simulator.transcript import Transcript
 
 
@@ -52,4 +53,5 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     estimate_outside=openclaw_system_tokens,
     conformance_system="openclaw",
     conformance_module="simulator.conformance.openclaw_adapters",
+    presets=PRESETS,
 )
