@@ -26,6 +26,7 @@ from typing import Literal, TypeAlias
 
 import json5
 
+from simulator import jsonlimits
 from simulator.config_keys import ConfigFile, as_json
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
@@ -69,6 +70,20 @@ def parse_config_text(text: str, *, filename: str | None = None, syntax: Syntax 
     Raises:
         ProfileError: ``(document)`` naming the line and column of a syntax error.
     """
+    try:
+        return _parse(text, filename, syntax)
+    except RecursionError:
+        # The parsers recurse per nesting level: a limit, not a crash (as ``profiles.py`` says it).
+        reason = f"nested deeper than {jsonlimits.MAX_DEPTH} levels"
+        raise ProfileError("(document)", reason, allowed="a config document") from None
+    except ValueError as exc:
+        if isinstance(exc, tomllib.TOMLDecodeError):
+            raise
+        # int() refuses more digits than sys.get_int_max_str_digits(): a limit, not a crash.
+        raise ProfileError("(document)", jsonlimits.too_long_number(), allowed="a config document") from None
+
+
+def _parse(text: str, filename: str | None, syntax: Syntax) -> JSON:
     kind = _syntax_of(text, filename, syntax)
     if kind == "toml":
         try:
