@@ -71,7 +71,12 @@ def parse_config_text(text: str, *, filename: str | None = None, syntax: Syntax 
         ProfileError: ``(document)`` naming the line and column of a syntax error.
     """
     try:
-        return _parse(text, filename, syntax)
+        doc = _parse(text, filename, syntax)
+        # Profiles are kept as JSON documents: no NUL (PostgreSQL's jsonb refuses it), bounded nesting.
+        jsonlimits.check_tree(doc, nul=False)
+        return doc
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a config document") from exc
     except RecursionError:
         # The parsers recurse per nesting level: a limit, not a crash (as ``profiles.py`` says it).
         reason = f"nested deeper than {jsonlimits.MAX_DEPTH} levels"
@@ -103,6 +108,10 @@ def _json5(text: str) -> JSON:
     try:
         value: object = json5.loads(text)
     except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            raise ProfileError(
+                "(document)", jsonlimits.too_long_number(), allowed="a JSON or JSON5 object"
+            ) from None
         match = _JSON5_ERROR.match(str(exc))
         where = (
             f"line {match['line']}"
