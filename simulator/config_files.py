@@ -70,29 +70,12 @@ def parse_config_text(text: str, *, filename: str | None = None, syntax: Syntax 
     Raises:
         ProfileError: ``(document)`` naming the line and column of a syntax error.
     """
-    try:
-        doc = _parse(text, filename, syntax)
-        # Profiles are kept as JSON documents: no NUL (PostgreSQL's jsonb refuses it), bounded nesting.
-        jsonlimits.check_tree(doc, nul=False)
-        return doc
-    except jsonlimits.DocumentRejected as exc:
-        raise ProfileError("(document)", exc.reason, allowed="a config document") from exc
-    except RecursionError:
-        # The parsers recurse per nesting level: a limit, not a crash (as ``profiles.py`` says it).
-        reason = f"nested deeper than {jsonlimits.MAX_DEPTH} levels"
-        raise ProfileError("(document)", reason, allowed="a config document") from None
-    except ValueError as exc:
-        if isinstance(exc, tomllib.TOMLDecodeError):
-            raise
-        # int() refuses more digits than sys.get_int_max_str_digits(): a limit, not a crash.
-        raise ProfileError("(document)", jsonlimits.too_long_number(), allowed="a config document") from None
-
-
-def _parse(text: str, filename: str | None, syntax: Syntax) -> JSON:
     kind = _syntax_of(text, filename, syntax)
     if kind == "toml":
         try:
-            return as_json(tomllib.loads(text))
+            return as_json(jsonlimits.toml_loads(text))
+        except jsonlimits.DocumentRejected as exc:
+            raise ProfileError("(document)", exc.reason, allowed="a config document") from exc
         except tomllib.TOMLDecodeError as exc:
             if syntax == "auto" and text.lstrip().startswith("["):
                 # A JSON list (ai-profile presets) also starts with "[".
@@ -107,10 +90,20 @@ def _parse(text: str, filename: str | None, syntax: Syntax) -> JSON:
 def _json5(text: str) -> JSON:
     try:
         value: object = json5.loads(text)
+        # The document is kept as JSON: bounded nesting, no NUL or lone surrogate (PostgreSQL, UTF-8).
+        jsonlimits.check_tree(value, nul=False)
+    except RecursionError:
+        raise ProfileError(
+            "(document)",
+            f"JSON5 nested deeper than {jsonlimits.MAX_DEPTH} levels",
+            allowed="a config document",
+        ) from None
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a config document") from exc
     except ValueError as exc:
-        if "integer string conversion" in str(exc):
+        if "integer string conversion" in str(exc):  # int() over sys.get_int_max_str_digits() digits
             raise ProfileError(
-                "(document)", jsonlimits.too_long_number(), allowed="a JSON or JSON5 object"
+                "(document)", jsonlimits.too_long_number(), allowed="a config document"
             ) from None
         match = _JSON5_ERROR.match(str(exc))
         where = (
