@@ -142,3 +142,31 @@ def test_trim_events_on_the_page_and_through_the_api_name_the_session_and_an_unk
     body = _page(operator_client, transcript, profile, trimmed)
     assert "<code>cc-api</code>" in body and "time unknown (the transcript has no timestamps)" in body
     assert "1970" not in body
+
+
+def test_the_tokenizer_count_leaves_out_a_failed_reply_and_counts_a_system_prompt_sent_beside(
+    operator_client, operator
+):
+    from simulator import message_token_text, parse_transcript, tiktoken_count
+
+    text = (FIXTURES / "pi_session_v1.jsonl").read_text()
+    transcript = services.transcript_import(text=text, name="pi", user=operator)
+    parsed = parse_transcript(text)
+    profile = services.profile_create(name="zc", document={"trimscope": {"runtime": "zeroclaw"}})
+    url = f"{reverse('simulation-tokens')}?transcript={transcript.pk}&profile={profile.pk}&call=3"
+    numbers = [
+        int(n.replace(",", "")) for n in re.findall(r"[\d,]+", operator_client.get(url).content.decode())
+    ]
+    last = len(parsed.messages) - 1
+    held = [m for m in parsed.messages[:last] if m.error is None]
+    assert len(held) < last  # the fixture has a failed call
+    assert numbers == [sum(tiktoken_count(message_token_text(m)) for m in held)] * 2
+
+    chat = services.transcript_import(text=tool_heavy_chat(2), name="chat", user=operator)
+    ai = services.profile_create(name="ai", document=AI_PROFILE)
+    url = f"{reverse('simulation-tokens')}?transcript={chat.pk}&profile={ai.pk}&call=1"
+    sent, _ = [
+        int(n.replace(",", "")) for n in re.findall(r"[\d,]+", operator_client.get(url).content.decode())
+    ]
+    first = parse_transcript(tool_heavy_chat(2)).messages[:2]  # the system prompt and the first task
+    assert sent == sum(tiktoken_count(message_token_text(m)) for m in first)
