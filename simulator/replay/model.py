@@ -192,6 +192,8 @@ class CallRecord:
 
     @property
     def sent_count(self) -> int:
+        """Native messages sent plus the breadcrumb note (pages count transcript messages:
+        ``replay/counts.py``)."""
         return sum(end - start for start, end in self.sent) + (self.breadcrumb_at is not None)
 
     @property
