@@ -81,6 +81,7 @@ from simulator.replay import (
     simulate,
 )
 from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
+from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
 from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
@@ -102,6 +103,7 @@ __all__ = [
     "BudgetExplanation",
     "CacheBreak",
     "CallCost",
+    "CallCounts",
     "CallRecord",
     "CallView",
     "Change",
@@ -145,6 +147,7 @@ __all__ = [
     "TrimEvent",
     "UsageComparison",
     "WireShapes",
+    "call_counts",
     "call_view",
     "cdf_of",
     "changed_contents",

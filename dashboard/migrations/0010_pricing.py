@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('dashboard', '0008_corpus_evaluation'),
+        ('dashboard', '0009_fleet_rollups'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
