@@ -28,6 +28,8 @@ class Fate(StrEnum):
     IMAGE_REPLACED = "image-replaced"
     REINSERTED = "re-added"
     BREADCRUMB = "breadcrumb"
+    THINKING_DROPPED = "thinking-dropped"
+    COMPACTED = "compacted"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +177,9 @@ class CallRecord:
     overflow: Overflow = "none"
     provider_input_tokens: int | None = None
     notes: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
+    """Where a runtime event happened at this call, for the timeline (e.g. ``compaction``,
+    ``image-cleanup``, ``pruning-inactive``)."""
 
     @property
     def sent_count(self) -> int:
@@ -212,6 +217,8 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     runtime_label: str = ""
     version_label: str = ""
+    resume: tuple[object, ...] = ()
+    """Per call, what the runtime's replay needs to recompute that call alone (opaque to all but it)."""
 
     @property
     def trims(self) -> int:
