@@ -89,6 +89,27 @@ def _presets() -> tuple[Preset, ...]:
         "ai-profile",
     )
     openclaw = _canonical({"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}}}, "openclaw")
+    openclaw_2026_9_6 = _canonical(
+        {
+            "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        },
+        "openclaw-2026.9.6",
+    )
+    openclaw_2026_9_6_openai = _canonical(
+        {
+            "trimscope": {"runtime": "openclaw", "version": "2026.9.6", "compactionSummaryTokens": 2000},
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+            "model": {
+                "provider": "openai",
+                "id": "gpt-5.4",
+                "api": "openai-responses",
+                "baseUrl": "https://api.openai.com/v1",
+                "contextWindow": 400_000,
+            },
+        },
+        "openclaw-2026.9.6-openai",
+    )
     openclaw_smart = _canonical(
         {"agents": {"defaults": {"contextPruning": anthropic_smart_defaults_pruning()}}}, "openclaw-smart"
     )
@@ -134,6 +155,24 @@ def _presets() -> tuple[Preset, ...]:
             "What applyAnthropicConfigDefaults writes for an Anthropic API-key setup whose contextPruning "
             "mode is unset: cache-ttl with a 1h ttl; every other knob keeps its default.",
             openclaw_smart,
+        ),
+        Preset(
+            "openclaw-2026.9.6",
+            "OpenClaw 2026.9.6 defaults (cache-ttl 5m)",
+            "openclaw",
+            "contextPruning mode cache-ttl in OpenClaw 2026.9.6: ttl 5m; soft-trim at 0.3 and hard-clear "
+            "at 0.5 of the attempt's budget and keep the last 3 assistants are fixed; trimmed results stay "
+            "trimmed.",
+            openclaw_2026_9_6,
+        ),
+        Preset(
+            "openclaw-2026.9.6-openai",
+            "OpenClaw 2026.9.6, direct OpenAI (server compaction)",
+            "openclaw",
+            "A direct OpenAI Responses route (gpt-5.4, 400,000-token window) in 2026.9.6: cache-TTL "
+            "pruning is active for it, and OpenAI server compaction is on by default at 0.7 × the window; "
+            "after it fires later calls send a 2,000-token summary.",
+            openclaw_2026_9_6_openai,
         ),
     )
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from simulator.importers import parse_transcript
@@ -31,7 +32,7 @@ from simulator.profiles import Profile, profile_from_document
 from simulator.replay import changed_contents, simulate
 from simulator.replay.model import CallRecord, Fate, SimulationResult
 from simulator.replay.openclaw import message_text, sent_messages
-from simulator.runtimes.openclaw.messages import messages_from_json
+from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.runtimes.openclaw.versions import RETIRED_CONTEXT_PRUNING_KEYS
 from simulator.transcript import Transcript
@@ -165,7 +166,7 @@ def _compare_call(
     record: CallRecord,
     call: dict[str, JSON],
     want: dict[str, JSON],
-    inputs: list[JSON],
+    natives: Sequence[AgentMessage],
     version: str,
 ) -> str | None:
     count = as_int(call.get("messageCount"), "messageCount")
@@ -178,14 +179,14 @@ def _compare_call(
         return None
     settings = profile.settings
     assert isinstance(settings, OpenClawSettings)
-    changed = {
-        str(i): m.to_json() for i, m in sent_messages(transcript, settings, result, record.number).items()
-    }
+    sent = sent_messages(transcript, settings, result, record.number, natives)
+    changed = {str(i): m.to_json() for i, m in sent.items()}
     wanted = as_object(want.get("changed"), "changed")
     if changed != wanted:
         keys = sorted(set(changed) ^ set(wanted)) or [k for k in wanted if changed.get(k) != wanted[k]]
         return f"changed messages differ at {keys[:5]}"
-    texts = changed_contents(transcript, profile, result, record.number)
+    # The page's text of each changed message: recomputed the page's way only where something changed.
+    texts = changed_contents(transcript, profile, result, record.number) if wanted else {}
     for key, message in wanted.items():
         native = messages_from_json([message])[0]
         if texts.get(int(key), (0, None))[1] != message_text(native):
@@ -210,8 +211,8 @@ def run_replay_session(vector: JSON, version: str, *, write_markers: bool = True
     transcript = parse_transcript(session_jsonl(vector, write_markers=write_markers), format="openclaw")
     profile = profile_from_document(profile_document(vector, version), name=name)
     result = simulate(transcript, profile)
-    natives = [m.to_json() for m in messages_from_json(as_list(session.get("messages"), "messages"))]
-    if natives != as_list(session.get("messages"), "messages"):
+    roundtrip = [m.to_json() for m in messages_from_json(as_list(session.get("messages"), "messages"))]
+    if roundtrip != as_list(session.get("messages"), "messages"):
         return ReplayedSession(name, 0, False, "the session's messages do not round-trip")
     calls = [
         as_object(c, "call")
@@ -233,9 +234,9 @@ def run_replay_session(vector: JSON, version: str, *, write_markers: bool = True
         for a in attempts
         for _ in as_list(as_object(a, "attempt").get("calls"), "calls")
     ]
-    inputs = as_list(session.get("messages"), "messages")
+    natives = messages_from_json(as_list(session.get("messages"), "messages"))
     for record, call, want, on in zip(result.calls, calls, expected, active, strict=True):
-        difference = _compare_call(transcript, profile, result, record, call, want, inputs, version)
+        difference = _compare_call(transcript, profile, result, record, call, want, natives, version)
         if (
             difference is None
             and on is False

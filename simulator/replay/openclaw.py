@@ -57,7 +57,6 @@ from simulator.runtimes.openclaw.messages import (
 )
 from simulator.runtimes.openclaw.route import OpenClawVersion
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
-from simulator.runtimes.openclaw.v2026_9_6.compaction import summary_message
 from simulator.specs.openclaw.budget import duration as _duration
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.transcript import Transcript
@@ -131,7 +130,7 @@ def replay_openclaw(
     for message in plan.natives:
         prefix.append(prefix[-1] + estimate_message_chars(message))
     transforms: Transforms = ReferenceTransforms(plan.natives) if reference else FastTransforms(plan.natives)
-    summary = estimate_message_chars(summary_message(plan.config.compaction_summary_tokens))
+    summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
     session = _Session(
         plan, version, tuple(prefix), explain_budget(settings), transforms, summary, transcript
     )
@@ -454,14 +453,22 @@ def _record(
 
 
 def sent_messages(
-    transcript: Transcript, settings: OpenClawSettings, result: SimulationResult, number: int
+    transcript: Transcript,
+    settings: OpenClawSettings,
+    result: SimulationResult,
+    number: int,
+    natives: Sequence[AgentMessage] | None = None,
 ) -> Mapping[int, AgentMessage]:
-    """Native index → the message as sent at call ``number``, for every message a transform changed."""
+    """Native index → the message as sent at call ``number``, for every message a transform changed.
+
+    ``natives`` are the transcript's native messages when the caller already has them (else rebuilt).
+    """
     item = result.resume[number - 1] if number - 1 < len(result.resume) else None
     if not isinstance(item, CallInput):
         return {}
-    plan = plan_session(transcript, settings)
-    outcome, _ = reference_outcome(plan.natives, item.setup, item.state, item.now, item.end)
+    if natives is None:
+        natives = plan_session(transcript, settings).natives
+    outcome, _ = reference_outcome(natives, item.setup, item.state, item.now, item.end)
     return outcome.changed
 
 

@@ -109,8 +109,9 @@ def _route(message: Message, transcript: Transcript, settings: OpenClawSettings)
     if not provider:
         provider, source = DEFAULT_PROVIDER, "the default"
     same = r.provider is None or r.provider.strip().lower() == provider.strip().lower()
-    api = raw.get("api") if isinstance(raw.get("api"), str) else None
-    recorded_api = api if isinstance(api, str) else None
+    api = raw.get("api")
+    # The recorded api belongs to the recorded provider only.
+    recorded_api = api if isinstance(api, str) and source == "the transcript" and message.provider else None
     route = ModelRoute(
         provider=provider,
         model_id=model or (r.model_id if same else None) or "",

@@ -31,6 +31,8 @@ class Bar:
     trimmed: bool
     overflow: str
     retries: int
+    marks: tuple[str, ...] = ()
+    """Runtime events in the bucket (``CallRecord.marks``), each once, in order of first appearance."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,7 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
                 trimmed=any(c.trimmed for c in bucket),
                 overflow=overflow,
                 retries=sum(len(c.retries) for c in bucket),
+                marks=tuple(dict.fromkeys(m for c in bucket for m in c.marks)),
             )
         )
     tops = [b.full for b in bars] + [b.sent for b in bars]
