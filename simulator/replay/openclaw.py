@@ -95,6 +95,16 @@ class _Session:
     summary_chars: int
     transcript: Transcript
     inputs: list[CallInput] = field(default_factory=list)
+    sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
+    """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
+
+    def size(self, message: AgentMessage) -> int:
+        hit = self.sizes.get(id(message))
+        if hit is None:
+            # The entry keeps the message alive, so its id is not reused while cached.
+            hit = (message, estimate_message_chars(message))
+            self.sizes[id(message)] = hit
+        return hit[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,7 +423,7 @@ def _record(
         start = through or 0
         sent_chars = full_chars - prefix[start] + (session.summary_chars if through is not None else 0)
         for index, message in outcome.changed.items():
-            sent_chars += estimate_message_chars(message) - (prefix[index + 1] - prefix[index])
+            sent_chars += session.size(message) - (prefix[index + 1] - prefix[index])
     fated = tuple(_groups(outcome, setup, session, call))
     sent = (
         ((through, call.available),)

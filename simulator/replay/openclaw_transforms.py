@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Protocol
 
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
@@ -43,6 +44,8 @@ from simulator.runtimes.openclaw.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings
 from simulator.runtimes.openclaw.ttl_gate import ContextCall, TtlGateOutcome, on_context
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
 
@@ -174,6 +177,8 @@ class FastTransforms:
         self._guards: dict[int, _GuardFacts] = {}
         self._pruners: dict[str, IncrementalPruner] = {}
         self._fed: dict[str, int] = {}
+        self._memos: dict[str, PruneMemo] = {}
+        self._cleared: dict[int, tuple[str, AgentMessage]] = {}
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -183,31 +188,59 @@ class FastTransforms:
         before = state.clock.last_cache_touch_at
         gate: TtlGateOutcome | None = None
         view: FastPrune | None = None
+        pruned: dict[int, AgentMessage] = {}
         if setup.pruning is not None:
             gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
             if gate.decision in ("unchanged", "pruned"):
                 view = self._pruner(setup, end).prune(end)
                 if view.changed:
-                    # A pass that changes the context: build what it sends the runtime's way.
-                    return reference_outcome(self._natives, setup, state, now, end)
-                gate = TtlGateOutcome("unchanged", None, gate.elapsed_ms, None)
-                clock = state.clock
+                    # What the pass sends, message by message as the pruner builds it (soft trims memoised
+                    # per message); the clock moves as the hook moves it: only a change, only in cache-ttl.
+                    memo = self._memo(setup.pruning.settings)
+                    for i in chain(view.soft_trimmed, view.images_replaced):
+                        message = self._natives[i]
+                        assert isinstance(message, ToolResultMessage)
+                        trimmed = memo.soft_trim(message, memo.settings)
+                        pruned[i] = trimmed[0] if trimmed is not None else message
+                    for i in view.hard_cleared:
+                        message = self._natives[i]
+                        assert isinstance(message, ToolResultMessage)
+                        pruned[i] = self._cleared_at(i, message, memo.settings.hard_clear.placeholder)
+                    gate = TtlGateOutcome("pruned", None, gate.elapsed_ms, None)
+                    if setup.pruning.settings.mode == "cache-ttl":
+                        clock = replace(state.clock, last_cache_touch_at=now)
+                else:
+                    gate = TtlGateOutcome("unchanged", None, gate.elapsed_ms, None)
+                    clock = state.clock
             state = AttemptState(clock, state.projections, state.compacted_through)
         facts = self._guard(setup.guard_window_tokens, end)
         over = facts.over[: bisect_left(facts.over, end)]
-        if facts.chars[end] > facts.max_context:
+        rewritten: dict[int, AgentMessage] = {i: facts.rewritten[i] for i in over if i not in pruned}
+        chars = facts.chars[end]
+        if pruned:
+            max_single, _ = guard_v1.guard_limits(setup.guard_window_tokens)
+            for i, message in pruned.items():
+                chars -= facts.chars[i + 1] - facts.chars[i]
+                if isinstance(message, ToolResultMessage):
+                    cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
+                    if cut is not message:
+                        rewritten[i] = cut
+                        message = cut
+                chars += guard_v1.guard_message_chars(message)
+            over = sorted(rewritten)
+        if chars > facts.max_context:
             outcome = Outcome(True, gate, view, None, tuple(over), (), (), (), None, None, before)
             return outcome, state
-        needs_cleanup = bool(self._media) and self._media[0] < end
+        final = {**pruned, **rewritten}
+        media_before = bool(self._media) and self._media[0] < end
+        needs_cleanup = media_before or any(_may_hold_media(m) for m in pruned.values())
         needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
         if not (needs_cleanup or needs_policy):
-            changed = {i: facts.rewritten[i] for i in over}
-            return Outcome(
-                False, gate, view, None, tuple(over), (), (), (), None, None, before, changed
-            ), state
+            outcome = Outcome(False, gate, view, None, tuple(over), (), (), (), None, None, before, final)
+            return outcome, state
         guarded: list[AgentMessage] = list(self._natives[:end])
-        for i in over:
-            guarded[i] = facts.rewritten[i]
+        for i, message in final.items():
+            guarded[i] = message
         history = tuple(guarded)
         cleaned = prune_processed_history_images(history) or history if needs_cleanup else history
         sent = drop_thinking_blocks(cleaned) if needs_policy else cleaned
@@ -219,6 +252,23 @@ class FastTransforms:
         return Outcome(
             False, gate, view, None, tuple(over), images, policy, (), None, None, before, changed
         ), state
+
+    def _cleared_at(self, index: int, message: ToolResultMessage, placeholder: str) -> AgentMessage:
+        """The cleared result of one message, built once: the same object every call (sizes memoised)."""
+        hit = self._cleared.get(index)
+        if hit is None or hit[0] != placeholder:
+            hit = (placeholder, cleared_tool_result(message, placeholder))
+            self._cleared[index] = hit
+        return hit[1]
+
+    def _memo(self, settings: EffectivePruningSettings) -> PruneMemo:
+        """One memo per equal settings value (each attempt builds its own settings object)."""
+        key = repr(settings)
+        found = self._memos.get(key)
+        if found is None:
+            found = PruneMemo(settings)
+            self._memos[key] = found
+        return found
 
     def _pruner(self, setup: AttemptSetup, end: int) -> IncrementalPruner:
         runtime = setup.pruning
