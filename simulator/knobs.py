@@ -40,3 +40,12 @@ class Knob:
         """``(value, label)`` for each choice of a select."""
         labels = self.choice_labels or self.choices
         return tuple(zip(self.choices, labels, strict=True))
+
+
+@dataclass(frozen=True, slots=True)
+class KnobNote:
+    """What the runtime does with one knob's value (out of range, ignored by this version...)."""
+
+    path: str
+    """The knob's :attr:`Knob.path`."""
+    note: str

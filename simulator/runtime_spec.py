@@ -18,7 +18,7 @@ from typing import Generic, Protocol, TypeVar
 
 from simulator.convert import Converted
 from simulator.jsonvalue import JSON
-from simulator.knobs import Knob
+from simulator.knobs import Knob, KnobNote
 from simulator.replay.model import BudgetExplanation, CallRecord, SimulationResult
 from simulator.transcript import Message, Transcript
 
@@ -51,6 +51,17 @@ class ReplayInput(Generic[S]):
     """Run the reference implementation (the runtime's own functions every call), not the fast one."""
 
 
+@dataclass(frozen=True, slots=True)
+class PresetSource:
+    """A ready-made profile of one runtime version: ``document`` in its config keys (made canonical
+    by ``simulator.presets``)."""
+
+    key: str
+    name: str
+    description: str
+    document: Mapping[str, JSON]
+
+
 ContentsOf = Callable[[Transcript, S, SimulationResult, CallRecord], dict[int, tuple[int, str]]]
 
 
@@ -58,6 +69,10 @@ def _no_contents(
     transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
 ) -> dict[int, tuple[int, str]]:
     return {}
+
+
+def _no_notes(settings: object) -> tuple[KnobNote, ...]:
+    return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +95,12 @@ class RuntimeSpec(Generic[S]):
         estimate: This runtime's own token estimate of transcript messages.
         estimator: The estimator in words.
         replay: A transcript through the settings, one record per model call.
-        changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
+        knob_notes: What this version does with the settings' out-of-range or version-specific knob
+            values, by knob path (worked out from the values, so never stale after an edit).
         conformance_system: The ``system`` the shared vectors name for this runtime.
         conformance_module: The module whose ``ADAPTERS`` run those vectors.
+        changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
+        presets: Ready-made profiles of this version.
     """
 
     runtime: str
@@ -103,6 +121,8 @@ class RuntimeSpec(Generic[S]):
     conformance_system: str
     conformance_module: str
     changed_contents: ContentsOf[S] = _no_contents
+    knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
+    presets: tuple[PresetSource, ...] = ()
 
     @property
     def label(self) -> str:
@@ -160,6 +180,9 @@ class RuntimeSpec(Generic[S]):
     ) -> dict[int, tuple[int, str]]:
         return self.changed_contents(transcript, self._owned(settings), result, call)
 
+    def notes(self, settings: object) -> tuple[KnobNote, ...]:
+        return self.knob_notes(self._owned(settings))
+
 
 class AnyRuntimeSpec(Protocol):
     """A :class:`RuntimeSpec` of any settings type, as the registry holds it (settings as ``object``)."""
@@ -183,6 +206,8 @@ class AnyRuntimeSpec(Protocol):
     @property
     def conformance_module(self) -> str: ...
     @property
+    def presets(self) -> tuple[PresetSource, ...]: ...
+    @property
     def detect(self) -> Callable[[Mapping[str, JSON]], bool]: ...
     @property
     def convert(self) -> Callable[[Sequence[Message]], Converted]: ...
@@ -205,3 +230,4 @@ class AnyRuntimeSpec(Protocol):
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
     ) -> dict[int, tuple[int, str]]: ...
+    def notes(self, settings: object) -> tuple[KnobNote, ...]: ...

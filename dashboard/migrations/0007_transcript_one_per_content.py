@@ -20,7 +20,7 @@ def mark_existing_duplicates(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("dashboard", "0004_trim_event_field_lengths"),
+        ("dashboard", "0006_widen_trim_event_counts"),
     ]
 
     operations = [

@@ -20,7 +20,10 @@ from simulator import (
     JSON,
     PRESETS,
     BudgetExplanation,
+    ConfigFile,
+    ConfigSyntax,
     Knob,
+    KnobNote,
     Preset,
     ProfileError,
     detect_runtime,
@@ -30,6 +33,7 @@ from simulator import (
     profile_to_document,
     profile_to_json,
     profile_to_toml,
+    read_config_text,
     spec_get,
     versions,
 )
@@ -249,6 +253,34 @@ def profile_error_knob(*, error: ProfileError, fields: Sequence[KnobField]) -> s
     return None
 
 
+# -- whole config files: what an import would store ----------------------------------------------------
+
+
+def profile_config_read(
+    *, text: str, syntax: ConfigSyntax = "auto", filename: str | None = None
+) -> ConfigFile:
+    """Every profile a pasted or uploaded config yields, with the reader's warnings and kept keys."""
+    return read_config_text(text, filename=filename, syntax=syntax)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigPreviewRow:
+    """One profile a config file yields, as the import page lists it before storing."""
+
+    name: str
+    label: str
+    budget: BudgetExplanation
+    warnings: tuple[str, ...]
+    kept: tuple[str, ...]
+
+
+def profile_config_preview(*, config: ConfigFile) -> list[ConfigPreviewRow]:
+    return [
+        ConfigPreviewRow(p.name, p.label, profile_budget(profile=p), p.notes, tuple(k.path for k in p.kept))
+        for p in config.profiles
+    ]
+
+
 # -- export -------------------------------------------------------------------------------------------
 
 
@@ -303,6 +335,11 @@ class ProfileForm:
     slot_knobs: tuple[KnobField, ...] = ()
     sync_toml: bool = False
     sync_knobs: bool = False
+    warnings: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    """Key paths of the source config that are kept, not modelled (they come back on export)."""
+    knob_notes: tuple[KnobNote, ...] = ()
+    """What the runtime does with a knob's value, shown next to that knob."""
 
 
 def _knobs_or_none(document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField, ...]] | None:
@@ -328,6 +365,9 @@ def profile_form(
             knobs=stored[1],
             label=domain.label,
             budget=profile_budget(profile=domain),
+            warnings=domain.warnings,
+            kept=tuple(k.path for k in domain.kept),
+            knob_notes=domain.knob_notes,
         )
     try:
         # Unvalidated on purpose: the inputs redraw with the bad value the operator typed.
@@ -383,6 +423,7 @@ def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
         label=domain.label,
         budget=profile_budget(profile=domain),
         slot_knobs=slot_knobs,
+        knob_notes=domain.knob_notes,
         # Only the side the operator is not typing in is redrawn, so focus and caret stay put.
         sync_toml=submitted.source == "knobs",
         sync_knobs=submitted.source == "toml",

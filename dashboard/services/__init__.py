@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dashboard.services.fleet import (
     Ingested,
+    IngestFailed,
     RuntimeInvalid,
     RuntimeNameTaken,
     runtime_connected,
@@ -24,6 +25,8 @@ from dashboard.services.profiles import (
     profile_delete,
     profile_duplicate,
     profile_import,
+    profile_import_all,
+    profile_import_syntax,
     profile_update,
 )
 from dashboard.services.simulations import simulation_create, simulation_delete
@@ -35,6 +38,7 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "IngestFailed",
     "Ingested",
     "ProfileNameTaken",
     "RuntimeInvalid",
@@ -47,6 +51,8 @@ __all__ = [
     "profile_delete",
     "profile_duplicate",
     "profile_import",
+    "profile_import_all",
+    "profile_import_syntax",
     "profile_update",
     "runtime_connected",
     "runtime_create",

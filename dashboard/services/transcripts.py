@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from dashboard.models import Transcript
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator import SimulatorError, summarize
+from simulator import SimulatorError, TranscriptParseError, summarize
 
 
 class TranscriptAlreadyStored(SimulatorError):
@@ -55,6 +55,13 @@ def transcript_import(
         if existing is not None:
             raise TranscriptAlreadyStored(existing)
     parsed = transcript_parse(text=text, format=format or None, source=source)
+    for field, value in (("session id", parsed.session_id), ("title", parsed.title)):
+        if value and "\x00" in value:  # PostgreSQL cannot store it; the text itself keeps it escaped
+            raise TranscriptParseError(
+                f"the transcript's {field} contains a NUL character (U+0000)",
+                formats_tried=(parsed.format,),
+                source=source,
+            )
     summary = summarize(parsed)
     row = Transcript(
         name=(name.strip() or source or parsed.title or "transcript")[:200],

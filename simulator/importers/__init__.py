@@ -256,7 +256,7 @@ def _run(text: str, format: str | None, source: str | None) -> Transcript:
 def _parse(doc: Document, format: str | None, source: str | None, from_yaml: bool) -> Transcript:
     if format is not None:
         try:
-            return _PARSERS[format](doc)
+            return _flagged(_PARSERS[format](doc), doc)
         except BadInput as exc:
             raise _error(exc, (format,), source, not doc.is_json) from None
     candidates = _candidates(doc)
@@ -269,11 +269,18 @@ def _parse(doc: Document, format: str | None, source: str | None, from_yaml: boo
     first: BadInput | None = None
     for name in candidates:
         try:
-            return _PARSERS[name](doc)
+            return _flagged(_PARSERS[name](doc), doc)
         except BadInput as exc:
             first = first or exc
     assert first is not None
     raise _error(first, candidates, source, not doc.is_json) from None
+
+
+def _flagged(transcript: Transcript, doc: Document) -> Transcript:
+    # Token counts taken out while decoding (see _common._drop_bad_counts) are the transcript's warnings.
+    if not doc.warnings:
+        return transcript
+    return replace(transcript, warnings=(*doc.warnings, *transcript.warnings))
 
 
 def parse_transcript(text: str, *, format: str | None = None, source: str | None = None) -> Transcript:

@@ -71,7 +71,9 @@ def test_a_second_version_is_one_more_spec(monkeypatch):
     def version_of(settings: OpenClawSettings) -> str:
         return "2026.9.6" if settings.ttl == "9m" else "2026.7.1"
 
-    later = replace(openclaw.V2026_7_1, version="2026.9.6", version_label="2026.9.6", version_of=version_of)
+    later = replace(
+        openclaw.V2026_7_1, version="2026.9.6", version_label="2026.9.6", version_of=version_of, presets=()
+    )
     first = replace(openclaw.V2026_7_1, version_of=version_of)
     monkeypatch.setattr(registry, "SPECS", (*registry.SPECS[:2], first, later, *registry.SPECS[3:]))
     transcript = parse_transcript(synthetic_openclaw_session(4))

@@ -11,6 +11,7 @@ from simulator.runtimes.ai_profile import AiProfileSettings
 from simulator.specs.ai_profile.budget import explain_budget
 from simulator.specs.ai_profile.config import detect, dump, load
 from simulator.specs.ai_profile.knobs import KNOBS
+from simulator.specs.ai_profile.presets import PRESETS
 from simulator.transcript import Transcript
 
 
@@ -46,4 +47,5 @@ V0_1_7: RuntimeSpec[AiProfileSettings] = RuntimeSpec(
     replay=_replay,
     conformance_system="ai_profile",
     conformance_module="simulator.conformance.ai_profile_adapters",
+    presets=PRESETS,
 )

@@ -18,6 +18,7 @@ from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.specs.openclaw.config import detect, dump, load
 from simulator.specs.openclaw.knobs import KNOBS, KNOBS_2026_9_6
+from simulator.specs.openclaw.presets import PRESETS, PRESETS_2026_9_6
 from simulator.transcript import Transcript
 
 
@@ -54,8 +55,9 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     changed_contents=_contents,
     conformance_system="openclaw",
     conformance_module="simulator.conformance.openclaw_adapters",
+    presets=PRESETS,
 )
 
 V2026_9_6: RuntimeSpec[OpenClawSettings] = replace(
-    V2026_7_1, version="2026.9.6", version_label="2026.9.6", knobs=KNOBS_2026_9_6
+    V2026_7_1, version="2026.9.6", version_label="2026.9.6", knobs=KNOBS_2026_9_6, presets=PRESETS_2026_9_6
 )

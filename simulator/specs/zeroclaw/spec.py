@@ -20,6 +20,8 @@ from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.specs.zeroclaw.budget import explain_budget
 from simulator.specs.zeroclaw.config import detect, dump, load
 from simulator.specs.zeroclaw.knobs import KNOBS, VERSION_LABELS
+from simulator.specs.zeroclaw.notes import knob_notes
+from simulator.specs.zeroclaw.presets import PROPOSED_PRESETS, RELEASED_PRESETS
 from simulator.transcript import Transcript
 
 
@@ -48,10 +50,12 @@ PROPOSED: RuntimeSpec[ZeroClawSettings] = RuntimeSpec(
     estimator=ESTIMATOR,
     replay=_replay,
     changed_contents=truncated_contents,
+    knob_notes=knob_notes,
     conformance_system="zeroclaw",
     conformance_module="simulator.conformance.zeroclaw_adapters",
+    presets=PROPOSED_PRESETS,
 )
 
 RELEASED: RuntimeSpec[ZeroClawSettings] = replace(
-    PROPOSED, version="upstream", version_label=VERSION_LABELS["upstream"]
+    PROPOSED, version="upstream", version_label=VERSION_LABELS["upstream"], presets=RELEASED_PRESETS
 )
