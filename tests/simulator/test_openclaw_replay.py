@@ -273,3 +273,30 @@ def test_the_config_schema_picks_the_version_when_the_profile_does_not_say():
     listed = {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}, "list": [{"id": "main"}]}}
     assert profile_from_document(entries, name="a").version == "2026.9.6"
     assert profile_from_document(listed, name="b").version == "2026.7.1"
+
+
+def test_an_openclaw_json_with_keyed_agent_entries_is_read_as_2026_9_6():
+    from simulator.config_files import read_config_text
+
+    text = json.dumps(
+        {
+            "agents": {
+                "defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "1h"}},
+                "entries": {"main": {"name": "Main"}, "ops": {}},
+            }
+        }
+    )
+    config = read_config_text(text, filename="openclaw.json")
+    assert [p.name for p in config.profiles] == ["main", "ops"]
+    assert {p.version for p in config.profiles} == {"2026.9.6"}
+    assert "2026.9.6 schema" in config.shape
+
+
+def test_an_openclaw_json_with_a_retired_key_is_read_as_2026_7_1():
+    from simulator.config_files import read_config_text
+
+    text = json.dumps(
+        {"agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "keepLastAssistants": 1}}}}
+    )
+    config = read_config_text(text, filename="openclaw.json")
+    assert [p.version for p in config.profiles] == ["2026.7.1"]
