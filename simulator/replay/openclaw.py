@@ -398,6 +398,11 @@ def _record(
             f"attempt route {setup.route.provider}/{setup.route.model_id or '?'} "
             f"(from {planned.route_source})"
         )
+    if planned.starts_attempt and setup.server_tool_clearing:
+        notes.append(
+            "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
+            "OpenClaw 2026.9.6 prunes no new tool rounds locally"
+        )
     if setup.drop_thinking_blocks and outcome.policy:
         notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
     if outcome.images:
