@@ -30,6 +30,10 @@ class Fate(StrEnum):
     BREADCRUMB = "breadcrumb"
     THINKING_DROPPED = "thinking-dropped"
     COMPACTED = "compacted"
+    FAILED = "failed"
+    """A failed call's error reply, which the runtime does not carry into later requests."""
+    NOT_HELD = "not held"
+    """A transcript message the runtime has no message for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +169,9 @@ class CallRecord:
     """Content rules that fired at this call (prunes, re-added messages); drops are implied by ``sent``."""
     budget: int | None
     tokens_full: int
-    """Runtime estimator: everything available, untrimmed, as the runtime would hold it."""
+    """Runtime estimator: everything available, untrimmed, held (with ``tokens_outside``)."""
     tokens_sent: int
-    """Runtime estimator: what was sent."""
+    """Runtime estimator: everything that was sent (the history and ``tokens_outside``)."""
     trimmed: bool
     drop_rule: str = ""
     """Why the available messages that are not in ``sent`` were left out at this call."""
@@ -180,9 +184,21 @@ class CallRecord:
     marks: tuple[str, ...] = ()
     """Where a runtime event happened at this call, for the timeline (e.g. ``compaction``,
     ``image-cleanup``, ``pruning-inactive``)."""
+    tokens_outside: int = 0
+    """Of ``tokens_sent``: the messages sent outside the trimmed history (a system prompt the runtime
+    sends as the request's own field), which no trim touches."""
+    error: str | None = None
+    """The provider error this call failed with (the transcript's error turn): the request was sent, no
+    reply came back. ``None`` for a call that got its reply."""
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
 
     @property
     def sent_count(self) -> int:
+        """Native messages sent plus the breadcrumb note (pages count transcript messages:
+        ``replay/counts.py``)."""
         return sum(end - start for start, end in self.sent) + (self.breadcrumb_at is not None)
 
     @property
@@ -219,6 +235,13 @@ class SimulationResult:
     version_label: str = ""
     resume: tuple[object, ...] = ()
     """Per call, what the runtime's replay needs to recompute that call alone (opaque to all but it)."""
+    outside: tuple[tuple[int, int], ...] = ()
+    """``(transcript index, runtime estimate)`` of every message the runtime sends outside the history it
+    trims (ai-profile's and OpenClaw's system prompt and developer instructions), ascending by index."""
+
+    def outside_tokens(self, message_index: int) -> int:
+        """What the call whose reply is at ``message_index`` sent outside the history, in tokens."""
+        return sum(tokens for index, tokens in self.outside if index < message_index)
 
     @property
     def trims(self) -> int:
@@ -231,3 +254,8 @@ class SimulationResult:
     @property
     def overflow_failures(self) -> int:
         return sum(1 for c in self.calls if c.overflow == "failed")
+
+    @property
+    def failed_calls(self) -> int:
+        """Calls the transcript records as failed by the provider (error turns)."""
+        return sum(1 for c in self.calls if c.failed)
