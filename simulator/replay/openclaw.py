@@ -427,8 +427,11 @@ def _record(
     else:
         start = through or 0
         sent_chars = full_chars - prefix[start] + (session.summary_chars if through is not None else 0)
-        for index, message in outcome.changed.items():
-            sent_chars += session.size(message) - (prefix[index + 1] - prefix[index])
+        if outcome.sent_delta is not None:
+            sent_chars += outcome.sent_delta
+        else:
+            for index, message in outcome.changed.items():
+                sent_chars += session.size(message) - (prefix[index + 1] - prefix[index])
     fated = tuple(_groups(outcome, setup, session, call))
     sent = (
         ((through, call.available),)

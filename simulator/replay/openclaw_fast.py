@@ -123,6 +123,11 @@ class IncrementalPruner:
             self._clear_gain.append(gain)
             self._gain_max.append(max(self._gain_max[-1], gain))
 
+    @property
+    def candidates(self) -> Sequence[int]:
+        """Prunable tool results after the first user message, ascending (hard clear takes a run of them)."""
+        return self._cand
+
     def _cutoff(self, end: int) -> int | None:
         k = self.settings.keep_last_assistants
         if k <= 0:

@@ -20,7 +20,7 @@ Equality is property-tested (``tests/simulator/test_openclaw_replay.py``).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Protocol
@@ -34,7 +34,7 @@ from simulator.runtimes.openclaw.attempt import (
     CompactionPoint,
     attempt_step,
 )
-from simulator.runtimes.openclaw.estimate import drop_thinking_blocks
+from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import prune_processed_history_images
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -69,6 +69,8 @@ class Outcome:
     last_touch_before: float | None
     changed: Mapping[int, AgentMessage] = field(default_factory=dict)
     """Native index → the message as sent, for every message a transform changed."""
+    sent_delta: int | None = None
+    """Σ over ``changed`` of (estimated chars as sent − as stored), when the transforms kept it as a sum."""
 
 
 class Transforms(Protocol):
@@ -167,6 +169,116 @@ class _GuardFacts:
     """Prefix sums of each message's guard size after its own rewrite."""
 
 
+@dataclass(slots=True)
+class _ClearSums:
+    """What hard-clearing each pruner candidate changes, as prefix sums over candidate positions."""
+
+    candidates: Sequence[int]
+    placeholder: str
+    guard: list[int]
+    """Prefix Σ (guard size of the cleared result as guarded − guard size of the stored one as guarded)."""
+    sent: list[int]
+    """Prefix Σ (estimate of the cleared result − estimate of the stored one)."""
+    cut_positions: list[int]
+    """Candidate positions whose cleared result the guard still truncates (a huge placeholder)."""
+    cut_messages: list[AgentMessage]
+    media: bool | None
+    """Whether a cleared result may hold media (its only text is the placeholder)."""
+
+
+class _ClearedRun:
+    """The candidates one pass hard-cleared (a run of candidate positions), answered from the sums."""
+
+    __slots__ = ("_cleared", "_sums", "_message", "_lo", "_hi")
+
+    def __init__(
+        self,
+        cleared: Sequence[int],
+        sums: _ClearSums | None,
+        message: Callable[[int, str], AgentMessage],
+    ) -> None:
+        self._cleared = cleared
+        self._sums = sums
+        self._message = message
+        self._lo = self._hi = 0
+        if cleared and sums is not None:
+            self._lo = bisect_left(sums.candidates, cleared[0])
+            self._hi = self._lo + len(cleared)
+
+    def __bool__(self) -> bool:
+        return self._hi > self._lo
+
+    def __len__(self) -> int:
+        return self._hi - self._lo
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._cleared) if self else iter(())
+
+    def __contains__(self, index: object) -> bool:
+        if not self or self._sums is None or not isinstance(index, int):
+            return False
+        position = bisect_left(self._sums.candidates, index)
+        return (
+            self._lo <= position < self._hi
+            and position < len(self._sums.candidates)
+            and self._sums.candidates[position] == index
+        )
+
+    def message(self, index: int) -> AgentMessage:
+        """The cleared result at a native index of the run."""
+        assert self._sums is not None
+        return self._message(index, self._sums.placeholder)
+
+    def guard_delta(self) -> int:
+        if not self or self._sums is None:
+            return 0
+        return self._sums.guard[self._hi] - self._sums.guard[self._lo]
+
+    def sent_delta(self) -> int:
+        if not self or self._sums is None:
+            return 0
+        return self._sums.sent[self._hi] - self._sums.sent[self._lo]
+
+    def guard_cuts(self) -> dict[int, AgentMessage]:
+        if not self or self._sums is None:
+            return {}
+        sums = self._sums
+        first = bisect_left(sums.cut_positions, self._lo)
+        last = bisect_left(sums.cut_positions, self._hi)
+        return {sums.candidates[sums.cut_positions[k]]: sums.cut_messages[k] for k in range(first, last)}
+
+    def may_hold_media(self) -> bool:
+        return bool(self) and self._sums is not None and bool(self._sums.media)
+
+
+class _SentView(Mapping[int, AgentMessage]):
+    """Native index → message as sent: a few rewritten messages over a run of hard-cleared ones.
+
+    Built per call without visiting the run, so a call costs what it changed anew, not all it changes.
+    """
+
+    __slots__ = ("_small", "_run")
+
+    def __init__(self, small: dict[int, AgentMessage], run: _ClearedRun) -> None:
+        self._small = small
+        self._run = run
+
+    def __getitem__(self, index: int) -> AgentMessage:
+        found = self._small.get(index)
+        if found is not None:
+            return found
+        if index in self._run:
+            return self._run.message(index)
+        raise KeyError(index)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from (i for i in self._run if i not in self._small)
+        yield from self._small
+
+    def __len__(self) -> int:
+        return len(self._run) + sum(1 for i in self._small if i not in self._run)
+
+
 class FastTransforms:
     """The same outcomes as :class:`ReferenceTransforms`, from per-message facts where they decide."""
 
@@ -179,6 +291,8 @@ class FastTransforms:
         self._fed: dict[str, int] = {}
         self._memos: dict[str, PruneMemo] = {}
         self._cleared: dict[int, tuple[str, AgentMessage]] = {}
+        self._sums: dict[tuple[str, int], _ClearSums] = {}
+        self._sizes: dict[int, tuple[AgentMessage, int]] = {}
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -189,10 +303,13 @@ class FastTransforms:
         gate: TtlGateOutcome | None = None
         view: FastPrune | None = None
         pruned: dict[int, AgentMessage] = {}
+        cleared: Sequence[int] = ()
+        sums: _ClearSums | None = None
         if setup.pruning is not None:
             gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
             if gate.decision in ("unchanged", "pruned"):
-                view = self._pruner(setup, end).prune(end)
+                pruner, key = self._pruner(setup, end)
+                view = pruner.prune(end)
                 if view.changed:
                     # What the pass sends, message by message as the pruner builds it (soft trims memoised
                     # per message); the clock moves as the hook moves it: only a change, only in cache-ttl.
@@ -202,10 +319,11 @@ class FastTransforms:
                         assert isinstance(message, ToolResultMessage)
                         trimmed = memo.soft_trim(message, memo.settings)
                         pruned[i] = trimmed[0] if trimmed is not None else message
-                    for i in view.hard_cleared:
-                        message = self._natives[i]
-                        assert isinstance(message, ToolResultMessage)
-                        pruned[i] = self._cleared_at(i, message, memo.settings.hard_clear.placeholder)
+                    # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
+                    cleared = view.hard_cleared
+                    sums = self._clear_sums(
+                        key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
+                    )
                     gate = TtlGateOutcome("pruned", None, gate.elapsed_ms, None)
                     if setup.pruning.settings.mode == "cache-ttl":
                         clock = replace(state.clock, last_cache_touch_at=now)
@@ -213,11 +331,14 @@ class FastTransforms:
                     gate = TtlGateOutcome("unchanged", None, gate.elapsed_ms, None)
                     clock = state.clock
             state = AttemptState(clock, state.projections, state.compacted_through)
+        run = _ClearedRun(cleared, sums, self._cleared_by_index)
         facts = self._guard(setup.guard_window_tokens, end)
         over = facts.over[: bisect_left(facts.over, end)]
-        rewritten: dict[int, AgentMessage] = {i: facts.rewritten[i] for i in over if i not in pruned}
+        rewritten: dict[int, AgentMessage] = {
+            i: facts.rewritten[i] for i in over if i not in pruned and i not in run
+        }
         chars = facts.chars[end]
-        if pruned:
+        if pruned or run:
             max_single, _ = guard_v1.guard_limits(setup.guard_window_tokens)
             for i, message in pruned.items():
                 chars -= facts.chars[i + 1] - facts.chars[i]
@@ -227,17 +348,29 @@ class FastTransforms:
                         rewritten[i] = cut
                         message = cut
                 chars += guard_v1.guard_message_chars(message)
+            chars += run.guard_delta()
+            rewritten.update(run.guard_cuts())
             over = sorted(rewritten)
         if chars > facts.max_context:
             outcome = Outcome(True, gate, view, None, tuple(over), (), (), (), None, None, before)
             return outcome, state
-        final = {**pruned, **rewritten}
         media_before = bool(self._media) and self._media[0] < end
-        needs_cleanup = media_before or any(_may_hold_media(m) for m in pruned.values())
+        needs_cleanup = (
+            media_before or any(_may_hold_media(m) for m in pruned.values()) or run.may_hold_media()
+        )
         needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
         if not (needs_cleanup or needs_policy):
-            outcome = Outcome(False, gate, view, None, tuple(over), (), (), (), None, None, before, final)
+            small = {**pruned, **rewritten}
+            delta = run.sent_delta()
+            for i, message in small.items():
+                base = run.message(i) if i in run else self._natives[i]
+                delta += self._size(message) - self._size(base)
+            changed = _SentView(small, run)
+            outcome = Outcome(
+                False, gate, view, None, tuple(over), (), (), (), None, None, before, changed, delta
+            )
             return outcome, state
+        final = {**{i: run.message(i) for i in cleared}, **pruned, **rewritten}
         guarded: list[AgentMessage] = list(self._natives[:end])
         for i, message in final.items():
             guarded[i] = message
@@ -246,12 +379,55 @@ class FastTransforms:
         sent = drop_thinking_blocks(cleaned) if needs_policy else cleaned
         images = tuple(i for i in range(end) if cleaned[i] is not history[i] and cleaned[i] != history[i])
         policy = tuple(i for i in range(end) if sent[i] is not cleaned[i] and sent[i] != cleaned[i])
-        changed = {
+        changed_all = {
             i: sent[i] for i in range(end) if sent[i] is not self._natives[i] and sent[i] != self._natives[i]
         }
         return Outcome(
-            False, gate, view, None, tuple(over), images, policy, (), None, None, before, changed
+            False, gate, view, None, tuple(over), images, policy, (), None, None, before, changed_all
         ), state
+
+    def _size(self, message: AgentMessage) -> int:
+        """The estimate of a message, by identity (the same rewritten object is sent call after call)."""
+        hit = self._sizes.get(id(message))
+        if hit is None:
+            # The entry keeps the message alive, so its id is not reused while cached.
+            hit = (message, estimate_message_chars(message))
+            self._sizes[id(message)] = hit
+        return hit[1]
+
+    def _clear_sums(
+        self, key: str, pruner: IncrementalPruner, window_tokens: int, placeholder: str
+    ) -> _ClearSums:
+        """Prefix sums over the pruner's candidates of what clearing each one changes, grown as they grow."""
+        sums = self._sums.get((key, window_tokens))
+        if sums is None:
+            sums = _ClearSums(pruner.candidates, placeholder, [0], [0], [], [], None)
+            self._sums[(key, window_tokens)] = sums
+        facts = self._guard(window_tokens, pruner.candidates[-1] + 1) if pruner.candidates else None
+        max_single, _ = guard_v1.guard_limits(window_tokens)
+        while len(sums.guard) <= len(pruner.candidates):
+            assert facts is not None
+            position = len(sums.guard) - 1
+            i = pruner.candidates[position]
+            native = self._natives[i]
+            assert isinstance(native, ToolResultMessage)
+            message = self._cleared_at(i, native, placeholder)
+            assert isinstance(message, ToolResultMessage)
+            if sums.media is None:
+                sums.media = _may_hold_media(message)
+            cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
+            if cut is not message:
+                sums.cut_positions.append(position)
+                sums.cut_messages.append(cut)
+            stored = facts.chars[i + 1] - facts.chars[i]
+            sums.guard.append(sums.guard[-1] + guard_v1.guard_message_chars(cut) - stored)
+            sums.sent.append(sums.sent[-1] + self._size(message) - self._size(native))
+        return sums
+
+    def _cleared_by_index(self, index: int, placeholder: str) -> AgentMessage:
+        message = self._natives[index]
+        assert isinstance(message, ToolResultMessage)
+        return self._cleared_at(index, message, placeholder)
 
     def _cleared_at(self, index: int, message: ToolResultMessage, placeholder: str) -> AgentMessage:
         """The cleared result of one message, built once: the same object every call (sizes memoised)."""
@@ -270,7 +446,7 @@ class FastTransforms:
             self._memos[key] = found
         return found
 
-    def _pruner(self, setup: AttemptSetup, end: int) -> IncrementalPruner:
+    def _pruner(self, setup: AttemptSetup, end: int) -> tuple[IncrementalPruner, str]:
         runtime = setup.pruning
         assert runtime is not None
         # Each attempt builds its settings anew; equal settings share one pruner (it only grows).
@@ -288,7 +464,7 @@ class FastTransforms:
         while self._fed[key] < end:
             pruner.append(self._natives[self._fed[key]])
             self._fed[key] += 1
-        return pruner
+        return pruner, key
 
     def _guard(self, window_tokens: int, end: int) -> _GuardFacts:
         facts = self._guards.get(window_tokens)
