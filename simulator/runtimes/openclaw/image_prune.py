@@ -42,9 +42,15 @@ _MEDIA_REFERENCE_PATTERNS: Final = (
     re.compile(rf"\bmedia://inbound/[^\]{_JS_WS_CHARS}/\\]+", re.ASCII),
 )
 
+# Every pattern above needs a "[" or "media://inbound/": a text with neither is left as it is, found by two
+# substring scans instead of three substitutions (the cleanup looks at every older message at every call).
+_MEDIA_REFERENCE_LEAD: Final = "media://inbound/"
+
 
 def scrub_media_references(text: str) -> str:
     """Replace media attachment markers and ``media://inbound/`` refs with the removal marker."""
+    if "[" not in text and _MEDIA_REFERENCE_LEAD not in text:
+        return text
     for pattern in _MEDIA_REFERENCE_PATTERNS:
         # A function replacement keeps the marker literal (no backslash processing).
         text = pattern.sub(lambda _m: PRUNED_HISTORY_MEDIA_REFERENCE_MARKER, text)
