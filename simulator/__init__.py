@@ -11,6 +11,7 @@ from here, never from the submodules. What lives where inside:
 * ``config_files`` - whole runtime config files (ZeroClaw ``config.toml``, OpenClaw JSON5, ai-profile
   limits and presets) read as the runtimes read them, into named profiles with kept keys and warnings;
 * ``replay/`` - the session replay, comparisons, trim events and the view models the pages draw;
+* ``trace`` - a query followed through a replay's calls: when a message left, why, and re-reads;
 * ``conformance/`` - the vector runner behind ``python -m simulator conform``.
 
 The library does no I/O and reads no clock: callers pass text and times in.
@@ -58,9 +59,19 @@ from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
 from simulator.runtime_spec import AnyRuntimeSpec
 from simulator.synthetic import synthetic_openclaw_session
+from simulator.trace import BeforeAfter, Trace, TraceQueryError, before_after, sent_text, trace, trace_to_json
+from simulator.trace import Query as TraceQuery
 from simulator.transcript import Transcript
 
 __all__ = [
+    "trace_to_json",
+    "trace",
+    "sent_text",
+    "before_after",
+    "TraceQueryError",
+    "TraceQuery",
+    "Trace",
+    "BeforeAfter",
     "CONFIG_SYNTAXES",
     "FORMATS",
     "JSON",
