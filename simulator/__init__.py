@@ -59,11 +59,31 @@ from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
 from simulator.runtime_spec import AnyRuntimeSpec
 from simulator.synthetic import synthetic_openclaw_session
-from simulator.trace import BeforeAfter, Trace, TraceQueryError, before_after, sent_text, trace, trace_to_json
+from simulator.trace import (
+    BeforeAfter,
+    Departure,
+    PresenceRun,
+    Reread,
+    Trace,
+    TraceQueryError,
+    before_after,
+    match_before_after,
+    rereads,
+    sent_text,
+    trace,
+    trace_to_json,
+)
+from simulator.trace import Match as TraceMatch
 from simulator.trace import Query as TraceQuery
 from simulator.transcript import Transcript
 
 __all__ = [
+    "rereads",
+    "match_before_after",
+    "TraceMatch",
+    "Reread",
+    "PresenceRun",
+    "Departure",
     "trace_to_json",
     "trace",
     "sent_text",

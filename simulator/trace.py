@@ -97,6 +97,8 @@ class Departure:
     rule: str
     survived: Survival | None = None
     """For a soft-trimmed or truncated message whose text matched: where the matched text survived."""
+    native: int | None = None
+    """The native message the rule changed or dropped (for the before/after view)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +368,7 @@ def _match(
                     survived = survival(
                         text, [s for s in spans if s[1] <= len(text)], before_after(text, sent_text(after[1]))
                     )
-            departure = Departure(call.number, kind, rule, survived)
+            departure = Departure(call.number, kind, rule, survived, native)
         if runs and runs[-1].state == state and runs[-1].last == call.number - 1:
             runs[-1] = PresenceRun(runs[-1].first, call.number, state)
         else:
@@ -492,6 +494,17 @@ def trace(
             )
         )
     return Trace(query.text, len(result.calls), tuple(matches), rereads(transcript, result))
+
+
+def match_before_after(transcript: Transcript, match: Match, contents_at: ContentsAt) -> BeforeAfter | None:
+    """The matched message before and as sent at the call a content rule changed it (``None``: not changed)."""
+    departure = match.departure
+    if departure is None or departure.native is None or departure.kind not in _CONTENT_FATES.values():
+        return None
+    after = contents_at(departure.call).get(departure.native)
+    if after is None:
+        return None
+    return before_after(transcript.messages[match.message_index].text, sent_text(after[1]))
 
 
 def trace_to_json(found: Trace) -> dict[str, object]:

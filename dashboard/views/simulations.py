@@ -12,12 +12,14 @@ from urllib.parse import urlencode
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from dashboard import selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.profiles import KNOB_PREFIX
+from simulator import Profile as DomainProfile
 from simulator import ProfileError, timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
@@ -74,6 +76,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     number = screen.call.call.number
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    context.update(_trace_context(request, transcript=transcript, profile=domain, base=base, call=number))
+    base += _trace_params(request)
     rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
     page = rows.get_page(request.GET.get("rows") or rows.num_pages)
     calls = screen.result.calls
@@ -112,6 +116,48 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx and request.htmx.target == "sim-body":
         template += "#sim-body"
     return render(request, template, context)
+
+
+def _trace_params(request: HtmxHttpRequest) -> list[tuple[str, str | int]]:
+    """The trace query, carried in the URL so a traced view is linkable and survives call navigation."""
+    find = request.GET.get("find", "")
+    if not find:
+        return []
+    params: list[tuple[str, str | int]] = [("find", find)]
+    if request.GET.get("regex"):
+        params.append(("regex", "on"))
+    return params
+
+
+def _trace_context(
+    request: HtmxHttpRequest,
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    base: list[tuple[str, str | int]],
+    call: int,
+) -> dict[str, object]:
+    find = request.GET.get("find", "")
+    result = selectors.simulation_result(transcript=transcript, profile=profile)
+    screen = (
+        selectors.simulation_trace(
+            transcript=transcript,
+            profile=profile,
+            find=find,
+            regex=bool(request.GET.get("regex")),
+            opened=_int(request.GET.get("open")),
+        )
+        if find
+        else None
+    )
+    return {
+        "trace_screen": screen,
+        "trace_action": reverse("simulation"),
+        "trace_hidden": [*base, ("call", call)],
+        "trace_query": urlencode([*base, ("call", call), *_trace_params(request)]),
+        "trace_target": "sim-body",
+        "reread_count": len(selectors.simulation_rereads(transcript=transcript, result=result)),
+    }
 
 
 @require_GET
