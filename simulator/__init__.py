@@ -70,11 +70,11 @@ from simulator.trace import (
     match_before_after,
     rereads,
     sent_text,
-    trace,
     trace_to_json,
 )
 from simulator.trace import Match as TraceMatch
 from simulator.trace import Query as TraceQuery
+from simulator.trace import trace as trace_session
 from simulator.transcript import Transcript
 
 __all__ = [
@@ -85,7 +85,7 @@ __all__ = [
     "PresenceRun",
     "Departure",
     "trace_to_json",
-    "trace",
+    "trace_session",
     "sent_text",
     "before_after",
     "TraceQueryError",

@@ -18,7 +18,7 @@ from simulator import (
     changed_contents,
     match_before_after,
     rereads,
-    trace,
+    trace_session,
 )
 from simulator import Profile as DomainProfile
 
@@ -88,7 +88,7 @@ def simulation_trace(
     def contents_at(number: int) -> dict[int, tuple[int, str]]:
         return changed_contents(parsed, profile, result, number)
 
-    found = trace(parsed, result, query, contents_at=contents_at)
+    found = trace_session(parsed, result, query, contents_at=contents_at)
     calls = len(result.calls)
     views = tuple(
         TraceMatchView(
