@@ -3,7 +3,17 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import auth, compare, fleet, profiles, runtimes, simulations, tokens, transcripts
+from dashboard.views import (
+    auth,
+    compare,
+    estimates,
+    fleet,
+    profiles,
+    runtimes,
+    simulations,
+    tokens,
+    transcripts,
+)
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -15,6 +25,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("transcripts/<int:transcript_id>/delete/", transcripts.transcript_delete, name="transcript-delete"),
     path("simulate/", simulations.simulation, name="simulation"),
     path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),
+    path("simulate/estimates/", estimates.simulation_estimates, name="simulation-estimates"),
     path("compare/", compare.compare, name="compare"),
     path("profiles/", profiles.profile_list, name="profile-list"),
     path("profiles/create/", profiles.profile_create, name="profile-create"),

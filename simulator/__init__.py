@@ -11,6 +11,7 @@ from here, never from the submodules. What lives where inside:
 * ``config_files`` - whole runtime config files (ZeroClaw ``config.toml``, OpenClaw JSON5, ai-profile
   limits and presets) read as the runtimes read them, into named profiles with kept keys and warnings;
 * ``replay/`` - the session replay, comparisons, trim events and the view models the pages draw;
+* ``estimate_drift`` - per call the runtime's estimate, o200k and the provider's count, and the 2× flag;
 * ``trace`` - a query followed through a replay's calls: when a message left, why, and re-reads;
 * ``conformance/`` - the vector runner behind ``python -m simulator conform``.
 
@@ -23,6 +24,13 @@ from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
 from simulator.config_files import ConfigFile, parse_config_text, read_config_text
 from simulator.config_files import Syntax as ConfigSyntax
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator.estimate_drift import (
+    CallEstimate,
+    EstimateChart,
+    EstimateCheck,
+    estimate_chart,
+    estimate_check,
+)
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
@@ -78,6 +86,11 @@ from simulator.trace import trace as trace_session
 from simulator.transcript import Transcript
 
 __all__ = [
+    "estimate_check",
+    "estimate_chart",
+    "EstimateCheck",
+    "EstimateChart",
+    "CallEstimate",
     "rereads",
     "match_before_after",
     "TraceMatch",

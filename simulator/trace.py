@@ -497,7 +497,7 @@ def trace(
 
 
 def match_before_after(transcript: Transcript, match: Match, contents_at: ContentsAt) -> BeforeAfter | None:
-    """The matched message before and as sent at the call a content rule changed it (``None``: not changed)."""
+    """The matched message before and as sent where a content rule changed it (``None``: unchanged)."""
     departure = match.departure
     if departure is None or departure.native is None or departure.kind not in _CONTENT_FATES.values():
         return None

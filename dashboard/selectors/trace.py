@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboard.models import Transcript
-from dashboard.selectors.simulations import simulation_result
+from dashboard.selectors.simulations import message_tokens, simulation_result
 from dashboard.selectors.transcripts import transcript_parsed
 from simulator import (
     BeforeAfter,
+    EstimateCheck,
     PresenceRun,
     Reread,
     SimulationResult,
@@ -16,7 +17,9 @@ from simulator import (
     TraceQuery,
     TraceQueryError,
     changed_contents,
+    estimate_check,
     match_before_after,
+    message_token_text,
     rereads,
     trace_session,
 )
@@ -102,3 +105,13 @@ def simulation_trace(
     return TraceScreen(
         find, regex, None, views, max(0, len(found.matches) - MAX_MATCHES), found.rereads, calls
     )
+
+
+def simulation_estimates(*, transcript: Transcript, result: SimulationResult) -> EstimateCheck:
+    """Per call: the runtime's estimate, o200k and the provider's count; flagged at 2× or more."""
+    parsed = transcript_parsed(transcript=transcript)
+    per_message = [
+        message_tokens(sha256=transcript.sha256, index=i, text=message_token_text(m))
+        for i, m in enumerate(parsed.messages)
+    ]
+    return estimate_check(parsed, result, o200k_per_message=per_message)

@@ -95,3 +95,23 @@ def test_the_transcript_page_traces_through_a_chosen_profile(operator_client, se
     assert 'id="trace-m-14"' in body and 'id="trace-m-15"' in body
     full = operator_client.get(url).content.decode()
     assert 'id="trace-find"' in full
+
+
+def test_estimates_chart_flags_a_session_the_provider_counted_far_higher(operator, operator_client, setup):
+    from tests.support import REPO_DIR
+
+    _, zeroclaw, _ = setup
+    text = (REPO_DIR / "tests/fixtures/transcripts/claude_code_loglines.json").read_text(encoding="utf-8")
+    transcript = services.transcript_import(text=text, name="claude", user=operator)
+    page = operator_client.get(_sim(transcript, zeroclaw)).content.decode()
+    assert reverse("simulation-estimates") in page  # loaded after the page
+    url = (
+        reverse("simulation-estimates")
+        + "?"
+        + urlencode({"transcript": transcript.pk, "profile": zeroclaw.pk})
+    )
+    body = operator_client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert 'class="flag err" id="estimate-flag"' in body
+    assert "system prompt and tool schemas" in body and "no system prompt is recorded" in body
+    assert body.count('class="dot-reported"') == 3
+    assert 'class="series-o200k"' in body and 'class="series-estimate"' in body
