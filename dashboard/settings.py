@@ -219,6 +219,8 @@ TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
     "runtime_silent_minutes": 15,
+    # Provider-reported input at least `ratio` times the runtime's estimate (envelope events).
+    "estimate_drift": {"ratio": 2, "minutes": 60},
 }
 
 LOGGING = {

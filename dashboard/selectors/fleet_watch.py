@@ -18,6 +18,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
+from dashboard.selectors.fleet_drift import fleet_estimate_drift
 from dashboard.selectors.simulations import simulation_profile, simulation_result
 from simulator import SimulatorError
 
@@ -39,6 +40,7 @@ DEFAULT_ALERTS: dict[str, object] = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
     "runtime_silent_minutes": 15,
+    "estimate_drift": {"ratio": 2, "minutes": 60},
 }
 
 
@@ -299,7 +301,7 @@ def fleet_top_sessions(
 # Alerts
 
 
-AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent"]
+AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent", "estimate_drift"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +325,8 @@ class AlertRules:
     session_trims_minutes: int
     overflow_failed_minutes: int
     runtime_silent_minutes: int
+    estimate_drift_ratio: float = 2.0
+    estimate_drift_minutes: int = 60
 
 
 def _positive(value: object, default: int) -> int:
@@ -336,12 +340,21 @@ def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
     )
     session = raw.get("session_trims")
     session_map: Mapping[str, object] = session if isinstance(session, Mapping) else {}
+    drift = raw.get("estimate_drift")
+    drift_map: Mapping[str, object] = drift if isinstance(drift, Mapping) else {}
     return AlertRules(
         session_trims_count=_positive(session_map.get("count"), 5),
         session_trims_minutes=_positive(session_map.get("minutes"), 10),
         overflow_failed_minutes=_positive(raw.get("overflow_failed_minutes"), 60),
         runtime_silent_minutes=_positive(raw.get("runtime_silent_minutes"), 15),
+        estimate_drift_ratio=_drift_ratio(drift_map.get("ratio")),
+        estimate_drift_minutes=_positive(drift_map.get("minutes"), 60),
     )
+
+
+def _drift_ratio(value: object) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 1
+    return float(value) if ok and isinstance(value, int | float) else 2.0
 
 
 def _ago(delta: timedelta) -> str:
@@ -428,6 +441,26 @@ def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None
                 ),
                 runtime=runtime.name,
                 at=runtime.last_seen_at,
+            )
+        )
+
+    for d in fleet_estimate_drift(
+        now=now, minutes=rules.estimate_drift_minutes, ratio=rules.estimate_drift_ratio
+    ):
+        alerts.append(
+            Alert(
+                kind="estimate_drift",
+                message=(
+                    f"Session {d.session_id} on {d.runtime}: the provider counted {d.provider:,} "
+                    "input tokens, "
+                    f"{d.ratio:.1f}× the runtime's estimate of {d.estimate:,} "
+                    f"(rule: {rules.estimate_drift_ratio:g}× within {rules.estimate_drift_minutes} min)"
+                ),
+                session_id=d.session_id,
+                runtime=d.runtime,
+                count=1,
+                at=d.at,
+                event_id=d.event_id,
             )
         )
     return alerts
