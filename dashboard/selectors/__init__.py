@@ -21,6 +21,7 @@ from dashboard.selectors.fleet_watch import (
     fleet_session,
     trim_event_list,
 )
+from dashboard.selectors.knob_edits import KnobEdits, simulation_knob_edits
 from dashboard.selectors.profiles import (
     ConfigPreviewRow,
     ProfileFormInput,
@@ -66,6 +67,8 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "KnobEdits",
+    "simulation_knob_edits",
     "simulation_estimates",
     "TraceScreen",
     "simulation_rereads",

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 from dashboard import selectors
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.simulations import _knob_values, _pick
-from simulator import ProfileError, estimate_chart
+from simulator import estimate_chart
 
 
 @require_GET
@@ -17,10 +17,7 @@ def simulation_estimates(request: HtmxHttpRequest) -> HttpResponse:
     transcript, profile = _pick(request)
     if transcript is None or profile is None:
         return HttpResponse("")
-    try:
-        domain = selectors.simulation_profile(profile=profile, knob_values=_knob_values(request))
-    except ProfileError:
-        domain = selectors.simulation_profile(profile=profile)
+    domain = selectors.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     result = selectors.simulation_result(transcript=transcript, profile=domain)
     check = selectors.simulation_estimates(transcript=transcript, result=result)
     return render(

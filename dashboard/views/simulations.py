@@ -20,7 +20,7 @@ from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.profiles import KNOB_PREFIX
 from simulator import Profile as DomainProfile
-from simulator import ProfileError, timeline_shape, wire_frames
+from simulator import timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
 
@@ -59,15 +59,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
         return render(request, "dashboard/simulation.html", context)
 
     knob_values = _knob_values(request)
-    knob_error = None
-    try:
-        domain = selectors.simulation_profile(profile=profile, knob_values=knob_values)
-        edited = bool(knob_values)
-    except ProfileError as exc:
-        # Show the error next to the knob and keep simulating the stored profile.
-        knob_error = exc
-        domain = selectors.simulation_profile(profile=profile)
-        edited = False
+    edits = selectors.simulation_knob_edits(profile=profile, knob_values=knob_values)
+    domain, edited, knob_error = edits.profile, edits.edited, edits.error
     document = selectors.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = selectors.profile_knobs(document=document)
     screen = selectors.simulation_screen(
@@ -94,11 +87,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "knobs": knobs,
             "knob_runtime": runtime,
             "knob_error": knob_error,
-            "knob_error_path": (
-                selectors.profile_error_knob(error=knob_error, fields=knobs)
-                if knob_error is not None
-                else None
-            ),
+            "knob_error_path": edits.error_path,
             "edited": edited,
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
@@ -166,11 +155,7 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
     transcript, profile = _pick(request)
     if transcript is None or profile is None:
         return HttpResponse("")
-    knob_values = _knob_values(request)
-    try:
-        domain = selectors.simulation_profile(profile=profile, knob_values=knob_values)
-    except ProfileError:
-        domain = selectors.simulation_profile(profile=profile)
+    domain = selectors.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     screen = selectors.simulation_screen(
         transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
     )
