@@ -13,6 +13,7 @@ from dashboard.views import (
     simulations,
     tokens,
     transcripts,
+    tuning,
 )
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -26,6 +27,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("simulate/", simulations.simulation, name="simulation"),
     path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),
     path("simulate/estimates/", estimates.simulation_estimates, name="simulation-estimates"),
+    path("simulate/save/", tuning.simulation_save, name="simulation-save"),
     path("compare/", compare.compare, name="compare"),
     path("profiles/", profiles.profile_list, name="profile-list"),
     path("profiles/create/", profiles.profile_create, name="profile-create"),

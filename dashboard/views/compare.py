@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from dashboard import selectors
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.profiles import KNOB_PREFIX
 
 MAX_PROFILES = 3
 ROWS_PER_PAGE = 100
@@ -42,8 +43,17 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         "chosen_ids": [p.pk for p in chosen],
         "slots": [chosen[i].pk if i < len(chosen) else None for i in range(MAX_PROFILES)],
     }
+    # Knob edits carried from the simulation screen ("Compare with…") apply to the first profile.
+    knob_values = {
+        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
+    }
+    context["knob_pairs"] = [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
     if transcript is not None and len(chosen) >= 2:
         domains = [selectors.simulation_profile(profile=p) for p in chosen]
+        if knob_values:
+            edits = selectors.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
+            domains[0] = edits.profile
+            context["edits"] = edits
         results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
         first = comparison.first_difference

@@ -89,6 +89,12 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "knob_error": knob_error,
             "knob_error_path": edits.error_path,
             "edited": edited,
+            "knob_pairs": [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()],
+            "compare_query": urlencode(
+                [("transcript", transcript.pk), ("profiles", profile.pk)]
+                + [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+            ),
+            "save_name": f"{profile.name} (tuned)",
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,

@@ -50,3 +50,58 @@ def test_an_invalid_knob_keeps_the_other_edits_and_is_named_beside_its_knob(oper
     # The error goes beside its knob (out of band, as the knob bar is not swapped).
     slot = re.search(r'<span class="knob-error" id="knob-err-\d+" hx-swap-oob="true">([^<]+)</span>', both)
     assert slot is not None and slot[1] == "-5 is below the minimum (allowed: an integer ≥ 0)"
+
+
+def test_edits_are_saved_as_a_new_profile_and_the_page_opens_it(operator_client, setup):
+    transcript, zeroclaw = setup
+    page = operator_client.get(_sim(transcript, zeroclaw, **{CAP: 2})).content.decode()
+    assert 'id="save-edits"' in page and "Demo · ZeroClaw, 16k budget (tuned)" in page
+    response = operator_client.post(
+        reverse("simulation-save"),
+        {
+            "transcript": transcript.pk,
+            "profile": zeroclaw.pk,
+            CAP: "2",
+            BUDGET: "-5",
+            "name": "capped at two",
+        },
+    )
+    saved = Profile.objects.get(name="capped at two")
+    assert response.status_code == 303
+    assert response["Location"] == f"{reverse('simulation')}?profile={saved.pk}&transcript={transcript.pk}"
+    # The valid edit is stored; the invalid one kept its stored value.
+    assert saved.settings["runtime_profiles"]["default"]["max_history_messages"] == 2
+    assert (
+        saved.settings["runtime_profiles"]["default"]["max_context_tokens"]
+        == zeroclaw.settings["runtime_profiles"]["default"]["max_context_tokens"]
+    )
+    opened = operator_client.get(response["Location"]).content.decode()
+    assert _trims(opened) == _trims(
+        operator_client.get(_sim(transcript, zeroclaw, **{CAP: 2})).content.decode()
+    )
+
+
+def test_a_taken_name_is_refused_in_place_and_nothing_is_stored(operator_client, setup):
+    transcript, zeroclaw = setup
+    before = Profile.objects.count()
+    response = operator_client.post(
+        reverse("simulation-save"),
+        {"transcript": transcript.pk, "profile": zeroclaw.pk, CAP: "2", "name": zeroclaw.name},
+        headers={"HX-Request": "true"},
+    )
+    body = response.content.decode()
+    assert response.status_code == 200 and 'id="save-error"' in body and "is already taken" in body
+    assert Profile.objects.count() == before
+
+
+def test_compare_with_carries_the_edits_to_the_first_profile(operator_client, setup):
+    transcript, zeroclaw = setup
+    page = operator_client.get(_sim(transcript, zeroclaw, **{CAP: 2})).content.decode()
+    link = re.search(r'id="compare-link" href="([^"]+)"', page)[1].replace("&amp;", "&")
+    assert "max_history_messages=2" in link
+    openclaw = Profile.objects.get(runtime="openclaw")
+    body = operator_client.get(f"{link}&profiles={openclaw.pk}").content.decode()
+    assert 'id="carried-edits"' in body
+    assert '<input type="hidden" name="knob:runtime_profiles.default.max_history_messages" value="2">' in body
+    trims = re.findall(r'<td class="num">[\d,]+</td><td class="num">(\d+)</td>', body)
+    assert trims and int(trims[0]) == _trims(page)
