@@ -69,7 +69,11 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     number = screen.call.call.number
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
-    context.update(_trace_context(request, transcript=transcript, profile=domain, base=base, call=number))
+    context.update(
+        _trace_context(
+            request, transcript=transcript, profile=domain, profile_pk=profile.pk, base=base, call=number
+        )
+    )
     base += _trace_params(request)
     rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
     page = rows.get_page(request.GET.get("rows") or rows.num_pages)
@@ -89,7 +93,6 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "knob_error": knob_error,
             "knob_error_path": edits.error_path,
             "edited": edited,
-            "knob_pairs": [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()],
             "compare_query": urlencode(
                 [("transcript", transcript.pk), ("profiles", profile.pk)]
                 + [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
@@ -129,6 +132,7 @@ def _trace_context(
     *,
     transcript: Transcript,
     profile: DomainProfile,
+    profile_pk: int,
     base: list[tuple[str, str | int]],
     call: int,
 ) -> dict[str, object]:
@@ -148,7 +152,9 @@ def _trace_context(
     return {
         "trace_screen": screen,
         "trace_action": reverse("simulation"),
-        "trace_hidden": [*base, ("call", call)],
+        # Knob values come from the knob bar (hx-include), so no second input carries a knob's name.
+        "trace_hidden": [("transcript", transcript.pk), ("profile", profile_pk), ("call", call)],
+        "trace_include": "#sim-controls",
         "trace_query": urlencode([*base, ("call", call), *_trace_params(request)]),
         "trace_target": "sim-body",
         "reread_count": len(selectors.simulation_rereads(transcript=transcript, result=result)),
