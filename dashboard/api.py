@@ -12,6 +12,7 @@ from ninja import NinjaAPI, Router, Status
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from dashboard import selectors, services
+from dashboard.api_corpora import corpora_router, evaluations_router, tune_router
 from dashboard.api_events import router as events_router
 from dashboard.api_fleet import router as fleet_router
 from dashboard.api_profiles import router as profiles_router
@@ -174,3 +175,6 @@ api.add_router("/tokens", tokens_router)
 api.add_router("/events", events_router)
 api.add_router("/runtimes", runtimes_router)
 api.add_router("/fleet", fleet_router)
+api.add_router("/corpora", corpora_router)
+api.add_router("/evaluations", evaluations_router)
+api.add_router("/tune", tune_router)
