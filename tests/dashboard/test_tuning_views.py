@@ -105,3 +105,20 @@ def test_compare_with_carries_the_edits_to_the_first_profile(operator_client, se
     assert '<input type="hidden" name="knob:runtime_profiles.default.max_history_messages" value="2">' in body
     trims = re.findall(r'<td class="num">[\d,]+</td><td class="num">(\d+)</td>', body)
     assert trims and int(trims[0]) == _trims(page)
+
+
+def test_the_summary_window_agrees_with_the_why_panel(operator_client, setup):
+    transcript, _ = setup
+    openclaw = Profile.objects.get(runtime="openclaw")
+    body = operator_client.get(_sim(transcript, openclaw)).content.decode()
+    summary = re.search(r'id="summary-window">([\d,]+)', body)[1]
+    why = re.search(r'<span class="key seg-free"></span>window ([\d,]+)', body)[1]
+    assert summary == why == "40,000"
+
+
+def test_a_budget_far_above_the_session_is_named_above_a_chart_scaled_to_the_data(operator_client, setup):
+    transcript, zeroclaw = setup
+    # 500,000 is bound by the 32,000 window, still far above this 8,000-token session.
+    body = operator_client.get(_sim(transcript, zeroclaw, **{BUDGET: 500_000})).content.decode()
+    assert "↑ budget 32,000 (above the chart)" in body and "· top of chart 8,398 tokens" in body
+    assert 'class="budget-line"' not in body
