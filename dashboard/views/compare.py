@@ -55,6 +55,8 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             domains[0] = edits.profile
             context["edits"] = edits
         results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
+        # One tokenizer for every runtime (o200k), beside each runtime's own estimator.
+        checks = [selectors.simulation_estimates(transcript=transcript, result=r) for r in results]
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
         first = comparison.first_difference
         default_page = 1 if first is None else (first - 1) // ROWS_PER_PAGE + 1
@@ -70,9 +72,10 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                         "full": r.calls[row.number - 1].tokens_full,
                         "pct": round(100 * tokens / max(r.calls[row.number - 1].tokens_full, 1)),
                         "profile": p,
+                        "o200k": check.calls[row.number - 1].o200k,
                     }
-                    for tokens, trimmed, sent, r, p in zip(
-                        row.tokens_sent, row.trimmed, row.sent_counts, results, chosen, strict=True
+                    for tokens, trimmed, sent, r, p, check in zip(
+                        row.tokens_sent, row.trimmed, row.sent_counts, results, chosen, checks, strict=True
                     )
                 ],
             }
@@ -93,6 +96,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                 "diff": diff,
                 "comparison": comparison,
                 "results": list(zip(results, chosen, comparison.summaries, strict=True)),
+                "o200k_totals": [sum(c.o200k or 0 for c in check.calls) for check in checks],
                 "page": page,
                 "table": table,
                 "profiles_param": ",".join(str(p.pk) for p in chosen),

@@ -103,7 +103,7 @@ def test_compare_with_carries_the_edits_to_the_first_profile(operator_client, se
     body = operator_client.get(f"{link}&profiles={openclaw.pk}").content.decode()
     assert 'id="carried-edits"' in body
     assert '<input type="hidden" name="knob:runtime_profiles.default.max_history_messages" value="2">' in body
-    trims = re.findall(r'<td class="num">[\d,]+</td><td class="num">(\d+)</td>', body)
+    trims = re.findall(r'<td class="num o200k-total">[\d,]+</td><td class="num">(\d+)</td>', body)
     assert trims and int(trims[0]) == _trims(page)
 
 
@@ -122,3 +122,19 @@ def test_a_budget_far_above_the_session_is_named_above_a_chart_scaled_to_the_dat
     body = operator_client.get(_sim(transcript, zeroclaw, **{BUDGET: 500_000})).content.decode()
     assert "↑ budget 32,000 (above the chart)" in body and "· top of chart 8,398 tokens" in body
     assert 'class="budget-line"' not in body
+
+
+def test_cross_runtime_compare_has_one_o200k_column_beside_each_runtime_estimate(operator_client, setup):
+    transcript, zeroclaw = setup
+    ai = Profile.objects.get(runtime="ai_profile")
+    url = f"{reverse('compare')}?{urlencode({'transcript': transcript.pk, 'profiles': f'{zeroclaw.pk},{ai.pk}'})}"
+    body = operator_client.get(url).content.decode()
+    totals = [int(t.replace(",", "")) for t in re.findall(r'class="num o200k-total">([\d,]+)<', body)]
+    assert len(totals) == 2 and all(t > 0 for t in totals)
+    first_row = re.search(r'<tr id="call-1".*?</tr>', body, re.S)[0]
+    estimates = re.findall(
+        r'<span class="num">([\d,]+)</span> <span class="muted small">est.</span>', first_row
+    )
+    o200k = re.findall(r'<span class="num o200k">([\d,]+)</span>', first_row)
+    # Both runtimes sent the whole first request: one tokenizer counts it the same, the estimators do not.
+    assert len(set(o200k)) == 1 and len(estimates) == 2 and estimates[0] != estimates[1]
