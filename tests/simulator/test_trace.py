@@ -203,3 +203,14 @@ def test_json_shape_has_left_at_call_null_for_a_message_that_never_left():
             "survived": None,
         }
     ]
+
+
+def test_corpus_evaluation_counts_the_rereads_after_forgetting():
+    from simulator.evaluate.metrics import PreparedTranscript, evaluate_session
+
+    prepared = PreparedTranscript.of(
+        parse_transcript(_chat(10, reread_path="config.toml")), source="s", priced=False
+    )
+    tight = profile_from_document({"runtime_profiles": {"d": {"max_context_tokens": 4000}}}, name="tight")
+    loose = profile_from_document({"runtime_profiles": {"d": {"max_context_tokens": 0}}}, name="loose")
+    assert (evaluate_session(prepared, tight).rereads, evaluate_session(prepared, loose).rereads) == (1, 0)
