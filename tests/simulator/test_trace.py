@@ -214,3 +214,72 @@ def test_corpus_evaluation_counts_the_rereads_after_forgetting():
     tight = profile_from_document({"runtime_profiles": {"d": {"max_context_tokens": 4000}}}, name="tight")
     loose = profile_from_document({"runtime_profiles": {"d": {"max_context_tokens": 0}}}, name="loose")
     assert (evaluate_session(prepared, tight).rereads, evaluate_session(prepared, loose).rereads) == (1, 0)
+
+
+def _screenshots(turns: int) -> str:
+    """An OpenClaw (pi) session: each turn takes a screenshot (text + image); messages ten minutes apart."""
+    lines: list[dict[str, object]] = [
+        {"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"}
+    ]
+    ts = 1_735_689_600_000
+
+    def entry(message: dict[str, object]) -> dict[str, object]:
+        return {"type": "message", "timestamp": "2025-01-01T00:00:01Z", "message": message}
+
+    for t in range(turns):
+        ts += 2_400_000
+        lines.append(entry({"role": "user", "content": f"task {t}", "timestamp": ts}))
+        call = {"type": "toolCall", "id": f"c{t}", "name": "screenshot", "arguments": {"n": t}}
+        lines.append(
+            entry(
+                {"role": "assistant", "content": [call], "stopReason": "toolUse", "timestamp": ts + 600_000}
+            )
+        )
+        shot = [
+            {"type": "text", "text": f"SHOT-{t} " + "y" * 3000},
+            {"type": "image", "data": "iVBORw0KGgo" * 100, "mimeType": "image/png"},
+        ]
+        lines.append(
+            entry(
+                {
+                    "role": "toolResult",
+                    "toolCallId": f"c{t}",
+                    "toolName": "screenshot",
+                    "content": shot,
+                    "isError": False,
+                    "timestamp": ts + 2,
+                }
+            )
+        )
+        lines.append(
+            entry(
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"done {t}"}],
+                    "stopReason": "stop",
+                    "timestamp": ts + 3,
+                }
+            )
+        )
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def test_an_image_replaced_in_a_tool_result_is_named_image_removed():
+    transcript = parse_transcript(_screenshots(8))
+    doc = {
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "softTrimRatio": 0.01}}},
+        "model": {"contextWindow": 40000},
+    }
+    profile = profile_from_document(doc, name="p")
+    result = simulate(transcript, profile)
+    found = trace(
+        transcript,
+        result,
+        Query.parse("SHOT-1 "),
+        contents_at=lambda n: changed_contents(transcript, profile, result, n),
+    )
+    [match] = found.matches
+    assert (match.message_index, match.in_context) == (6, (4, 6))
+    assert match.departure is not None
+    assert (match.departure.call, match.departure.kind) == (7, "image-removed")
+    assert match.departure.rule == "images in tool results replaced during soft trim"
