@@ -141,6 +141,8 @@ class Trace:
     calls: int
     matches: tuple[Match, ...]
     rereads: tuple[Reread, ...]
+    more: int = 0
+    """Matching messages beyond ``limit``: counted, not followed."""
 
 
 # -- where a native message stands at one call -------------------------------------------------------------
@@ -455,6 +457,7 @@ def trace(
     query: Query,
     *,
     contents_at: ContentsAt | None = None,
+    limit: int | None = None,
 ) -> Trace:
     """Every transcript message matching ``query``, followed through ``result``'s calls.
 
@@ -464,6 +467,8 @@ def trace(
         query: What to look for (``Query.parse``).
         contents_at: Text as sent of the messages a rule changed at a call (the facade's
             ``changed_contents`` bound to the profile); without it head/tail survival is not said.
+        limit: Follow at most this many matches (each costs a pass over the calls); the rest are
+            only counted, so a query matching most of a long session stays cheap.
 
     Returns:
         The matches in transcript order and the session's re-reads after forgetting.
@@ -477,10 +482,14 @@ def trace(
             cache[number] = contents_at(number)
         return cache.get(number, {})
 
-    matches = []
+    matches: list[Match] = []
+    more = 0
     for index, message in enumerate(transcript.messages):
         spans = query.spans(message.text)
         if not spans and not query.spans(searchable_text(message)):
+            continue
+        if limit is not None and len(matches) >= limit:
+            more += 1
             continue
         matches.append(
             _match(
@@ -493,7 +502,7 @@ def trace(
                 cached if contents_at is not None else None,
             )
         )
-    return Trace(query.text, len(result.calls), tuple(matches), rereads(transcript, result))
+    return Trace(query.text, len(result.calls), tuple(matches), rereads(transcript, result), more)
 
 
 def match_before_after(transcript: Transcript, match: Match, contents_at: ContentsAt) -> BeforeAfter | None:

@@ -91,7 +91,7 @@ def simulation_trace(
     def contents_at(number: int) -> dict[int, tuple[int, str]]:
         return changed_contents(parsed, profile, result, number)
 
-    found = trace_session(parsed, result, query, contents_at=contents_at)
+    found = trace_session(parsed, result, query, contents_at=contents_at, limit=MAX_MATCHES)
     calls = len(result.calls)
     views = tuple(
         TraceMatchView(
@@ -100,11 +100,9 @@ def simulation_trace(
             m.departure is not None and m.departure.kind in _CHANGED,
             match_before_after(parsed, m, contents_at) if m.message_index == opened else None,
         )
-        for m in found.matches[:MAX_MATCHES]
+        for m in found.matches
     )
-    return TraceScreen(
-        find, regex, None, views, max(0, len(found.matches) - MAX_MATCHES), found.rereads, calls
-    )
+    return TraceScreen(find, regex, None, views, found.more, found.rereads, calls)
 
 
 def simulation_estimates(*, transcript: Transcript, result: SimulationResult) -> EstimateCheck:

@@ -283,3 +283,15 @@ def test_an_image_replaced_in_a_tool_result_is_named_image_removed():
     assert match.departure is not None
     assert (match.departure.call, match.departure.kind) == (7, "image-removed")
     assert match.departure.rule == "images in tool results replaced during soft trim"
+
+
+def test_a_limit_follows_the_first_matches_and_counts_the_rest():
+    transcript = parse_transcript(_chat(10))
+    result = simulate(
+        transcript, profile_from_document({"runtime_profiles": {"d": {"max_context_tokens": 4000}}}, name="p")
+    )
+    full = trace(transcript, result, Query.parse("done"))
+    limited = trace(transcript, result, Query.parse("done"), limit=3)
+    assert (len(full.matches), full.more) == (10, 0)
+    assert (len(limited.matches), limited.more) == (3, 7)
+    assert limited.matches == full.matches[:3]
