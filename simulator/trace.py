@@ -152,8 +152,11 @@ def _sent(call: CallRecord, native: int) -> bool:
     return any(start <= native < end for start, end in call.sent)
 
 
-def _drop_kind(rule: str, call: CallRecord) -> RuleKind:
-    if rule.startswith("provider") or (call.retries and call.overflow != "none"):
+def _drop_kind(rule: str, call: CallRecord, *, own: bool) -> RuleKind:
+    """The issue's name for a drop. ``own``: the rule is the message's own (ZeroClaw records which rule
+    dropped each message for good); otherwise it is the call's, and a call that needed overflow
+    retries dropped what its first attempt kept."""
+    if rule.startswith("provider") or (not own and call.retries and call.overflow != "none"):
         return "overflow-retry"
     if "max_history_messages" in rule:
         return "turn-cap"
@@ -164,9 +167,9 @@ def _native_state(
     result: SimulationResult, call: CallRecord, native: int, entry: Mapping[int, Change]
 ) -> tuple[State, RuleKind | None, str]:
     if not _sent(call, native):
-        rule = result.drop_rules[native] if native < len(result.drop_rules) else ""
-        rule = rule or call.drop_rule or "not sent"
-        return "gone", _drop_kind(rule, call), rule
+        own = result.drop_rules[native] if native < len(result.drop_rules) else ""
+        rule = own or call.drop_rule or "not sent"
+        return "gone", _drop_kind(rule, call, own=bool(own)), rule
     for group in call.fated:
         kind = _CONTENT_FATES.get(group.fate)
         if kind is not None and native in group.indices:
