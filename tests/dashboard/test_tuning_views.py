@@ -127,7 +127,8 @@ def test_a_budget_far_above_the_session_is_named_above_a_chart_scaled_to_the_dat
 def test_cross_runtime_compare_has_one_o200k_column_beside_each_runtime_estimate(operator_client, setup):
     transcript, zeroclaw = setup
     ai = Profile.objects.get(runtime="ai_profile")
-    url = f"{reverse('compare')}?{urlencode({'transcript': transcript.pk, 'profiles': f'{zeroclaw.pk},{ai.pk}'})}"
+    query = urlencode({"transcript": transcript.pk, "profiles": f"{zeroclaw.pk},{ai.pk}"})
+    url = f"{reverse('compare')}?{query}"
     body = operator_client.get(url).content.decode()
     totals = [int(t.replace(",", "")) for t in re.findall(r'class="num o200k-total">([\d,]+)<', body)]
     assert len(totals) == 2 and all(t > 0 for t in totals)
