@@ -31,7 +31,15 @@ from simulator.replay.model import CallRecord, Change, Fate, SimulationResult
 from simulator.transcript import Message, Transcript
 
 RuleKind = Literal[
-    "dropped-turn", "turn-cap", "soft-trimmed", "hard-cleared", "image-removed", "truncated", "overflow-retry"
+    "dropped-turn",
+    "turn-cap",
+    "soft-trimmed",
+    "hard-cleared",
+    "image-removed",
+    "truncated",
+    "overflow-retry",
+    "thinking-dropped",
+    "compacted",
 ]
 State = Literal["full", "changed", "gone"]
 Survival = Literal["head", "tail", "head and tail", "cut"]
@@ -41,6 +49,9 @@ _CONTENT_FATES: Mapping[Fate, RuleKind] = {
     Fate.HARD_CLEARED: "hard-cleared",
     Fate.TRUNCATED: "truncated",
     Fate.IMAGE_REPLACED: "image-removed",
+    # OpenClaw's attempt pipeline: thinking blocks dropped, history folded into a compaction summary.
+    Fate.THINKING_DROPPED: "thinking-dropped",
+    Fate.COMPACTED: "compacted",
 }
 
 

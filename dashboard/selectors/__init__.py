@@ -20,6 +20,15 @@ from dashboard.selectors.fleet_watch import (
     trim_event_list,
 )
 from dashboard.selectors.knob_edits import KnobEdits, simulation_knob_edits
+from dashboard.selectors.pricing import (
+    BreakCosts,
+    PricingRow,
+    fleet_session_break_costs,
+    price_edits,
+    price_overrides,
+    price_table_for,
+    pricing_rows,
+)
 from dashboard.selectors.profiles import (
     ConfigPreviewRow,
     ProfileFormInput,
@@ -42,12 +51,16 @@ from dashboard.selectors.profiles import (
 )
 from dashboard.selectors.simulations import (
     comparison,
+    comparison_costs,
     comparison_message_diff,
     default_call,
     simulation_compare,
+    simulation_compare_profiles,
+    simulation_cost,
     simulation_document,
     simulation_profile,
     simulation_result,
+    simulation_run_cost,
     simulation_run_get,
     simulation_run_list,
     simulation_run_result,
@@ -92,6 +105,17 @@ __all__ = [
     "default_call",
     "simulation_document",
     "simulation_compare",
+    "simulation_cost",
+    "simulation_compare_profiles",
+    "comparison_costs",
+    "simulation_run_cost",
+    "PricingRow",
+    "BreakCosts",
+    "fleet_session_break_costs",
+    "price_edits",
+    "price_overrides",
+    "price_table_for",
+    "pricing_rows",
     "simulation_profile",
     "simulation_result",
     "simulation_run_get",

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from dashboard import selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.costs import cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
 from simulator import Profile as DomainProfile
 from simulator import timeline_shape, wire_frames
@@ -63,12 +64,18 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     domain, edited, knob_error = edits.profile, edits.edited, edits.error
     document = selectors.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = selectors.profile_knobs(document=document)
+    pricing, gap, cost_problem = cost_params(request)
     screen = selectors.simulation_screen(
-        transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
+        transcript=transcript, profile=domain, call=_int(request.GET.get("call")), assumed_gap_seconds=gap
     )
     number = screen.call.call.number
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    base += [
+        (k, v)
+        for k, v in (("pricing", request.GET.get("pricing", "")), ("gap", request.GET.get("gap", "")))
+        if v
+    ]
     context.update(
         _trace_context(
             request, transcript=transcript, profile=domain, profile_pk=profile.pk, base=base, call=number
@@ -86,7 +93,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "result": screen.result,
             "call": screen.call.call,
             "call_view": screen.call,
-            "shape": timeline_shape(screen.timeline, selected=number),
+            "shape": (shape := timeline_shape(screen.timeline, selected=number)),
             "rows_page": page,
             "knobs": knobs,
             "knob_runtime": runtime,
@@ -106,9 +113,24 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "events_json": [
                 json.dumps(e, ensure_ascii=False, indent=1) for e in wire_frames(screen.call.call.events)
             ],
+            "has_images": any("image-cleanup" in b.marks for b in screen.timeline.bars),
+            "has_inactive": any("pruning-inactive" in b.marks for b in screen.timeline.bars),
+            "has_compaction": any("compaction" in b.marks for b in screen.timeline.bars),
             "window_total": screen.call.window or 0,
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }
+    )
+    context.update(
+        cost_context(
+            user=request.user,
+            transcript=transcript,
+            profile=domain,
+            screen=screen,
+            shape=shape,
+            pricing=pricing,
+            gap=gap,
+            problem=cost_problem,
+        )
     )
     template = "dashboard/simulation.html"
     if request.htmx and request.htmx.target == "sim-body":
@@ -169,7 +191,10 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse("")
     domain = selectors.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     screen = selectors.simulation_screen(
-        transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
+        transcript=transcript,
+        profile=domain,
+        call=_int(request.GET.get("call")),
+        assumed_gap_seconds=cost_params(request)[1],
     )
     sent, full = selectors.simulation_tokenizer_count(transcript=transcript, screen=screen)
     return render(request, "dashboard/simulation.html#tokenizer", {"o200k_sent": sent, "o200k_full": full})

@@ -221,46 +221,38 @@ def _screenshots(turns: int) -> str:
     lines: list[dict[str, object]] = [
         {"type": "session", "id": "s", "timestamp": "2025-01-01T00:00:00Z", "cwd": "/"}
     ]
+    usage = {"input": 100, "output": 1}
     ts = 1_735_689_600_000
-
-    def entry(message: dict[str, object]) -> dict[str, object]:
-        return {"type": "message", "timestamp": "2025-01-01T00:00:01Z", "message": message}
-
     for t in range(turns):
-        ts += 2_400_000
-        lines.append(entry({"role": "user", "content": f"task {t}", "timestamp": ts}))
-        call = {"type": "toolCall", "id": f"c{t}", "name": "screenshot", "arguments": {"n": t}}
-        lines.append(
-            entry(
-                {"role": "assistant", "content": [call], "stopReason": "toolUse", "timestamp": ts + 600_000}
-            )
-        )
         shot = [
             {"type": "text", "text": f"SHOT-{t} " + "y" * 3000},
             {"type": "image", "data": "iVBORw0KGgo" * 100, "mimeType": "image/png"},
         ]
-        lines.append(
-            entry(
-                {
-                    "role": "toolResult",
-                    "toolCallId": f"c{t}",
-                    "toolName": "screenshot",
-                    "content": shot,
-                    "isError": False,
-                    "timestamp": ts + 2,
-                }
-            )
-        )
-        lines.append(
-            entry(
-                {
-                    "role": "assistant",
-                    "content": [{"type": "text", "text": f"done {t}"}],
-                    "stopReason": "stop",
-                    "timestamp": ts + 3,
-                }
-            )
-        )
+        call = {"type": "toolCall", "id": f"c{t}", "name": "screenshot", "arguments": {"n": t}}
+        for message in (
+            {"role": "user", "content": f"task {t}"},
+            {"role": "assistant", "content": [call], "usage": usage, "stopReason": "toolUse"},
+            {
+                "role": "toolResult",
+                "toolCallId": f"c{t}",
+                "toolName": "screenshot",
+                "content": shot,
+                "isError": False,
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"done {t}"}],
+                "usage": usage,
+                "stopReason": "stop",
+            },
+        ):
+            ts += 600_000
+            entry = {
+                "type": "message",
+                "timestamp": "2025-01-01T00:00:01Z",
+                "message": {**message, "timestamp": ts},
+            }
+            lines.append(entry)
     return "\n".join(json.dumps(line) for line in lines)
 
 
