@@ -13,6 +13,20 @@ from benchmarks import dashboard_pages, fleet_load, langchain_baseline, replay
 from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+# Sections written by hand (not measured here) that a rerun keeps as they are.
+KEPT_SECTIONS = ("## Mutation testing",)
+
+
+def kept_sections(text: str) -> list[str]:
+    """The lines of each section in ``KEPT_SECTIONS`` found in ``text``, up to the next ``## `` heading."""
+    kept: list[str] = []
+    keeping = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            keeping = line.startswith(KEPT_SECTIONS)
+        if keeping:
+            kept.append(line)
+    return kept
 
 
 def main() -> None:
@@ -49,6 +63,8 @@ def main() -> None:
         cwd=OUT.parent.parent,
     )
     lines += fleet_load.report(json.loads(done.stdout.strip().splitlines()[-1]), runtimes) + [""]
+    if OUT.exists():
+        lines += kept_sections(OUT.read_text(encoding="utf-8"))
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {OUT}")
