@@ -69,10 +69,12 @@ bench: $(VENV)/.installed-bench
 # Mutation testing of simulator/runtimes/ with mutmut (config: [tool.mutmut] in pyproject.toml), judged by
 # tests/simulator; not part of `make test`. MUTANTS narrows the run to a module, e.g.
 # `make mutate MUTANTS='simulator.runtimes.zeroclaw.trim.*'`; MUTATE_JOBS sets the worker processes.
-# State and results stay in mutants/: `mutmut results`, `mutmut show NAME`, `mutmut browse`.
+# State and results stay in mutants/ (`mutmut results`, `mutmut show NAME`, `mutmut browse`); mutmut keeps
+# earlier verdicts across runs, so delete mutants/ to score changed tests afresh.
 MUTATE_JOBS ?= 1
 mutate: $(VENV)/.installed-mutate
-	TRIMSCOPE_SHARED=$(abspath $(SHARED)) $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS)
+	TRIMSCOPE_SHARED=$(abspath $(SHARED)) $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) \
+		$(foreach m,$(MUTANTS),'$(m)')
 	$(VENV)/bin/mutmut export-cicd-stats
 
 # Re-vendors the front-end files from the npm registry at the pinned versions.
