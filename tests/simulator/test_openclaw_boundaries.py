@@ -18,7 +18,12 @@ from simulator.runtimes.openclaw import (
     prune_context_messages,
 )
 from simulator.runtimes.openclaw.messages import ToolResultMessage
-from simulator.runtimes.openclaw.pruner import PruneResult, soft_trim_tool_result
+from simulator.runtimes.openclaw.pruner import (
+    PruneResult,
+    find_assistant_cutoff_index,
+    resolve_window_tokens,
+    soft_trim_tool_result,
+)
 from simulator.runtimes.openclaw.settings import HardClearSettings, SoftTrimSettings
 
 KEEP_WHOLE = SoftTrimSettings(100_000, 0, 0)
@@ -230,3 +235,34 @@ def test_hard_clear_disabled_stops_after_soft_trim():
     result = prune(HARD, settings(hard_clear_ratio=0.5, hard_clear_enabled=False), window=200)
     assert result.returned_same
     assert result.stop == "hard_clear_disabled"
+
+
+# The window and the protected tail.
+
+
+def test_the_window_is_a_positive_override_else_a_positive_model_window():
+    assert resolve_window_tokens(None, None) is None
+    assert resolve_window_tokens(0, None) is None
+    assert resolve_window_tokens(-5, None) is None
+    assert resolve_window_tokens(float("inf"), None) is None
+    assert resolve_window_tokens(0.5, None) == 0.5
+    assert resolve_window_tokens(100, 0) == 100
+    assert resolve_window_tokens(100, 0.5) == 0.5
+    assert resolve_window_tokens(100, float("nan")) == 100
+    assert resolve_window_tokens(None, 7) == 7
+
+
+def test_a_window_under_one_char_still_prunes():
+    # 0.2 tokens is a 0.8-char window: still a window, so the 200 chars are far above every ratio.
+    result = prune([user("u" * 100), tool("x" * 100)], settings(hard_clear_ratio=0.5), window=0.2)
+    assert result.char_window == 0.8
+    assert result.changed_indexes == (1,)
+
+
+def test_the_cutoff_is_the_kth_assistant_from_the_end_even_at_the_start():
+    history = messages_from_json([assistant("a"), assistant("b"), user("u"), tool("x")])
+    assert find_assistant_cutoff_index(history, 1) == 1
+    assert find_assistant_cutoff_index(history, 2) == 0
+    assert find_assistant_cutoff_index(history, 3) is None
+    assert find_assistant_cutoff_index(history, 0) == 4
+    assert find_assistant_cutoff_index(history, -1) == 4
