@@ -348,3 +348,25 @@ def test_a_text_block_without_string_text_counts_as_its_json():
 def test_string_or_missing_content_has_no_parts_and_is_left_alone():
     assert soft({"role": "toolResult", "content": "x" * 100}, SMALL) is None
     assert soft({"role": "toolResult"}, SMALL) is None
+
+
+def test_a_memo_built_for_other_settings_never_serves_a_stale_trim():
+    memo = PruneMemo(settings())
+    trimming = settings(soft_trim=SMALL, hard_clear_ratio=0.9)
+    keeping = settings(hard_clear_ratio=0.9)
+    assert prune_context_messages(HISTORY, trimming, context_window=200, memo=memo).changed_indexes == (2,)
+    assert prune_context_messages(HISTORY, keeping, context_window=200, memo=memo).returned_same
+
+
+def test_blocks_that_are_not_objects_are_skipped_not_the_end_of_the_parts():
+    message: JSON = {
+        "role": "toolResult",
+        "content": [{"type": "text", "text": "abc"}, None, 7, {"type": "text", "text": "defgh"}],
+    }
+    note = "\n\n[Tool result trimmed: kept first 2 chars and last 2 chars of 9 chars.]"
+    assert soft(message, SoftTrimSettings(5, 2, 2)) == (
+        [{"type": "text", "text": "ab\n...\ngh" + note}],
+        9,
+        0,
+        True,
+    )
