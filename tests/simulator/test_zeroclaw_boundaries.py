@@ -11,6 +11,7 @@ import pytest
 from simulator.runtimes import zeroclaw as zc
 from simulator.runtimes.zeroclaw import ChatMessage
 from simulator.runtimes.zeroclaw.trim import round_half_away
+from simulator.runtimes.zeroclaw.turns import count_turns, is_conversation_turn_boundary
 
 CRUMB = zc.breadcrumb()
 
@@ -197,3 +198,15 @@ def test_pr9368_reported_budget_counts_an_unflagged_breadcrumb_as_a_turn_by_defa
     result = zc.trim_to_reported_budget_pr9368(history, 1, 1000)
     assert CRUMB not in result.history
     assert (result.dropped_turns, result.kept_turns) == (2, 1)
+
+
+def test_count_turns_counts_user_boundaries_only():
+    history = [sys(5), ChatMessage("user", "[Tool results] x"), *THREE_TURNS[1:], ChatMessage("user", "late")]
+    assert count_turns(history) == 4
+    assert count_turns([]) == 0
+
+
+def test_a_structured_user_message_is_a_boundary_unless_flagged_as_the_breadcrumb():
+    message = zc.Chat(ChatMessage("user", "hello"))
+    assert is_conversation_turn_boundary(message)
+    assert not is_conversation_turn_boundary(message, is_breadcrumb=True)
