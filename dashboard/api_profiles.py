@@ -14,7 +14,15 @@ from ninja import Router, Status
 
 from dashboard import selectors, services
 from dashboard.models import Profile
-from dashboard.schemas import ErrorOut, ProfileImportIn, ProfileIn, ProfileOut
+from dashboard.schemas import (
+    ConfigPreviewOut,
+    ErrorOut,
+    ProfileImportAllIn,
+    ProfileImportAllOut,
+    ProfileImportIn,
+    ProfileIn,
+    ProfileOut,
+)
 
 router = Router(tags=["profiles"])
 
@@ -46,9 +54,45 @@ def import_profile(request: HttpRequest, payload: ProfileImportIn) -> Status[Pro
     return Status(
         201,
         services.profile_import(
-            name=payload.name, text=payload.text, syntax=payload.syntax, description=payload.description
+            name=payload.name,
+            text=payload.text,
+            syntax=payload.syntax,
+            description=payload.description,
+            filename=payload.filename,
+            select=payload.select,
         ),
     )
+
+
+@router.post("/import-all", response={201: ProfileImportAllOut, 409: ErrorOut, 422: ErrorOut})
+def import_all_profiles(request: HttpRequest, payload: ProfileImportAllIn) -> Status[dict[str, object]]:
+    stored = services.profile_import_all(
+        text=payload.text,
+        syntax=payload.syntax,
+        filename=payload.filename,
+        names=payload.names,
+        name_prefix=payload.name_prefix,
+        description=payload.description,
+    )
+    return Status(201, {"profiles": stored})
+
+
+@router.post("/import-preview", response={200: ConfigPreviewOut, 422: ErrorOut})
+def preview_profile_import(request: HttpRequest, payload: ProfileImportAllIn) -> dict[str, object]:
+    """What an import of this config would store: its profiles, warnings and kept keys."""
+    config = selectors.profile_config_read(
+        text=payload.text, syntax=payload.syntax, filename=payload.filename
+    )
+    return {
+        "runtime": config.runtime,
+        "shape": config.shape,
+        "warnings": list(config.warnings),
+        "kept": list(config.kept),
+        "profiles": [
+            {"name": r.name, "label": r.label, "warnings": list(r.warnings), "kept": list(r.kept)}
+            for r in selectors.profile_config_preview(config=config)
+        ],
+    }
 
 
 @router.get("/{profile_id}", response={200: ProfileOut, 404: ErrorOut})

@@ -1,7 +1,8 @@
 """The runtimes API for operators (session or a user's API token): list, register, revoke.
 
 Registering returns the runtime's token once; only its hash is stored. The token opens
-``/ws/runtime/`` and ``POST /api/events`` for that runtime and nothing else.
+``/ws/runtime/`` and ``POST /api/events`` for that runtime and nothing else. A runtime registered with an
+API token is revoked when that API token is (dashboard.services.tokens).
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from ninja import Router, Status
-from ninja.errors import HttpError
+from ninja.errors import AuthenticationError, HttpError
 
 from dashboard import selectors, services
+from dashboard.auth import request_api_token
 from dashboard.models import Runtime
 from dashboard.schemas import ErrorOut, RuntimeCreatedOut, RuntimeIn, RuntimeOut
+from dashboard.services.tokens import ApiTokenRevoked, runtime_create_with_api_token
 
 router = Router(tags=["runtimes"])
 
@@ -23,10 +26,18 @@ def list_runtimes(request: HttpRequest) -> QuerySet[Runtime]:
     return selectors.runtime_list()
 
 
-@router.post("", response={201: RuntimeCreatedOut, 409: ErrorOut, 422: ErrorOut})
+@router.post("", response={201: RuntimeCreatedOut, 401: ErrorOut, 409: ErrorOut, 422: ErrorOut})
 def create_runtime(request: HttpRequest, payload: RuntimeIn) -> Status[dict[str, object]]:
+    api_token = request_api_token(request)
     try:
-        runtime, token = services.runtime_create(name=payload.name, kind=payload.kind)
+        if api_token is None:
+            runtime, token = services.runtime_create(name=payload.name, kind=payload.kind)
+        else:
+            runtime, token = runtime_create_with_api_token(
+                name=payload.name, kind=payload.kind, token=api_token
+            )
+    except ApiTokenRevoked as exc:
+        raise AuthenticationError() from exc
     except services.RuntimeNameTaken as exc:
         raise HttpError(409, exc.message) from exc
     except services.RuntimeInvalid as exc:

@@ -22,8 +22,7 @@ from dashboard.schemas import (
     SimulationRunDetailOut,
     SimulationRunOut,
 )
-from simulator.replay import SimulationResult
-from simulator.replay.report import result_to_json
+from simulator import SimulationResult, result_to_json
 
 router = Router(tags=["simulations"])
 compare_router = Router(tags=["simulations"])

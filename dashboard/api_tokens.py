@@ -2,7 +2,8 @@
 
 Listing and revoking work with the session or a bearer token (always scoped to that token's user);
 creating needs the browser session, so a leaked token cannot mint replacements that outlive its own
-revocation. Another user's token answers 404, as if it did not exist.
+revocation. Revoking a token also revokes every runtime registered with it (see api_runtimes). Another
+user's token answers 404, as if it did not exist.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from ninja import Router, Status
 from ninja.errors import AuthenticationError
-from ninja.security import SessionAuth
 
 from dashboard import selectors, services
+from dashboard.auth import SessionWithCsrfAuth
 from dashboard.models import ApiToken
 from dashboard.schemas import ApiTokenCreatedOut, ApiTokenIn, ApiTokenOut, ErrorOut
 
@@ -40,7 +41,7 @@ def list_tokens(request: HttpRequest) -> QuerySet[ApiToken]:
     return selectors.api_token_list(user=_user(request))
 
 
-@router.post("", response={201: ApiTokenCreatedOut, 401: ErrorOut}, auth=SessionAuth())
+@router.post("", response={201: ApiTokenCreatedOut, 401: ErrorOut}, auth=SessionWithCsrfAuth())
 def create_token(request: HttpRequest, payload: ApiTokenIn) -> Status[dict[str, object]]:
     row, secret = services.api_token_create(user=_user(request), name=payload.name)
     return Status(201, {**ApiTokenOut.from_orm(row).dict(), "secret": secret})

@@ -14,7 +14,10 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from dashboard.body_limit import BodySizeLimit, daphne_refuse_oversized_bodies  # noqa: E402
 from dashboard.routing import websocket_urlpatterns  # noqa: E402
+
+daphne_refuse_oversized_bodies()
 
 http_app = django_asgi_app
 if settings.DEBUG or os.environ.get("TRIMSCOPE_SERVE_STATIC") == "1":
@@ -25,7 +28,8 @@ if settings.DEBUG or os.environ.get("TRIMSCOPE_SERVE_STATIC") == "1":
 
 application = ProtocolTypeRouter(
     {
-        "http": http_app,
+        # Oversized bodies are refused (413) before Django reads them.
+        "http": BodySizeLimit(http_app),
         # Browser sockets are origin-checked per route in dashboard.routing; runtimes use their own tokens.
         "websocket": URLRouter(websocket_urlpatterns),
     }

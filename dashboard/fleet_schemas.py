@@ -2,19 +2,46 @@
 
 ZeroClaw's own ``history_trimmed`` wire shapes (spec zeroclaw.md §8) are accepted as they are, plus a
 Trimscope envelope ``{runtime, session_id, seq, sent_at, event}`` whose event may carry richer fields.
-The same classes validate WebSocket frames, ``POST /api/events`` and what is stored.
+The same classes validate WebSocket frames, ``POST /api/events`` and what is stored, so what the schema
+accepts is what both databases store: text without NUL or lone surrogates (PostgreSQL and the UTF-8
+codecs refuse them), counts up to 2**53 (the columns are 64-bit), times within Python's and the
+databases' range once moved to UTC.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+
+def storable_text(value: str) -> str:
+    """Text both databases can store: no NUL (PostgreSQL refuses it) and valid UTF-8 (no lone surrogate)."""
+    if "\x00" in value:
+        raise ValueError("contains a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"contains a lone surrogate (U+{ord(value[exc.start]):04X})") from None
+    return value
+
+
+def storable_time(value: datetime) -> datetime:
+    """A time as stored: in UTC (naive times are taken as UTC), within years 1-9999 once moved there."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        # e.g. 9999-12-31T23:59:59-12:00 is in year 10000 in UTC, which neither Python nor SQLite holds.
+        raise ValueError("is outside the years 1-9999 once converted to UTC") from None
+
 
 Count = Annotated[int, Field(ge=0, le=2**53)]
-Text = Annotated[str, Field(max_length=500)]
-Id = Annotated[str, Field(min_length=1, max_length=200)]
+Text = Annotated[str, Field(max_length=500), AfterValidator(storable_text)]
+Id = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(storable_text)]
+Time = Annotated[datetime, Field(strict=False), AfterValidator(storable_time)]
 
 
 class _Strict(BaseModel):
@@ -39,7 +66,7 @@ class SseHistoryTrimmed(_Strict):
     dropped_messages: Count
     kept_turns: Count
     reason: Text
-    timestamp: Annotated[datetime, Field(strict=False)]
+    timestamp: Time
     channel: Text | None = None
     agent_alias: Text | None = None
     turn_id: Text | None = None
@@ -82,7 +109,7 @@ class RichHistoryTrimmed(_Strict):
     tokens_before: Count | None = None
     tokens_after: Count | None = None
     budget: Count | None = None
-    trim_target: Annotated[str, Field(max_length=60)] | None = None
+    trim_target: Annotated[str, Field(max_length=60), AfterValidator(storable_text)] | None = None
     overflow_recovery: Literal["recovered", "failed"] | None = None
     call_number: Count | None = None
     channel: Text | None = None
@@ -93,10 +120,10 @@ class RichHistoryTrimmed(_Strict):
 class Envelope(_Strict):
     """``{runtime, session_id, seq, sent_at, event}``: ``seq`` makes resends idempotent."""
 
-    runtime: Annotated[str, Field(max_length=120)] | None = None
+    runtime: Annotated[str, Field(max_length=120), AfterValidator(storable_text)] | None = None
     session_id: Id
     seq: Count
-    sent_at: Annotated[datetime, Field(strict=False)]
+    sent_at: Time
     event: RichHistoryTrimmed
 
 
@@ -142,3 +169,22 @@ def parse_frame(data: object) -> Frame:
         field = ".".join(str(p) for p in first["loc"])
         raise FrameError(f"{shape.__name__}: {field or 'frame'}: {first['msg']}", field) from exc
     return frame
+
+
+def check_runtime(
+    item: tuple[Frame, dict[str, object]], runtime_name: str
+) -> tuple[Frame, dict[str, object]] | FrameError:
+    """The frame, or an error when its envelope names another runtime than the token's.
+
+    The token decides which runtime an event is stored under; an envelope claiming another one is a
+    misconfigured sender (two runtimes sharing a token, a copied config), so it is refused, not filed
+    under the token's runtime without a word.
+    """
+    frame = item[0]
+    if isinstance(frame, Envelope) and frame.runtime is not None and frame.runtime != runtime_name:
+        return FrameError(
+            f"Envelope: runtime: {frame.runtime!r} is not the runtime this token belongs to "
+            f"({runtime_name!r}); nothing was stored",
+            "runtime",
+        )
+    return item

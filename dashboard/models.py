@@ -29,9 +29,18 @@ class Transcript(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
+    is_copy = models.BooleanField(
+        default=False, help_text="stored on request although the same content was already stored"
+    )
 
     class Meta:
         ordering = ["-uploaded_at", "-id"]
+        constraints = [
+            # One transcript per content; further ones only as explicit copies.
+            models.UniqueConstraint(
+                fields=["sha256"], condition=models.Q(is_copy=False), name="transcript_one_per_content"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.format})"
@@ -122,6 +131,11 @@ class Runtime(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_seen_at = models.DateTimeField(null=True, blank=True)
     connected = models.PositiveIntegerField(default=0, help_text="open WebSocket connections right now")
+    # Registered through the API with this token: revoking the token revokes the runtime too, so a leaked
+    # token cannot leave working runtime tokens behind. Tokens are revoked, never deleted.
+    created_by_token = models.ForeignKey(
+        ApiToken, null=True, blank=True, on_delete=models.PROTECT, related_name="runtimes"
+    )
 
     class Meta:
         ordering = ["name"]
@@ -153,9 +167,10 @@ class TrimEvent(models.Model):
     event_id = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001
     # Lengths match dashboard/fleet_schemas.py, so anything the schema accepts fits (PostgreSQL enforces).
     reason = models.CharField(max_length=500)
-    dropped_messages = models.PositiveIntegerField()
-    kept_turns = models.PositiveIntegerField()
-    dropped_turns = models.PositiveIntegerField(null=True, blank=True)
+    # Counts are 64-bit like ZeroClaw's usize and the schema's 2**53 bound (32-bit columns overflowed).
+    dropped_messages = models.PositiveBigIntegerField()
+    kept_turns = models.PositiveBigIntegerField()
+    dropped_turns = models.PositiveBigIntegerField(null=True, blank=True)
     tokens_before = models.PositiveBigIntegerField(null=True, blank=True)
     tokens_after = models.PositiveBigIntegerField(null=True, blank=True)
     budget = models.PositiveBigIntegerField(null=True, blank=True)
@@ -166,7 +181,7 @@ class TrimEvent(models.Model):
     channel = models.CharField(max_length=500, blank=True)
     agent_alias = models.CharField(max_length=500, blank=True)
     turn_id = models.CharField(max_length=500, blank=True)
-    call_number = models.PositiveIntegerField(null=True, blank=True, help_text="model call in the session")
+    call_number = models.PositiveBigIntegerField(null=True, blank=True, help_text="model call in the session")
     occurred_at = models.DateTimeField(help_text="the event's own time, or when it was received")
     received_at = models.DateTimeField(auto_now_add=True, db_index=True)
     payload = models.JSONField(help_text="the frame as received")
@@ -192,3 +207,31 @@ class TrimEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.runtime} {self.session_id} {self.reason}"
+
+
+# Corpus evaluation lives in its own module; imported here so Django registers the models with the app.
+from dashboard.corpus_models import (  # noqa: E402
+    Corpus,
+    CorpusFailure,
+    Evaluation,
+    EvaluationChunk,
+    EvaluationProfile,
+    EvaluationResult,
+    TuneRun,
+)
+
+__all__ = [
+    "ApiToken",
+    "Corpus",
+    "CorpusFailure",
+    "Evaluation",
+    "EvaluationChunk",
+    "EvaluationProfile",
+    "EvaluationResult",
+    "Profile",
+    "Runtime",
+    "SimulationRun",
+    "Transcript",
+    "TrimEvent",
+    "TuneRun",
+]

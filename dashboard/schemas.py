@@ -8,7 +8,9 @@ from typing import Literal
 from ninja import Schema
 from pydantic import Field, JsonValue
 
-from dashboard.models import SimulationRun, TrimEvent
+from dashboard.models import Profile, SimulationRun, TrimEvent
+from dashboard.selectors.profiles import profile_budget, profile_domain
+from simulator import BudgetExplanation
 
 
 class ErrorOut(Schema):
@@ -20,6 +22,9 @@ class TranscriptIn(Schema):
     text: str = Field(min_length=1, description="the transcript file's text")
     name: str = Field(default="", max_length=200)
     format: str | None = Field(default=None, description="force a format instead of detecting it")
+    store_copy: bool = Field(
+        default=False, description="store it even when the same content is already stored (else 409)"
+    )
 
 
 class TranscriptOut(Schema):
@@ -34,6 +39,12 @@ class TranscriptOut(Schema):
     orphan_count: int
     estimated_tokens: int
     uploaded_at: datetime
+    is_copy: bool
+
+
+class SkippedLineOut(Schema):
+    line: int
+    reason: str
 
 
 class ToolCallOut(Schema):
@@ -55,10 +66,14 @@ class MessageOut(Schema):
     result_of_call_id: str | None
     result_of_index: int | None
     flags: list[str]
+    role_label: str
+    error: str | None = Field(description="the provider error when this assistant entry is a failed call")
 
 
 class TranscriptDetailOut(TranscriptOut):
     problems: list[str]
+    warnings: list[str]
+    skipped_lines: list[SkippedLineOut] = Field(description="malformed lines of a JSON-lines file, left out")
     messages: list[MessageOut]
 
 
@@ -68,21 +83,80 @@ class ProfileIn(Schema):
     description: str = Field(default="", max_length=400)
 
 
+class BudgetOut(Schema):
+    """The runtime spec's one budget explanation (the same the pages and the CLI show)."""
+
+    value: int | None = Field(description="the budget the replay trims to; null = no proactive bound")
+    bound_by: str
+    steps: list[str]
+    window: int | None
+    window_source: str | None
+    summary: str = Field(description="the explanation in one line")
+    headline: Literal["budget", "window"] = Field(description="which number the summary leads with")
+
+
 class ProfileOut(Schema):
     id: int
     name: str
     runtime: str
+    version: str = Field(description="the runtime version's key, e.g. documented or upstream for ZeroClaw")
+    label: str = Field(description="runtime and version as shown, e.g. ZeroClaw released (v0.8.4)")
     description: str
     document: dict[str, JsonValue] = Field(validation_alias="settings", description="the canonical document")
+    budget: BudgetOut
     created_at: datetime
     updated_at: datetime
+
+    @staticmethod
+    def resolve_version(obj: Profile) -> str:
+        return profile_domain(profile=obj).version
+
+    @staticmethod
+    def resolve_label(obj: Profile) -> str:
+        return profile_domain(profile=obj).label
+
+    @staticmethod
+    def resolve_budget(obj: Profile) -> BudgetExplanation:
+        return profile_budget(profile=profile_domain(profile=obj))
 
 
 class ProfileImportIn(Schema):
     name: str = Field(min_length=1, max_length=120)
-    text: str = Field(min_length=1, description="a TOML or JSON profile block")
-    syntax: Literal["toml", "json", "auto"] = "auto"
+    text: str = Field(min_length=1, description="a runtime config (TOML or JSON5) or a profile block")
+    syntax: Literal["toml", "json", "json5", "auto"] = "auto"
     description: str = Field(default="", max_length=400)
+    filename: str | None = Field(default=None, max_length=200, description="tells TOML from JSON5")
+    select: str | None = Field(
+        default=None, max_length=200, description="the agent, runtime profile or preset key to import"
+    )
+
+
+class ProfileImportAllIn(Schema):
+    text: str = Field(min_length=1, description="a runtime config (TOML or JSON5)")
+    syntax: Literal["toml", "json", "json5", "auto"] = "auto"
+    filename: str | None = Field(default=None, max_length=200)
+    names: list[str] = Field(default=[], description="the profiles to import (empty = all)")
+    name_prefix: str = Field(default="", max_length=60, description='stored as "<prefix> · <name>"')
+    description: str = Field(default="", max_length=400)
+
+
+class ConfigProfileOut(Schema):
+    name: str
+    label: str
+    warnings: list[str]
+    kept: list[str] = Field(description="key paths kept, not modelled")
+
+
+class ConfigPreviewOut(Schema):
+    runtime: str
+    shape: str
+    warnings: list[str]
+    kept: list[str]
+    profiles: list[ConfigProfileOut]
+
+
+class ProfileImportAllOut(Schema):
+    profiles: list[ProfileOut]
 
 
 class SimulationIn(Schema):

@@ -2,14 +2,22 @@
 
 Embedded defaults need no service: SQLite and the in-memory channel layer. Scale-out: set
 ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis) for several daphne workers.
+
+Safe by default: debug mode only when ``TRIMSCOPE_HOST`` (``make run``'s bind address) is loopback, a
+secret key generated once per install into the data dir unless ``DJANGO_SECRET_KEY`` is set, and the
+HTTPS settings of the README's "Deploying" section pass ``manage.py check --deploy``.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
+import socket
+import time
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TRIMSCOPE_VAR_DIR", BASE_DIR / "var"))
@@ -23,13 +31,53 @@ def _env_bool(name: str, default: bool) -> bool:
     return default if raw is None else raw.strip().lower() in {"1", "true", "yes", "on"}
 
 
-DEBUG = _env_bool("DJANGO_DEBUG", True)
-# The dev key is only for a local embedded install; any deployment sets DJANGO_SECRET_KEY.
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "trimscope-local-development-key-change-me-in-deployments")
-ALLOWED_HOSTS = [
-    h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",") if h
-]
-CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+def _env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+# The address daphne is bound to, as `make run` passes it (HOST). Unknown (plain `daphne`, a process
+# manager) counts as "not loopback": debug mode must be asked for by a local bind, never assumed.
+BIND_HOST = os.environ.get("TRIMSCOPE_HOST", "").strip()
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+BIND_IS_LOOPBACK = BIND_HOST in {*LOOPBACK_HOSTS, "::1"} or BIND_HOST.startswith("127.")
+WILDCARD_BINDS = {"0.0.0.0", "::", "[::]"}
+
+# Debug pages show code, settings and request data: only ever for a server that listens on loopback.
+# DJANGO_DEBUG can switch it off there; it cannot switch it on anywhere else.
+DEBUG = BIND_IS_LOOPBACK and _env_bool("DJANGO_DEBUG", True)
+
+
+def _secret_key() -> str:
+    """DJANGO_SECRET_KEY, or one generated at the first start and kept in the data dir (mode 0600)."""
+    from_env = os.environ.get("DJANGO_SECRET_KEY", "").strip()
+    if from_env:
+        return from_env
+    key_file = VAR_DIR / "secret_key"
+    try:
+        # O_EXCL: of several workers starting together exactly one writes the key; the others read it.
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(64))
+    for _ in range(50):
+        key = key_file.read_text().strip()
+        if key:
+            return key
+        time.sleep(0.02)  # another worker created the file and is writing it
+    raise ImproperlyConfigured(f"{key_file} is empty: delete it (or set DJANGO_SECRET_KEY)")
+
+
+SECRET_KEY = _secret_key()
+
+ALLOWED_HOSTS = _env_list("DJANGO_ALLOWED_HOSTS", ",".join(LOOPBACK_HOSTS))
+if BIND_HOST in WILDCARD_BINDS:
+    # Every interface: the machine's own name is the one host known here; others go in DJANGO_ALLOWED_HOSTS.
+    ALLOWED_HOSTS.append(socket.gethostname())
+elif BIND_HOST and not BIND_IS_LOOPBACK:
+    ALLOWED_HOSTS.append(f"[{BIND_HOST}]" if ":" in BIND_HOST else BIND_HOST)
+CSRF_TRUSTED_ORIGINS = _env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "daphne",  # first, so `runserver` is the ASGI one
@@ -44,11 +92,19 @@ INSTALLED_APPS = [
     "ninja",  # serves the /api/docs Swagger UI from its own static files, not a CDN
     "django_htmx",
     "template_partials",
+    "django_tasks",
+    "django_tasks_db",
     "dashboard",
 ]
 
 MIDDLEWARE = [
+    # First: in debug mode a request for a name other than loopback (DNS rebinding) never reaches a
+    # debug page.
+    "dashboard.middleware.LoopbackOnlyWhileDebugMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "dashboard.middleware.ContentSecurityPolicyMiddleware",
+    # 400 for a NUL character in any field, before the session or a view queries the database with it.
+    "dashboard.input_guard.RefuseNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -118,8 +174,15 @@ else:
 # (or dies with) Redis. See dashboard/consumers/runtime.py.
 CHANNEL_LAYERS["runtime"] = {"BACKEND": "channels.layers.InMemoryChannelLayer"}
 
+# OWASP ASVS 2.1: at least 12 characters, no common or breached-list password, no composition rules.
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "transcript-list"
@@ -145,11 +208,15 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
 # frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.
 TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
 TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
+# Per runtime, all its sockets and POST /api/events together (dashboard/services/throttle.py): more than
+# LIMIT events within a WINDOW of seconds closes the socket with 1013 / answers 429. LIMIT 0: off.
+TRIMSCOPE_INGEST_LIMIT = int(os.environ.get("TRIMSCOPE_INGEST_LIMIT", "5000"))
+TRIMSCOPE_INGEST_WINDOW = int(os.environ.get("TRIMSCOPE_INGEST_WINDOW", "10"))
 
 # Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
 # - session_trims: a session trimmed MORE than `count` times within the last `minutes`;
 # - overflow_failed_minutes: an overflow recovery that failed stays on the strip this long;
-# - runtime_silent_minutes: a runtime seen before, with no open socket, silent for at least this long.
+# - runtime_silent_minutes: a runtime seen before and silent this long (an open socket beats every 20 s).
 TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
@@ -162,3 +229,59 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {"django.request": {"handlers": ["console"], "level": "ERROR"}},
 }
+
+# -- HTTPS and browser hardening: Django's deployment checklist and OWASP ASVS level 1 -------------------
+# TRIMSCOPE_HTTPS=1 when browsers reach the server over HTTPS (directly or through a TLS proxy).
+HTTPS = _env_bool("TRIMSCOPE_HTTPS", False)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("TRIMSCOPE_HSTS_SECONDS", str(365 * 24 * 3600))) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS and _env_bool("TRIMSCOPE_HSTS_SUBDOMAINS", True)
+# Preloading is a promise about the whole domain that only its owner can make (and hard to take back):
+# opt-in, and Django's reminder about it (security.W021) is silenced until then.
+SECURE_HSTS_PRELOAD = HTTPS and _env_bool("TRIMSCOPE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+if _env_bool("TRIMSCOPE_BEHIND_PROXY", False):
+    # Only behind a proxy that sets (and strips incoming) X-Forwarded-Proto; run daphne --proxy-headers
+    # so throttling sees the client's address instead of the proxy's.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_AGE = int(os.environ.get("TRIMSCOPE_SESSION_SECONDS", str(14 * 24 * 3600)))
+# Pages hand the CSRF token to htmx in hx-headers; no script reads the cookie.
+CSRF_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# Debug pages (loopback only) still never show a URL's credentials (REDIS_URL, DATABASE_URL).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "dashboard.middleware.CredentialsHiddenReporterFilter"
+
+# Throttles (dashboard/throttle.py, moving windows): failed sign-ins per username and per client address,
+# requests per API token, and requests with a bearer token that opens nothing, per client address.
+# Over a limit: 429 with Retry-After. Counted in Redis when REDIS_URL is set, else per process.
+TRIMSCOPE_THROTTLE = {
+    "login_username": os.environ.get("TRIMSCOPE_THROTTLE_LOGIN_USERNAME", "10/15minutes"),
+    "login_address": os.environ.get("TRIMSCOPE_THROTTLE_LOGIN_ADDRESS", "50/15minutes"),
+    "api_token": os.environ.get("TRIMSCOPE_THROTTLE_API_TOKEN", "600/minute"),
+    "api_bad_token": os.environ.get("TRIMSCOPE_THROTTLE_API_BAD_TOKEN", "30/minute"),
+}
+TRIMSCOPE_THROTTLE_KEY_PREFIX = "trimscope-throttle"  # Redis keys; tests give each server its own
+
+# A /ws/fleet/ socket re-checks its session this often (sign-out closes it at once; expiry, deletion or a
+# password change within this many seconds).
+TRIMSCOPE_SESSION_CHECK_SECONDS = float(os.environ.get("TRIMSCOPE_SESSION_CHECK_SECONDS", "15"))
+
+# Corpus evaluations run as tasks (django-tasks, the backport of Django 6's django.tasks) stored in the
+# database (django-tasks-db); `manage.py db_worker` runs them, on any machine that shares the database.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# A chunk's lease: a chunk still running this long after its worker last reported is enqueued again.
+TRIMSCOPE_EVALUATION_LEASE_SECONDS = float(os.environ.get("TRIMSCOPE_EVALUATION_LEASE_SECONDS", "60"))
+# Work per chunk, in transcript messages × profiles: big enough that a task's own cost (claiming the row,
+# storing its result, the worker's poll) stays under 5 % of the work.
+TRIMSCOPE_EVALUATION_CHUNK_MESSAGES = int(os.environ.get("TRIMSCOPE_EVALUATION_CHUNK_MESSAGES", "20000"))
+TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES = int(os.environ.get("TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES", "10000"))
+TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES = int(
+    os.environ.get("TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES", str(500 * 1024 * 1024))
+)

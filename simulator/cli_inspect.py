@@ -22,7 +22,8 @@ from simulator.estimates import (
 )
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
-from simulator.transcript import Transcript
+from simulator.overview import skipped_lines_note
+from simulator.transcript import SkippedLine, Transcript
 from simulator.turns import lint_tool_pairs, segment_turns
 
 
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "inspect", help="summarise a transcript file: format, turns, tool pairs, token estimates"
     )
-    parser.add_argument("file", help="transcript file (JSON or JSONL)")
+    parser.add_argument("file", help="transcript file (JSON, JSONL, or SWE-agent demonstration YAML)")
     parser.add_argument(
         "--format", choices=FORMATS, default=None, help="force a format instead of detecting it"
     )
@@ -77,6 +78,11 @@ def summarise(transcript: Transcript) -> dict[str, JSON]:
             "o200k_tokens": tiktoken_transcript_count(messages),
         },
         "provider_reported_input_tokens_last": provider_input[-1] if provider_input else None,
+        "failed_calls": [
+            {"message": i, "error": m.error} for i, m in enumerate(messages) if m.error is not None
+        ],
+        "developer_instructions": sum(1 for m in messages if m.variant == "developer_instructions"),
+        "skipped_lines": [{"line": s.line, "reason": s.reason} for s in transcript.skipped_lines],
         "warnings": list(transcript.warnings),
     }
 
@@ -117,10 +123,32 @@ def format_summary(summary: dict[str, JSON], path: str) -> str:
         lines.append(
             f"provider-reported input tokens (last call): {summary['provider_reported_input_tokens_last']}"
         )
+    failed = summary.get("failed_calls")
+    if isinstance(failed, list) and failed:
+        shown = ", ".join(f"#{f['message']} ({f['error']})" for f in failed if isinstance(f, dict))
+        lines.append(f"failed calls:       {len(failed)}: {shown}")
+    developer = summary.get("developer_instructions")
+    if isinstance(developer, int) and developer:
+        lines.append(f"developer instructions: {developer} (kept as system text)")
+    note = skipped_lines_note(_skipped(summary.get("skipped_lines")))
+    if note is not None:
+        lines.append(f"skipped: {note}")
     warnings = summary["warnings"]
     if isinstance(warnings, list):
         lines.extend(f"warning: {w}" for w in warnings)
     return "\n".join(lines)
+
+
+def _skipped(entries: JSON) -> tuple[SkippedLine, ...]:
+    if not isinstance(entries, list):
+        return ()
+    out: list[SkippedLine] = []
+    for entry in entries:
+        if isinstance(entry, dict):
+            line, reason = entry.get("line"), entry.get("reason")
+            if isinstance(line, int) and isinstance(reason, str):
+                out.append(SkippedLine(line, reason))
+    return tuple(out)
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:

@@ -1,8 +1,10 @@
 """``python -m simulator simulate FILE --profile P [--profile Q] [--json]``: replay a transcript.
 
-A profile is a TOML/JSON file in the runtime's own keys or the key of a preset
-(``simulator.presets``); with no ``--profile`` every runtime's default preset is used. Two or more
-profiles add a comparison. Bad input exits 2 with the error on stderr.
+A profile is a config file (``simulator.config_files``: a runtime's whole config or a Trimscope
+profile, TOML or JSON5) or the key of a preset (``simulator.presets``); a file yields every profile
+in it (one per agent, runtime profile or preset), ``FILE#NAME`` exactly one. With no ``--profile``
+every runtime's default preset is used. Two or more profiles add a comparison. Bad input exits 2
+with the error on stderr.
 """
 
 from __future__ import annotations
@@ -12,46 +14,72 @@ import json
 import sys
 from pathlib import Path
 
+from simulator.config_files import read_config_text
 from simulator.errors import SimulatorError
 from simulator.importers import FORMATS, parse_transcript
 from simulator.presets import PRESETS_BY_KEY
-from simulator.profiles import Profile, profile_from_document, profile_from_text
+from simulator.profiles import Profile, profile_from_document
+from simulator.registry import runtimes, versions
 from simulator.replay import simulate
 from simulator.replay.compare import compare
 from simulator.replay.report import render_comparison, render_result, result_to_json
 
-DEFAULT_PRESETS = ("zeroclaw-documented", "ai-profile", "openclaw")
+# Each runtime's default version brings its first preset: with no --profile, every runtime is shown.
+DEFAULT_PRESETS = tuple(
+    versions(runtime)[0].presets[0].key for runtime in runtimes() if versions(runtime)[0].presets
+)
 
 
-def _load_profile(ref: str) -> Profile:
+def _load_profiles(ref: str) -> list[Profile]:
+    """A preset, every profile of a config file, or (``FILE#NAME``) the one called NAME."""
     if ref in PRESETS_BY_KEY:
         preset = PRESETS_BY_KEY[ref]
-        return profile_from_document(dict(preset.document), name=preset.key)
-    path = Path(ref)
+        return [profile_from_document(dict(preset.document), name=preset.key)]
+    path, name = Path(ref), None
+    if not path.is_file() and "#" in ref:
+        file_part, _, name = ref.rpartition("#")
+        path = Path(file_part)
     if not path.is_file():
-        raise SimulatorError(
-            f"--profile {ref}: no such file and no such preset (presets: {', '.join(PRESETS_BY_KEY)})"
-        )
-    return profile_from_text(path.read_text(encoding="utf-8"), name=path.stem)
+        raise SimulatorError(f"no such file and no such preset (presets: {', '.join(PRESETS_BY_KEY)})")
+    config = read_config_text(path.read_text(encoding="utf-8"), filename=path.name)
+    return [config.select(name)] if name is not None else list(config.profiles)
+
+
+def _profile_notes(profile: Profile) -> list[str]:
+    """What the config reader said about a profile: its warnings and every key kept, not modelled."""
+    kept = [f"kept, not modelled: {k.path}" for k in profile.kept]
+    return [*profile.notes, *kept]
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     try:
         text = Path(args.file).read_text(encoding="utf-8")
         transcript = parse_transcript(text, format=args.format, source=args.file)
-        profiles = [_load_profile(ref) for ref in (args.profile or DEFAULT_PRESETS)]
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2
     except SimulatorError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2
+    profiles: list[Profile] = []
+    for ref in args.profile or DEFAULT_PRESETS:
+        try:
+            profiles.extend(_load_profiles(ref))
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"error: --profile {ref}: cannot read it: {exc}", file=sys.stderr)
+            return 2
+        except SimulatorError as exc:
+            print(f"error: --profile {ref}: {exc.message}", file=sys.stderr)
+            return 2
     results = [simulate(transcript, p) for p in profiles]
     comparison = compare(transcript, results) if len(results) > 1 else None
     if args.json:
         payload = {
             "transcript": {"format": transcript.format, "messages": len(transcript.messages)},
-            "results": [result_to_json(r) for r in results],
+            "results": [
+                {**result_to_json(r), "warnings": [*_profile_notes(p), *r.warnings]}
+                for r, p in zip(results, profiles, strict=True)
+            ],
         }
         if comparison is not None:
             payload["comparison"] = {
@@ -61,9 +89,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(payload, ensure_ascii=False))
         return 0
     print(f"{args.file}: {transcript.format}, {len(transcript.messages):,} messages\n")
-    for result in results:
+    for result, profile in zip(results, profiles, strict=True):
         print(render_result(result))
-        print()
+        print(*(f"note: {n}" for n in _profile_notes(profile)), sep="\n", end="\n\n")
     if comparison is not None:
         print(render_comparison(comparison, [p.name for p in profiles]))
     return 0
@@ -75,7 +103,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--profile",
         action="append",
-        help=f"profile TOML/JSON file or preset key ({', '.join(PRESETS_BY_KEY)}); repeat to compare",
+        help=(
+            "config file (TOML/JSON5; every profile it yields, FILE#NAME for one) or preset key "
+            f"({', '.join(PRESETS_BY_KEY)}); repeat to compare"
+        ),
     )
     parser.add_argument("--format", choices=FORMATS, help="force the transcript format")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the report")

@@ -12,6 +12,11 @@ Shapes are exactly those the conformance vectors use:
   not an AgentMessage either; compaction/branch summaries go back to their own roles, which the pruner sizes
   as 256 chars.
 
+Developer instructions (an OpenAI ``developer`` message, role ``SYSTEM`` with variant
+``developer_instructions``) follow the system rule of each runtime: ZeroClaw holds them as a ``system``
+message where they stand; ai-profile and OpenClaw take instructions only as the request's system prompt, so
+they are not part of the history either trims or prunes.
+
 Every converter also returns, per produced message, the model message indices it came from, so a runtime's
 keep/drop decision can be mapped back onto the transcript.
 """

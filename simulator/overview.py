@@ -1,6 +1,8 @@
 """A transcript as an operator reads it: turns, per-message sizes by each counter, tool links, problems.
 
-Pure view model for the dashboard's transcript page and the upload summary. Sizes: the ZeroClaw
+Pure view model for the dashboard's transcript page and the upload summary. A failed provider call (an
+assistant message with ``error``) is labelled as one, developer instructions as such, and the lines a
+JSON-lines file had to skip are named. Sizes: the ZeroClaw
 estimate of the message as ZeroClaw would hold it (⌈UTF-8 bytes / 4⌉ + 4), an o200k tokenizer count of
 its text, and the provider-reported input tokens where the transcript carries them.
 """
@@ -14,11 +16,13 @@ from simulator.convert import to_zeroclaw_chat
 from simulator.estimates import tiktoken_count
 from simulator.runtimes.zeroclaw import ChatMessage
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
-from simulator.transcript import Message, Role, Transcript
+from simulator.transcript import Message, Role, SkippedLine, Transcript
 from simulator.turns import lint_tool_pairs, segment_turns
 
 PREVIEW_CHARS = 280
 LONG_CHARS = 1200
+SKIPPED_SHOWN = 5
+"""How many skipped lines are named one by one (the rest are counted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,8 @@ class MessageRow:
     flags: tuple[str, ...]
     images: int
     thinking: int
+    error: str | None = None
+    """The provider error of a failed call (the row is a failed call, not a reply)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +94,30 @@ class TranscriptOverview:
     blocks: tuple[TurnBlock, ...]
     problems: tuple[str, ...]
     warnings: tuple[str, ...]
+    skipped_lines: tuple[SkippedLine, ...] = ()
+    failed_calls: int = 0
+
+    @property
+    def skipped_note(self) -> str | None:
+        """One sentence naming the skipped lines (count, then the first few with their reason)."""
+        return skipped_lines_note(self.skipped_lines)
+
+
+def skipped_lines_note(skipped: tuple[SkippedLine, ...]) -> str | None:
+    """``"2 malformed lines skipped: line 3 (invalid JSON: …); line 9 (…)"``, or None when none was.
+
+    Args:
+        skipped: the transcript's skipped lines.
+
+    Returns:
+        The sentence, naming at most :data:`SKIPPED_SHOWN` lines and counting the rest.
+    """
+    if not skipped:
+        return None
+    shown = "; ".join(f"line {s.line} ({s.reason})" for s in skipped[:SKIPPED_SHOWN])
+    more = f"; and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
+    plural = "s" if len(skipped) != 1 else ""
+    return f"{len(skipped)} malformed line{plural} skipped: {shown}{more}"
 
 
 def summarize(transcript: Transcript) -> TranscriptSummary:
@@ -116,6 +146,10 @@ def _zeroclaw_sizes(messages: tuple[Message, ...]) -> list[int]:
 
 
 def _role_label(message: Message) -> str:
+    if message.error is not None:
+        return "assistant · failed call"
+    if message.variant == "developer_instructions":
+        return "developer instructions"
     if message.role is Role.TOOL and message.tool_result is not None:
         name = message.tool_result.name
         return f"tool result · {name}" if name else "tool result"
@@ -172,6 +206,7 @@ def overview(transcript: Transcript) -> TranscriptOverview:
                 flags=tuple(flags.get(i, ())),
                 images=len(m.images),
                 thinking=sum(1 for p in m.parts if p.kind == "thinking"),
+                error=m.error,
             )
         )
 
@@ -206,4 +241,6 @@ def overview(transcript: Transcript) -> TranscriptOverview:
         blocks=tuple(blocks),
         problems=problems,
         warnings=transcript.warnings,
+        skipped_lines=transcript.skipped_lines,
+        failed_calls=sum(1 for m in messages if m.error is not None),
     )

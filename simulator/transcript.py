@@ -95,12 +95,16 @@ class SourceRef:
     record: int | None = None
 
 
-MessageVariant = Literal["compaction_summary", "branch_summary", "custom_message", "prompt_tool_results"]
+MessageVariant = Literal[
+    "compaction_summary", "branch_summary", "custom_message", "prompt_tool_results", "developer_instructions"
+]
 """What a message stands for when it is not an ordinary conversational message.
 
 ``compaction_summary`` / ``branch_summary`` / ``custom_message``: OpenClaw (pi) entries that reach the model
 as user text. ``prompt_tool_results``: a ZeroClaw prompt-mode ``[Tool results]`` user message, which carries
-tool output and therefore does not start a turn.
+tool output and therefore does not start a turn. ``developer_instructions``: an OpenAI ``developer`` message
+(Codex writes them between turns: permissions, collaboration mode); its role is ``SYSTEM`` because every
+reproduced runtime receives instructions only as system text.
 """
 
 
@@ -119,6 +123,9 @@ class Message:
     raw: JSON = None
     variant: MessageVariant | None = None
     stop_reason: str | None = None
+    error: str | None = None
+    """Set on an assistant message that records a failed provider call (pi ``stopReason: "error"``, Claude
+    Code ``isApiErrorMessage``): the provider's error text, or the stop reason when the entry has none."""
 
     @property
     def text(self) -> str:
@@ -145,6 +152,14 @@ class CacheTtlMarker:
 
 
 @dataclass(frozen=True, slots=True)
+class SkippedLine:
+    """A line of a JSON-lines file that was left out because it is not a JSON object (1-based line)."""
+
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Transcript:
     format: str
     messages: tuple[Message, ...]
@@ -154,3 +169,5 @@ class Transcript:
     provider: str | None = None
     cache_ttl_markers: tuple[CacheTtlMarker, ...] = ()
     warnings: tuple[str, ...] = ()
+    skipped_lines: tuple[SkippedLine, ...] = ()
+    """Malformed lines of a JSON-lines file, left out the way pi's session loader skips them."""

@@ -7,13 +7,20 @@ Protocol (one socket per runtime process, token per runtime):
   a runtime revoked while connected is closed with 4401 too.
 - Every text frame gets exactly one reply, in the order the frames were sent: an ack
   ``{"type": "ack", "id", "seq", "event_id", "duplicate"}`` once the event is committed, or an error
-  ``{"type": "error", "message", "field"}`` for a frame that is not JSON or not one of the accepted
-  shapes (nothing stored, the socket stays open). Binary frames get an error reply.
+  ``{"type": "error", "message", "field"}`` for a frame that is not JSON, not one of the accepted
+  shapes, names another runtime in its envelope, or that the database refused (nothing stored, the
+  socket stays open and the frames around it are stored). Binary frames get an error reply.
 - A frame over ``TRIMSCOPE_MAX_FRAME_BYTES`` closes the socket with 1009; more than
   ``TRIMSCOPE_INGEST_QUEUE`` frames waiting to be stored closes it with 1013 ("try again later"). In
   both cases the frames already queued are stored and answered first, the offending frame and anything
   after it are not; the runtime reconnects and resends what was not acked (envelopes are idempotent).
+- A runtime over its ingestion rate (dashboard/services/throttle.py) is closed with 1013 too; the batch
+  that went over is not stored or acked.
+- A text frame that is not UTF-8 closes with 1007 (daphne would otherwise drop the TCP connection).
 - An unexpected storage failure closes with 1011; nothing of the failed batch was stored or acked.
+- Liveness: while the socket is open ``last_seen_at`` is refreshed every ``HEARTBEAT_SECONDS`` even
+  when no frame arrives, so a runtime whose server was killed goes offline by itself (see
+  ``dashboard.selectors.fleet_watch.ONLINE_SECONDS``); the ``connected`` counter is informational.
 
 Frames are validated on arrival and stored by one worker task per socket, in batches of what has queued
 up (one transaction per batch), so the acks of a busy socket cost one commit, not one each.
@@ -34,11 +41,13 @@ from django.conf import settings
 
 from dashboard import selectors, services
 from dashboard.consumers import db_call
-from dashboard.fleet_schemas import Frame, FrameError, parse_frame
+from dashboard.fleet_schemas import Frame, FrameError, check_runtime, parse_frame
 from dashboard.models import Runtime
+from dashboard.services.throttle import ingest_throttle
 
 logger = logging.getLogger(__name__)
 
+CLOSE_INVALID_PAYLOAD = 1007
 CLOSE_TOO_BIG = 1009
 CLOSE_SERVER_ERROR = 1011
 CLOSE_TRY_AGAIN_LATER = 1013
@@ -46,10 +55,12 @@ CLOSE_UNAUTHORIZED = 4401
 
 BATCH_MAX = 200  # most frames stored in one transaction
 SEEN_EVERY = 1.0  # seconds between last_seen_at updates (and revocation checks) per socket
+HEARTBEAT_SECONDS = 20.0  # an idle open socket refreshes last_seen_at this often (online: ONLINE_SECONDS)
 
 Item = tuple[Frame, dict[str, object]] | FrameError
 
 _RFC_CLOSE_CODES = frozenset({CLOSE_TOO_BIG, CLOSE_SERVER_ERROR, CLOSE_TRY_AGAIN_LATER})
+Stored = list[services.Ingested | services.IngestFailed]
 _daphne_patched = False
 
 
@@ -60,6 +71,10 @@ def daphne_allow_rfc_close_codes() -> None:
     or 3000-4999 and raises otherwise, so the client would see 1011 instead. RFC 6455 defines 1009 and
     1011 for any endpoint and IANA registers 1013 ("try again later"); runtimes retry on them. For these
     three codes this calls ``sendCloseFrame`` directly, which is what ``sendClose`` does after its check.
+
+    Also: a text frame that is not UTF-8 fails the connection with 1007 as RFC 6455 §8.1 asks. autobahn
+    detects it, but daphne's factory keeps autobahn's ``failByDrop`` default, which drops the TCP
+    connection with no close frame; for this one failure the close handshake is done instead.
     """
     global _daphne_patched
     if _daphne_patched:
@@ -76,7 +91,18 @@ def daphne_allow_rfc_close_codes() -> None:
         else:
             original(protocol, code)
 
+    invalid_payload = WebSocketProtocol._invalid_payload
+
+    def invalid_payload_closes(protocol: Any, reason: str) -> bool:
+        drop, protocol.failByDrop = protocol.failByDrop, False
+        try:
+            skip: bool = invalid_payload(protocol, reason)  # sends close 1007 ("invalid frame payload data")
+        finally:
+            protocol.failByDrop = drop
+        return skip
+
     WebSocketProtocol.serverClose = server_close
+    WebSocketProtocol._invalid_payload = invalid_payload_closes
     _daphne_patched = True
 
 
@@ -112,9 +138,11 @@ def _too_big(text: str, limit: int) -> bool:
     return len(text) > limit or (len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit)
 
 
-def _reply(item: Item, stored: services.Ingested | None) -> str:
+def _reply(item: Item, stored: services.Ingested | services.IngestFailed | None) -> str:
     if isinstance(item, FrameError):
         return json.dumps({"type": "error", "message": item.message, "field": item.field or None})
+    if isinstance(stored, services.IngestFailed):
+        return json.dumps({"type": "error", "message": stored.message, "field": None})
     assert stored is not None
     event = stored.event
     return json.dumps(
@@ -139,12 +167,17 @@ def _connected(runtime_id: int, delta: int) -> None:
 
 
 @db_call
-def _store(
-    runtime: Runtime, frames: list[tuple[Frame, dict[str, object]]], seen: bool
-) -> list[services.Ingested] | None:
-    """Store a batch; ``None`` (nothing stored) when the seen-check finds the runtime revoked."""
+def _seen(runtime_id: int) -> bool:
+    return services.runtime_seen(runtime_id=runtime_id)
+
+
+@db_call
+def _store(runtime: Runtime, frames: list[tuple[Frame, dict[str, object]]], seen: bool) -> Stored | int:
+    """Store a batch, or a close code (nothing stored): 4401 revoked, 1013 over its ingestion rate."""
     if seen and not services.runtime_seen(runtime_id=runtime.pk):
-        return None
+        return CLOSE_UNAUTHORIZED
+    if ingest_throttle(runtime_id=runtime.pk, events=len(frames)) > 0:
+        return CLOSE_TRY_AGAIN_LATER
     return services.trim_events_ingest(runtime=runtime, frames=frames)
 
 
@@ -180,6 +213,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
         self._group = services.runtime_group(self.runtime.pk)
         await self.channel_layer.group_add(self._group, self.channel_name)
         self._worker = asyncio.create_task(self._work_or_close())
+        self._heartbeat = asyncio.create_task(self._beat())
         await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -192,6 +226,8 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
             return
         else:
             item = frame_read(text_data)
+            if not isinstance(item, FrameError):
+                item = check_runtime(item, self.runtime.name)
         try:
             self._queue.put_nowait(item)
         except asyncio.QueueFull:
@@ -204,6 +240,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
         if self.runtime is None:
             return
         self._gone = True
+        self._heartbeat.cancel()
         if not self._busy:
             self._worker.cancel()
         # A batch being stored finishes (it may commit, unacked: the runtime resends it after reconnecting).
@@ -220,6 +257,24 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
             self._worker.cancel()
             await self.close(code=code)
         # Otherwise the worker closes once it has answered what it holds (and, with drain, the queue).
+
+    async def _beat(self) -> None:
+        # Keeps the runtime online while the socket is open and idle; a killed server stops beating.
+        runtime = self.runtime
+        assert runtime is not None  # started after the token was accepted
+        while not self._left():
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            if monotonic() - self._seen_at < HEARTBEAT_SECONDS:
+                continue  # a batch marked it seen meanwhile
+            try:
+                alive = await _seen(runtime.pk)
+            except Exception:  # the database is briefly unreachable: try again at the next beat
+                logger.warning("heartbeat of runtime %s failed", runtime, exc_info=True)
+                continue
+            self._seen_at = monotonic()
+            if not alive:
+                await self._stop(CLOSE_UNAUTHORIZED, drain=False)
+                return
 
     def _left(self) -> bool:
         # A method, not the attribute: the client may leave during any await of the worker.
@@ -249,7 +304,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
             while len(items) < BATCH_MAX and not queue.empty():
                 items.append(queue.get_nowait())
             frames = [item for item in items if not isinstance(item, FrameError)]
-            stored: list[services.Ingested] = []
+            stored: Stored = []
             if frames:
                 now = monotonic()
                 seen = now - self._seen_at >= SEEN_EVERY
@@ -259,8 +314,8 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
                     logger.exception("storing %d frames from runtime %s failed", len(frames), self.runtime)
                     self._close_code, self._drain = CLOSE_SERVER_ERROR, False
                     continue
-                if result is None:
-                    self._close_code, self._drain = CLOSE_UNAUTHORIZED, False
+                if isinstance(result, int):
+                    self._close_code, self._drain = result, False
                     continue
                 stored = result
                 if seen:

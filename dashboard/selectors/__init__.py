@@ -1,4 +1,8 @@
-"""Reads, one module per sub-domain."""
+"""Reads, one module per sub-domain: the view models pages, the API and consumers show.
+
+Who may import: views, the API, consumers and commands. Selectors reach the simulator through its
+facade (``import simulator``) only.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +22,11 @@ from dashboard.selectors.fleet_watch import (
     trim_event_list,
 )
 from dashboard.selectors.profiles import (
+    ConfigPreviewRow,
     ProfileFormInput,
     profile_budget,
+    profile_config_preview,
+    profile_config_read,
     profile_copy_name,
     profile_document_parse,
     profile_domain,
@@ -87,6 +94,9 @@ __all__ = [
     "ProfileFormInput",
     "profile_budget",
     "profile_copy_name",
+    "ConfigPreviewRow",
+    "profile_config_preview",
+    "profile_config_read",
     "profile_document_parse",
     "profile_domain",
     "profile_error_knob",

@@ -19,9 +19,12 @@ from django.utils import timezone
 
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
 from dashboard.selectors.simulations import simulation_profile, simulation_result
-from simulator.errors import SimulatorError
+from simulator import SimulatorError
 
 ONLINE_SECONDS = 60
+"""A runtime is online when seen this recently: an open socket refreshes ``last_seen_at`` every
+``HEARTBEAT_SECONDS`` (dashboard/consumers/runtime.py), so a server killed with the socket open stops
+refreshing it and the runtime goes offline on its own; a connection counter cannot (nothing decrements it)."""
 SPARK_MINUTES = 30
 FEED_LIMIT = 50
 TOP_SESSIONS = 10
@@ -221,8 +224,6 @@ def _spark_bars(per_minute: Sequence[int]) -> tuple[SparkBar, ...]:
 
 
 def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
-    if runtime.connected > 0:
-        return True
     return runtime.last_seen_at is not None and now - runtime.last_seen_at <= timedelta(
         seconds=ONLINE_SECONDS
     )
@@ -413,7 +414,6 @@ def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None
 
     silent = Runtime.objects.filter(
         revoked_at__isnull=True,
-        connected=0,
         last_seen_at__isnull=False,
         last_seen_at__lte=now - timedelta(minutes=rules.runtime_silent_minutes),
     ).order_by("last_seen_at", "name")[:20]

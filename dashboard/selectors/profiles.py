@@ -16,24 +16,29 @@ from django.db.models import QuerySet
 from django.utils.text import slugify
 
 from dashboard.models import Profile
-from simulator.errors import ProfileError
-from simulator.jsonvalue import JSON
-from simulator.presets import PRESETS, Preset, preset_get
-from simulator.profiles import Profile as DomainProfile
-from simulator.profiles import (
+from simulator import (
+    JSON,
+    PRESETS,
+    BudgetExplanation,
+    ConfigFile,
+    ConfigSyntax,
+    Knob,
+    KnobNote,
+    Preset,
+    ProfileError,
     detect_runtime,
+    preset_get,
     profile_document_from_text,
     profile_from_document,
     profile_to_document,
     profile_to_json,
     profile_to_toml,
+    read_config_text,
+    versions,
 )
-from simulator.runtimes.ai_profile import OVERHEAD_TOKENS, AiProfileSettings
-from simulator.runtimes.zeroclaw import resolve_budget
-from simulator.runtimes.zeroclaw.settings import VERSIONS, ZeroClawSettings
+from simulator import Profile as DomainProfile
 
 ExportFormat: TypeAlias = Literal["toml", "json"]
-KnobKind: TypeAlias = Literal["int", "float", "bool", "tristate", "text", "select"]
 FormSource: TypeAlias = Literal["knobs", "toml"]
 
 EXPORT_CONTENT_TYPES: Mapping[str, str] = {
@@ -77,69 +82,16 @@ def profile_copy_name(*, profile: Profile) -> str:
 # -- the budget in one line ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class BudgetLine:
-    """What the profile lets through: ``tokens`` is a history budget or (OpenClaw) the pruner's window."""
-
-    tokens: int | None
-    what: Literal["budget", "window"]
-    explanation: str
-
-
-def _ttl(ms: float) -> str:
-    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        if ms >= size and ms % size == 0:
-            return f"{ms / size:g}{unit}"
-    return f"{ms:g}ms"
-
-
-def profile_budget(*, profile: DomainProfile) -> BudgetLine:
-    s = profile.settings
-    if isinstance(s, ZeroClawSettings):
-        r = resolve_budget(s)
-        return BudgetLine(r.budget, "budget", f"bound by {r.bound_by}: " + " → ".join(r.steps))
-    if isinstance(s, AiProfileSettings):
-        limits = s.limits()
-        budget = s.history_budget()
-        if budget is None or limits.context_window is None:
-            return BudgetLine(
-                None, "budget", "no context window known: nothing trimmed up front, only the overflow retry"
-            )
-        source = limits.context_window_source.value if limits.context_window_source else "unknown"
-        sent = s.effective_max_tokens()
-        lowered = f" (max_tokens {s.max_tokens:,} lowered to maxOutput)" if sent < s.max_tokens else ""
-        return BudgetLine(
-            budget,
-            "budget",
-            f"window {limits.context_window:,} ({source}) − max_tokens {sent:,}{lowered}"
-            f" − overhead {OVERHEAD_TOKENS:,} = {budget:,}",
-        )
-    window = s.context_window_tokens()
-    effective = s.effective()
-    if effective is None:
-        return BudgetLine(window, "window", f"pruning off (mode {s.mode or 'unset'}): nothing is pruned")
-    chars = window * 4
-    hard = (
-        f"hard-clear at {effective.hard_clear_ratio:g} "
-        f"({math.floor(chars * effective.hard_clear_ratio):,} chars) "
-        f"once ≥ {effective.min_prunable_tool_chars:,.0f} prunable tool chars"
-        if effective.hard_clear.enabled
-        else "hard-clear disabled"
-    )
-    return BudgetLine(
-        window,
-        "window",
-        f"ttl {_ttl(effective.ttl_ms)} · soft-trim at {effective.soft_trim_ratio:g} "
-        f"({math.floor(chars * effective.soft_trim_ratio):,} chars) · {hard} · "
-        f"keep last {effective.keep_last_assistants:g} assistants",
-    )
+def profile_budget(*, profile: DomainProfile) -> BudgetExplanation:
+    """The profile's budget (or, for OpenClaw, window) and why: the runtime spec's one explanation."""
+    return profile.spec.budget(profile.settings)
 
 
 @dataclass(frozen=True, slots=True)
 class ProfileRow:
     profile: Profile
     label: str
-    budget: BudgetLine
+    budget: BudgetExplanation
 
 
 def profile_rows() -> list[ProfileRow]:
@@ -153,118 +105,9 @@ def profile_rows() -> list[ProfileRow]:
 # -- the edit form: one labelled input per knob ------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Knob:
-    """One knob of a runtime: where it lives in the document and how the form edits it."""
-
-    path: str
-    label: str
-    kind: KnobKind
-    allowed: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = 0
-    maximum: float | None = None
-    step: str = "1"
-    placeholder: str = ""
-
-    @property
-    def error_field(self) -> str:
-        """The field name the loader puts in a :class:`ProfileError` about this knob."""
-        # The OpenClaw loader names pruning fields from the block, not from agents.defaults.
-        return self.path.removeprefix("agents.defaults.") if ".contextPruning." in self.path else self.path
-
-    @property
-    def dom_id(self) -> str:
-        return "knob-" + self.path.replace(".", "-")
-
-
-_ZC = "runtime_profiles.default"
-_OC = "agents.defaults.contextPruning"
-KNOBS: Mapping[str, tuple[Knob, ...]] = {
-    "zeroclaw": (
-        Knob("trimscope.version", "Version", "select", ", ".join(VERSIONS), choices=VERSIONS),
-        Knob(f"{_ZC}.max_context_tokens", "max_context_tokens", "int", "an integer ≥ 0, or empty (unset)"),
-        Knob(
-            f"{_ZC}.context_compact_ratio",
-            "context_compact_ratio",
-            "float",
-            "a number; only (0, 1] takes effect (documented version)",
-            minimum=None,
-            step="any",
-        ),
-        Knob(f"{_ZC}.max_history_messages", "max_history_messages", "int", "an integer ≥ 0, or empty"),
-        Knob(f"{_ZC}.max_tool_iterations", "max_tool_iterations", "int", "an integer ≥ 0", placeholder="10"),
-        Knob(f"{_ZC}.max_tool_result_chars", "max_tool_result_chars", "int", "an integer ≥ 0 (0 = off)"),
-        Knob(f"{_ZC}.history_pruning.enabled", "history_pruning.enabled", "bool", "on or off"),
-        Knob(f"{_ZC}.history_pruning.max_tokens", "history_pruning.max_tokens", "int", "an integer ≥ 0"),
-        Knob("provider.model", "provider.model", "text", "the model the window is declared for"),
-        Knob("provider.context_window", "provider.context_window", "int", "an integer ≥ 0, or empty"),
-        Knob("trimscope.model", "selected model", "text", "empty = the provider's model"),
-    ),
-    "ai_profile": (
-        Knob("max_tokens", "max_tokens", "int", "an integer ≥ 0"),
-        Knob("max_attempts", "max_attempts", "int", "an integer from 0 to 10", maximum=10),
-        *(
-            Knob(f"limits.{layer}.{key}", f"limits.{layer}.{key}", "int", "an integer ≥ 0, or empty")
-            for layer in ("user", "endpoint", "preset")
-            for key in ("contextWindow", "maxOutput")
-        ),
-        Knob(
-            "provider.context_window", "provider.context_window", "int", "an integer ≥ 1, or empty", minimum=1
-        ),
-    ),
-    "openclaw": (
-        Knob(
-            f"{_OC}.mode", "mode", "select", '"off" or "cache-ttl"; unset = off', choices=("off", "cache-ttl")
-        ),
-        Knob(f"{_OC}.ttl", "ttl", "text", "a duration like 5m, 1h, 1h30m", placeholder="5m"),
-        Knob(f"{_OC}.keepLastAssistants", "keepLastAssistants", "int", "an integer ≥ 0", placeholder="3"),
-        Knob(
-            f"{_OC}.softTrimRatio",
-            "softTrimRatio",
-            "float",
-            "a number in [0, 1]",
-            maximum=1,
-            step="any",
-            placeholder="0.3",
-        ),
-        Knob(
-            f"{_OC}.hardClearRatio",
-            "hardClearRatio",
-            "float",
-            "a number in [0, 1]",
-            maximum=1,
-            step="any",
-            placeholder="0.5",
-        ),
-        Knob(
-            f"{_OC}.minPrunableToolChars",
-            "minPrunableToolChars",
-            "int",
-            "an integer ≥ 0",
-            placeholder="50000",
-        ),
-        Knob(f"{_OC}.softTrim.maxChars", "softTrim.maxChars", "int", "an integer ≥ 0", placeholder="4000"),
-        Knob(f"{_OC}.softTrim.headChars", "softTrim.headChars", "int", "an integer ≥ 0", placeholder="1500"),
-        Knob(f"{_OC}.softTrim.tailChars", "softTrim.tailChars", "int", "an integer ≥ 0", placeholder="1500"),
-        Knob(f"{_OC}.hardClear.enabled", "hardClear.enabled", "tristate", "true, false or unset (true)"),
-        Knob(f"{_OC}.hardClear.placeholder", "hardClear.placeholder", "text", "any text"),
-        Knob(
-            "model.contextWindow",
-            "model.contextWindow",
-            "int",
-            "an integer ≥ 1, or empty (200,000)",
-            minimum=1,
-        ),
-        Knob(
-            "agents.defaults.contextTokens",
-            "agents.defaults.contextTokens",
-            "int",
-            "an integer ≥ 1, or empty",
-            minimum=1,
-        ),
-    ),
-}
+def runtime_knobs(runtime: str) -> tuple[Knob, ...]:
+    """A runtime's knob catalogue (every version of a runtime reads the same keys)."""
+    return versions(runtime)[0].knobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,8 +115,12 @@ class KnobField:
     """A knob with the value the form shows (``text`` for inputs, ``checked`` for checkboxes)."""
 
     knob: Knob
-    text: str
-    checked: bool
+    text: str = ""
+    checked: bool = False
+
+    @property
+    def dom_id(self) -> str:
+        return "knob-" + self.knob.path.replace(".", "-")
 
 
 def _get(doc: Mapping[str, JSON], path: str) -> JSON:
@@ -326,7 +173,7 @@ def profile_knobs(*, document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField
     """
     runtime = detect_runtime(document)
     fields = []
-    for knob in KNOBS[runtime]:
+    for knob in runtime_knobs(runtime):
         value = _get(document, knob.path)
         fields.append(KnobField(knob, _display(value), value is True))
     return runtime, tuple(fields)
@@ -381,7 +228,7 @@ def profile_document_from_form(
         return doc
     # The knob paths are the canonical ones (runtime_profiles.default, agents.defaults...).
     base = profile_to_document(profile_from_document(doc, name="form"))
-    for knob in KNOBS[runtime]:
+    for knob in runtime_knobs(runtime):
         present, value = _knob_value(knob, knob_values.get(knob.path))
         if present:
             _set(base, knob.path, value)
@@ -396,6 +243,34 @@ def profile_error_knob(*, error: ProfileError, fields: Sequence[KnobField]) -> s
         if error.field == f.knob.error_field:
             return f.knob.path
     return None
+
+
+# -- whole config files: what an import would store ----------------------------------------------------
+
+
+def profile_config_read(
+    *, text: str, syntax: ConfigSyntax = "auto", filename: str | None = None
+) -> ConfigFile:
+    """Every profile a pasted or uploaded config yields, with the reader's warnings and kept keys."""
+    return read_config_text(text, filename=filename, syntax=syntax)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigPreviewRow:
+    """One profile a config file yields, as the import page lists it before storing."""
+
+    name: str
+    label: str
+    budget: BudgetExplanation
+    warnings: tuple[str, ...]
+    kept: tuple[str, ...]
+
+
+def profile_config_preview(*, config: ConfigFile) -> list[ConfigPreviewRow]:
+    return [
+        ConfigPreviewRow(p.name, p.label, profile_budget(profile=p), p.notes, tuple(k.path for k in p.kept))
+        for p in config.profiles
+    ]
 
 
 # -- export -------------------------------------------------------------------------------------------
@@ -448,10 +323,15 @@ class ProfileForm:
     error: ProfileError | None = None
     error_knob: str | None = None
     label: str = ""
-    budget: BudgetLine | None = None
-    slot_knobs: tuple[Knob, ...] = ()
+    budget: BudgetExplanation | None = None
+    slot_knobs: tuple[KnobField, ...] = ()
     sync_toml: bool = False
     sync_knobs: bool = False
+    warnings: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    """Key paths of the source config that are kept, not modelled (they come back on export)."""
+    knob_notes: tuple[KnobNote, ...] = ()
+    """What the runtime does with a knob's value, shown next to that knob."""
 
 
 def _knobs_or_none(document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField, ...]] | None:
@@ -477,6 +357,9 @@ def profile_form(
             knobs=stored[1],
             label=domain.label,
             budget=profile_budget(profile=domain),
+            warnings=domain.warnings,
+            kept=tuple(k.path for k in domain.kept),
+            knob_notes=domain.knob_notes,
         )
     try:
         # Unvalidated on purpose: the inputs redraw with the bad value the operator typed.
@@ -499,7 +382,10 @@ def profile_form(
 
 def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
     """The inline check: the error with its knob, or (valid) the other side redrawn canonically."""
-    slot_knobs = KNOBS.get(submitted.knobs_runtime, ())
+    try:
+        slot_knobs = tuple(KnobField(k) for k in runtime_knobs(submitted.knobs_runtime))
+    except ProfileError:
+        slot_knobs = ()
     document: dict[str, JSON] | None = None
     try:
         document = submitted.document()
@@ -515,7 +401,7 @@ def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
             runtime=runtime,
             knobs=knobs,
             error=exc,
-            error_knob=next((k.path for k in slot_knobs if k.error_field == exc.field), None),
+            error_knob=next((k.knob.path for k in slot_knobs if k.knob.error_field == exc.field), None),
             slot_knobs=slot_knobs,
         )
     runtime, knobs = profile_knobs(document=profile_to_document(domain))
@@ -529,6 +415,7 @@ def profile_form_check(*, submitted: ProfileFormInput) -> ProfileForm:
         label=domain.label,
         budget=profile_budget(profile=domain),
         slot_knobs=slot_knobs,
+        knob_notes=domain.knob_notes,
         # Only the side the operator is not typing in is redrawn, so focus and caret stay put.
         sync_toml=submitted.source == "knobs",
         sync_knobs=submitted.source == "toml",

@@ -12,14 +12,26 @@ from django.db.models import QuerySet
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.profiles import profile_document_from_form
 from dashboard.selectors.transcripts import transcript_parsed
-from simulator.errors import ProfileError
-from simulator.estimates import message_token_text, tiktoken_count
-from simulator.jsonvalue import JSON
-from simulator.profiles import Profile as DomainProfile
-from simulator.profiles import profile_from_document, profile_to_document
-from simulator.replay import SimulationResult, changed_contents, simulate
-from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
-from simulator.replay.view import CallView, Timeline, call_view, timeline
+from simulator import (
+    JSON,
+    CallView,
+    Comparison,
+    MessageDiff,
+    ProfileError,
+    SimulationResult,
+    Timeline,
+    call_view,
+    changed_contents,
+    compare,
+    message_diff,
+    message_token_text,
+    profile_from_document,
+    profile_to_document,
+    simulate,
+    tiktoken_count,
+    timeline,
+)
+from simulator import Profile as DomainProfile
 
 
 def simulation_document(*, profile: Profile, knob_values: Mapping[str, str] | None = None) -> dict[str, JSON]:

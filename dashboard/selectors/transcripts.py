@@ -14,9 +14,9 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from dashboard.models import Transcript
-from simulator.importers import parse_transcript
-from simulator.overview import TranscriptOverview, overview
-from simulator.transcript import Transcript as ParsedTranscript
+from simulator import Transcript as ParsedTranscript
+from simulator import TranscriptOverview, parse_transcript
+from simulator import transcript_overview as overview
 
 
 def transcript_list() -> QuerySet[Transcript]:

@@ -1,9 +1,13 @@
-"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these."""
+"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these.
+
+Services reach the simulator through its facade (``import simulator``) only.
+"""
 
 from __future__ import annotations
 
 from dashboard.services.fleet import (
     Ingested,
+    IngestFailed,
     RuntimeInvalid,
     RuntimeNameTaken,
     runtime_connected,
@@ -21,20 +25,25 @@ from dashboard.services.profiles import (
     profile_delete,
     profile_duplicate,
     profile_import,
+    profile_import_all,
+    profile_import_syntax,
     profile_update,
 )
 from dashboard.services.simulations import simulation_create, simulation_delete
 from dashboard.services.tokens import api_token_create, api_token_revoke
 from dashboard.services.transcripts import (
+    TranscriptAlreadyStored,
     transcript_delete,
     transcript_import,
 )
 
 __all__ = [
+    "IngestFailed",
     "Ingested",
     "ProfileNameTaken",
     "RuntimeInvalid",
     "RuntimeNameTaken",
+    "TranscriptAlreadyStored",
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",
@@ -42,6 +51,8 @@ __all__ = [
     "profile_delete",
     "profile_duplicate",
     "profile_import",
+    "profile_import_all",
+    "profile_import_syntax",
     "profile_update",
     "runtime_connected",
     "runtime_create",

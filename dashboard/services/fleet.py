@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -23,6 +24,8 @@ from dashboard.fleet_schemas import (
 )
 from dashboard.models import Runtime, TrimEvent
 from dashboard.tokens import token_generate, token_hash
+
+logger = logging.getLogger(__name__)
 
 
 class RuntimeInvalid(ValueError):
@@ -112,6 +115,19 @@ class Ingested:
     created: bool
 
 
+@dataclass(frozen=True, slots=True)
+class IngestFailed:
+    """A validated frame the database still refused: reported for that frame alone, nothing stored."""
+
+    message: str
+
+
+# What a database or its driver raises for one row it cannot hold (a value out of a column's range, text
+# it cannot encode) — not OperationalError: a database that is down fails the whole batch, unacked, so
+# the runtime resends it later instead of being told its events are bad.
+_UNSTORABLE = (DataError, IntegrityError, ValueError, OverflowError)
+
+
 def _fields(frame: Frame, received: datetime) -> dict[str, object]:
     common: dict[str, object]
     if isinstance(frame, AcpHistoryTrimmed):
@@ -176,15 +192,16 @@ def _fields(frame: Frame, received: datetime) -> dict[str, object]:
 
 def trim_event_ingest(
     *, runtime: Runtime, frame: Frame, payload: Mapping[str, object], touch: bool = True
-) -> Ingested:
+) -> Ingested | IngestFailed:
     """Store one validated frame exactly once and push it to the fleet page after the commit.
 
     A resend of an envelope (same session and ``seq``) or of an event with the same ``id`` returns the
     row already stored, with ``created=False``: the runtime gets its ack again, nothing is duplicated.
     ``touch=False`` leaves ``last_seen_at`` to the caller (a socket updates it at most once a second).
+    A frame the database refuses is an :class:`IngestFailed` (nothing stored).
     """
     ingested = _store(runtime, frame, payload)
-    if ingested.created:
+    if isinstance(ingested, Ingested) and ingested.created:
         event = ingested.event
         transaction.on_commit(lambda: event_publish(event), robust=True)
         if touch:
@@ -194,19 +211,20 @@ def trim_event_ingest(
 
 def trim_events_ingest(
     *, runtime: Runtime, frames: Sequence[tuple[Frame, Mapping[str, object]]]
-) -> list[Ingested]:
+) -> list[Ingested | IngestFailed]:
     """Store several validated frames in one transaction, each exactly once, in order.
 
-    All or nothing: if any frame fails unexpectedly, none is stored (and none may be acknowledged).
     One commit for a batch is what lets one socket keep up with thousands of events a second; every
-    event still gets its own savepoint, so a resend hits the idempotency constraints as it would alone.
+    event still gets its own savepoint, so a resend hits the idempotency constraints as it would alone,
+    and a frame the database refuses becomes an :class:`IngestFailed` for that frame alone while the
+    others are stored. If the database itself fails (the commit), nothing is stored or may be acked.
     The new events are pushed after the commit in one go; ``last_seen_at`` is left to the caller.
     """
     with transaction.atomic():
-        results = _store_new(runtime, frames)
-        if results is None:  # a resend among them: one savepoint per event finds which
-            results = [_store(runtime, frame, payload) for frame, payload in frames]
-        created = [r.event for r in results if r.created]
+        fresh = _store_new(runtime, frames)
+        # A resend or an unstorable frame among them: one savepoint per event finds which.
+        results = list(fresh) if fresh is not None else [_store(runtime, f, p) for f, p in frames]
+        created = [r.event for r in results if isinstance(r, Ingested) and r.created]
         if created:
             transaction.on_commit(lambda: event_publish_many(created), robust=True)
     return results
@@ -214,8 +232,8 @@ def trim_events_ingest(
 
 def _store_new(
     runtime: Runtime, frames: Sequence[tuple[Frame, Mapping[str, object]]]
-) -> list[Ingested] | None:
-    """The common case, no resends: one INSERT for all. ``None`` (nothing stored) if any already exists."""
+) -> list[Ingested | IngestFailed] | None:
+    """The common case: one INSERT for all. ``None`` (nothing stored) if any exists already or is refused."""
     received = timezone.now()
     rows = [
         TrimEvent(runtime=runtime, payload=dict(payload), **_fields(frame, received))
@@ -224,23 +242,31 @@ def _store_new(
     try:
         with transaction.atomic():
             TrimEvent.objects.bulk_create(rows)
-    except IntegrityError:
+    except _UNSTORABLE:
         return None
     return [Ingested(row, True) for row in rows]
 
 
-def _store(runtime: Runtime, frame: Frame, payload: Mapping[str, object]) -> Ingested:
+def _store(runtime: Runtime, frame: Frame, payload: Mapping[str, object]) -> Ingested | IngestFailed:
     received = timezone.now()
     fields = _fields(frame, received)
     try:
         with transaction.atomic():
             event = TrimEvent.objects.create(runtime=runtime, payload=dict(payload), **fields)
-    except IntegrityError:
+    except IntegrityError as exc:
         existing = _existing(runtime, fields)
         if existing is None:
-            raise
+            return _failed(runtime, exc)
         return Ingested(existing, False)
+    except _UNSTORABLE as exc:
+        return _failed(runtime, exc)
     return Ingested(event, True)
+
+
+def _failed(runtime: Runtime, exc: Exception) -> IngestFailed:
+    # The frame passed the schema, so this is a gap between the schema and the database: log it whole.
+    logger.warning("runtime %s: an event the database refused", runtime, exc_info=exc)
+    return IngestFailed(f"the database refused this event ({type(exc).__name__}); nothing was stored")
 
 
 def _existing(runtime: Runtime, fields: dict[str, object]) -> TrimEvent | None:

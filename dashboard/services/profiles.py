@@ -6,20 +6,24 @@ document and ``runtime`` comes from the parsed profile.
 from __future__ import annotations
 
 import unicodedata
-from typing import Literal
+from collections.abc import Sequence
 
 from django.db import IntegrityError, transaction
 
 from dashboard.models import Profile
-from dashboard.selectors.profiles import profile_document_parse
-from simulator.errors import ProfileError
-from simulator.jsonvalue import JSON
-from simulator.profiles import profile_from_document, profile_to_document
+from dashboard.selectors.profiles import profile_config_read
+from simulator import (
+    CONFIG_SYNTAXES,
+    JSON,
+    ConfigSyntax,
+    ProfileError,
+    profile_from_document,
+    profile_to_document,
+)
 
 NAME_MAX = 120
 DESCRIPTION_MAX = 400
-_SYNTAX: dict[str, Literal["toml", "json", "auto"]] = {"toml": "toml", "json": "json", "auto": "auto"}
-SYNTAXES = tuple(_SYNTAX)
+SYNTAXES = CONFIG_SYNTAXES
 
 
 class ProfileNameTaken(ProfileError):
@@ -90,13 +94,74 @@ def profile_delete(*, profile: Profile) -> None:
     profile.delete()
 
 
-def profile_import(*, name: str, text: str, syntax: str = "auto", description: str = "") -> Profile:
-    """Store a pasted or uploaded TOML/JSON block (a full profile, a ``[runtime_profiles.x]`` block, a bare
-    ``contextPruning`` block or ai-profile ``limits``)."""
-    if syntax not in SYNTAXES:
-        raise ProfileError("syntax", f"unknown syntax {syntax!r}", allowed=", ".join(SYNTAXES))
-    document = profile_document_parse(text=text, syntax=_SYNTAX[syntax])
-    return profile_create(name=name, document=document, description=description)
+def profile_import_syntax(syntax: str) -> ConfigSyntax:
+    """The syntax menu's value, checked."""
+    for known in CONFIG_SYNTAXES:
+        if syntax == known:
+            return known
+    raise ProfileError("syntax", f"unknown syntax {syntax!r}", allowed=", ".join(CONFIG_SYNTAXES))
+
+
+def profile_import(
+    *,
+    name: str,
+    text: str,
+    syntax: str = "auto",
+    description: str = "",
+    filename: str | None = None,
+    select: str | None = None,
+) -> Profile:
+    """Store one profile of a pasted or uploaded config: a runtime's whole config file (ZeroClaw
+    ``config.toml``, OpenClaw JSON5, ai-profile limits or presets) or a Trimscope profile.
+
+    Raises:
+        ProfileError: naming the key in the file; ``select`` when the file yields several profiles
+            and none was chosen.
+    """
+    config = profile_config_read(text=text, syntax=profile_import_syntax(syntax), filename=filename)
+    if select:
+        chosen = config.select(select)
+    elif len(config.profiles) == 1:
+        chosen = config.profiles[0]
+    else:
+        names = ", ".join(config.names())
+        raise ProfileError(
+            "select", f"this file yields {len(config.profiles)} profiles ({names}): choose one", allowed=names
+        )
+    # Without a name the profile is stored under its own (the agent, runtime profile or preset).
+    return profile_create(
+        name=name or chosen.name, document=profile_to_document(chosen), description=description
+    )
+
+
+def profile_import_all(
+    *,
+    text: str,
+    syntax: str = "auto",
+    filename: str | None = None,
+    names: Sequence[str] = (),
+    name_prefix: str = "",
+    description: str = "",
+) -> list[Profile]:
+    """Store every profile a config file yields (or the ``names`` chosen), all or none.
+
+    Each is stored as ``"<prefix> · <name>"`` (just ``<name>`` without a prefix).
+
+    Raises:
+        ProfileError: for a bad file, an unknown name or a name clash; nothing is stored then.
+    """
+    config = profile_config_read(text=text, syntax=profile_import_syntax(syntax), filename=filename)
+    chosen = [config.select(n) for n in names] if names else list(config.profiles)
+    prefix = name_prefix.strip()
+    with transaction.atomic():
+        return [
+            profile_create(
+                name=f"{prefix} · {p.name}" if prefix else p.name,
+                document=profile_to_document(p),
+                description=description,
+            )
+            for p in chosen
+        ]
 
 
 # Ready profiles for the demo transcript (60 turns, ~32,000 tokens): tight enough that every runtime

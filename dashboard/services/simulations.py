@@ -8,10 +8,7 @@ from django.contrib.auth.models import AnonymousUser, User
 
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.simulations import simulation_result
-from simulator.errors import ProfileError
-from simulator.jsonvalue import JSON
-from simulator.profiles import profile_from_document, profile_to_document
-from simulator.replay import SimulationResult
+from simulator import JSON, ProfileError, SimulationResult, profile_from_document, profile_to_document
 
 INLINE_PROFILE_NAME = "inline profile"
 

@@ -3,14 +3,37 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.urls import reverse
 
 from dashboard.models import Transcript
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator.overview import summarize
+from simulator import SimulatorError, TranscriptParseError, summarize
 
 
-@transaction.atomic
+class TranscriptAlreadyStored(SimulatorError):
+    """The same content is already stored (the API answers 409); ``copy=True`` stores another one anyway."""
+
+    def __init__(self, existing: Transcript) -> None:
+        self.existing = existing
+        url = reverse("transcript-detail", args=[existing.pk])
+        super().__init__(
+            f"this content is already stored as transcript {existing.pk} ({existing.name!r});"
+            ' set store_copy (API) or tick "Store a copy" to store it again',
+            {
+                "transcript_id": existing.pk,
+                "name": existing.name,
+                "url": url,
+                "api_url": reverse("api:get_transcript", args=[existing.pk]),
+            },
+        )
+
+
+def _stored_with(sha256: str) -> Transcript | None:
+    # The original when there is one, else the oldest copy (the original may have been deleted).
+    return Transcript.objects.filter(sha256=sha256).defer("source_text").order_by("is_copy", "id").first()
+
+
 def transcript_import(
     *,
     text: str,
@@ -18,15 +41,33 @@ def transcript_import(
     format: str | None = None,
     source: str | None = None,
     user: User | AnonymousUser | None = None,
+    copy: bool = False,
 ) -> Transcript:
-    """Parse ``text`` and store it. Raises ``TranscriptParseError`` before anything is written."""
+    """Parse ``text`` and store it.
+
+    Raises:
+        TranscriptParseError: before anything is written.
+        TranscriptAlreadyStored: when the same text is stored and ``copy`` is false (nothing is written).
+    """
+    sha256 = text_sha256(text)
+    if not copy:
+        existing = _stored_with(sha256)
+        if existing is not None:
+            raise TranscriptAlreadyStored(existing)
     parsed = transcript_parse(text=text, format=format or None, source=source)
+    for field, value in (("session id", parsed.session_id), ("title", parsed.title)):
+        if value and "\x00" in value:  # PostgreSQL cannot store it; the text itself keeps it escaped
+            raise TranscriptParseError(
+                f"the transcript's {field} contains a NUL character (U+0000)",
+                formats_tried=(parsed.format,),
+                source=source,
+            )
     summary = summarize(parsed)
-    return Transcript.objects.create(
+    row = Transcript(
         name=(name.strip() or source or parsed.title or "transcript")[:200],
         format=parsed.format,
         source_text=text,
-        sha256=text_sha256(text),
+        sha256=sha256,
         size_bytes=len(text.encode("utf-8")),
         session_id=(parsed.session_id or "")[:200],
         message_count=summary.message_count,
@@ -35,7 +76,18 @@ def transcript_import(
         orphan_count=summary.orphan_count,
         estimated_tokens=summary.estimated_tokens,
         uploaded_by=user if isinstance(user, User) else None,
+        is_copy=copy and _stored_with(sha256) is not None,
     )
+    try:
+        with transaction.atomic():
+            row.save()
+    except IntegrityError:
+        # Another upload of the same text committed between the check and the insert.
+        existing = _stored_with(sha256)
+        if existing is None:
+            raise
+        raise TranscriptAlreadyStored(existing) from None
+    return row
 
 
 def transcript_delete(*, transcript: Transcript) -> None:

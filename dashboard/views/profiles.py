@@ -13,9 +13,9 @@ from django_htmx.http import HttpResponseClientRedirect
 from dashboard import selectors, services
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
-from simulator.errors import ProfileError
+from simulator import ProfileError
 
-MAX_IMPORT_BYTES = 256 * 1024  # a profile is a few hundred bytes; anything this big is not one
+MAX_IMPORT_BYTES = 256 * 1024  # a whole runtime config is a few KiB; anything this big is not one
 KNOB_PREFIX = "knob:"
 
 
@@ -101,18 +101,60 @@ def _import_text(request: HtmxHttpRequest) -> str:
     return text
 
 
+def _import_filename(request: HtmxHttpRequest) -> str | None:
+    upload = request.FILES.get("file")
+    name = upload.name if upload is not None and upload.size else request.POST.get("filename", "")
+    return name or None
+
+
 @require_POST
 def profile_import(request: HtmxHttpRequest) -> HttpResponse:
+    """Import a config: one profile is stored at once; a file with several lists them to choose from."""
     values = {k: request.POST.get(k, "") for k in ("name", "text", "syntax", "description")}
+    syntax = values["syntax"] or "auto"
+    preview: dict[str, object] | None = None
     try:
+        text = _import_text(request)
+        values["text"], values["filename"] = text, _import_filename(request) or ""
+        filename = values["filename"] or None
+        config = selectors.profile_config_read(
+            text=text, syntax=services.profile_import_syntax(syntax), filename=filename
+        )
+        if len(config.profiles) > 1:
+            chosen = request.POST.getlist("select")
+            if not request.POST.get("confirm"):
+                preview = {
+                    "shape": config.shape,
+                    "warnings": config.warnings,
+                    "rows": selectors.profile_config_preview(config=config),
+                }
+                context = _list_context(import_values=values, import_preview=preview)
+                if request.htmx:
+                    return render(request, "dashboard/profile-list.html#import-form", context)
+                return render(request, "dashboard/profile-list.html", context)
+            if not chosen:
+                raise ProfileError("select", "choose at least one profile", allowed=", ".join(config.names()))
+            stored = services.profile_import_all(
+                text=text,
+                syntax=syntax,
+                filename=filename,
+                names=chosen,
+                name_prefix=values["name"],
+                description=values["description"],
+            )
+            messages.success(
+                request, f"Imported {len(stored)} profiles: {', '.join(p.name for p in stored)}."
+            )
+            return _redirect(request, reverse("profile-list"))
         profile = services.profile_import(
-            name=values["name"],
-            text=_import_text(request),
-            syntax=values["syntax"] or "auto",
+            name=values["name"] or config.profiles[0].name,
+            text=text,
+            syntax=syntax,
+            filename=filename,
             description=values["description"],
         )
     except ProfileError as exc:
-        context = _list_context(import_error=_error(exc), import_values=values)
+        context = _list_context(import_error=_error(exc), import_values=values, import_preview=preview)
         if request.htmx:
             return render(request, "dashboard/profile-list.html#import-form", context)
         return render(request, "dashboard/profile-list.html", context, status=422)

@@ -18,8 +18,7 @@ from dashboard import selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.profiles import KNOB_PREFIX
-from simulator.errors import ProfileError
-from simulator.replay.view import timeline_shape
+from simulator import ProfileError, timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
 
@@ -102,7 +101,9 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "next_call": number + 1 if number < len(calls) else None,
             "next_trim": next_trim,
             "prev_trim": prev_trim,
-            "events_json": [json.dumps(e, ensure_ascii=False, indent=1) for e in screen.call.call.events],
+            "events_json": [
+                json.dumps(e, ensure_ascii=False, indent=1) for e in wire_frames(screen.call.call.events)
+            ],
             "window_total": screen.call.window or 0,
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }

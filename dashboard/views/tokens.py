@@ -51,6 +51,7 @@ def token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
     token = selectors.api_token_get(user=_user(request), token_id=token_id)
     if token is None:
         raise Http404("no such token")
-    services.api_token_revoke(token=token)
-    messages.success(request, f"Revoked “{token.name}”: it no longer opens the API.")
+    runtimes = services.api_token_revoke(token=token)
+    also = f" Also revoked {len(runtimes)} runtime(s) registered with it." if runtimes else ""
+    messages.success(request, f"Revoked “{token.name}”: it no longer opens the API.{also}")
     return HttpResponseRedirect(reverse("token-list"))

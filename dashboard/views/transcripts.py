@@ -12,8 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import selectors, services
 from dashboard.views.common import HtmxHttpRequest
-from simulator.errors import SimulatorError, TranscriptParseError
-from simulator.importers import FORMATS
+from simulator import FORMATS, SimulatorError, TranscriptParseError
 
 TURNS_PER_PAGE = 25
 
@@ -59,7 +58,7 @@ def _read_upload(request: HtmxHttpRequest) -> tuple[str, str | None]:
 
 @require_POST
 def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
-    values = {k: request.POST.get(k, "") for k in ("name", "format", "text")}
+    values = {k: request.POST.get(k, "") for k in ("name", "format", "text", "copy")}
     try:
         text, filename = _read_upload(request)
         transcript = services.transcript_import(
@@ -68,19 +67,24 @@ def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
             format=values["format"] or None,
             source=filename,
             user=request.user,
+            copy=bool(values["copy"]),
         )
     except SimulatorError as exc:
+        existing = exc.existing if isinstance(exc, services.TranscriptAlreadyStored) else None
         error = {
             "message": exc.message,
             "formats_tried": exc.formats_tried if isinstance(exc, TranscriptParseError) else (),
             "line": exc.line if isinstance(exc, TranscriptParseError) else None,
             "message_index": exc.message_index if isinstance(exc, TranscriptParseError) else None,
+            "existing": existing,
         }
         context = _list_context(upload_error=error, form_values=values)
         if request.htmx:
             # htmx does not swap 4xx bodies by default; the partial itself carries the alert.
             return render(request, "dashboard/transcript-list.html#upload-form", context)
-        return render(request, "dashboard/transcript-list.html", context, status=422)
+        return render(
+            request, "dashboard/transcript-list.html", context, status=422 if existing is None else 409
+        )
     url = reverse("transcript-detail", args=[transcript.pk])
     if request.htmx:
         return HttpResponseClientRedirect(url)

@@ -1,10 +1,14 @@
-"""Maps ``(system, function)`` as named in the vectors to the adapter that runs our implementation."""
+"""Maps ``(system, function)`` as named in the vectors to the adapter that runs our implementation.
+
+Each runtime spec names its ``system`` and adapter module (``simulator/registry.py``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
 from simulator.jsonvalue import JSON
+from simulator.registry import conformance_modules
 
 Adapter = Callable[[Mapping[str, JSON]], JSON]
 
@@ -14,11 +18,7 @@ def adapters() -> Mapping[str, Mapping[str, Adapter]]:
     # Each system registers its own table; importing inside keeps the runner importable while one of
     # them is being worked on.
     table: dict[str, Mapping[str, Adapter]] = {}
-    for system, module_name in (
-        ("zeroclaw", "simulator.conformance.zeroclaw_adapters"),
-        ("ai_profile", "simulator.conformance.ai_profile_adapters"),
-        ("openclaw", "simulator.conformance.openclaw_adapters"),
-    ):
+    for system, module_name in conformance_modules().items():
         try:
             module = __import__(module_name, fromlist=["ADAPTERS"])
         except ModuleNotFoundError as exc:

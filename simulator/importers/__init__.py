@@ -1,9 +1,12 @@
 """Transcript importers: text in one of the supported formats to the runtime-neutral :class:`Transcript`.
 
 Formats (see each module's docstring for its source reference): ``openai-chat``, ``openai-responses`` (incl.
-Codex rollout JSONL), ``anthropic``, ``claude-code``, ``openclaw``, ``zeroclaw-chat``,
-``zeroclaw-conversation``, ``langchain``, ``swe-agent``. Importers are pure: they take the text, never a path.
+Codex rollout JSONL), ``anthropic``, ``claude-code`` (JSONL or a ``{"loglines": [...]}`` export),
+``openclaw``, ``zeroclaw-chat``, ``zeroclaw-conversation``, ``langchain``, ``swe-agent`` (``.traj`` JSON or
+demonstration YAML). Importers are pure: they take the text, never a path.
 
+Decoding tries one JSON value, then JSON lines (malformed lines are skipped and reported, as pi's session
+loader skips them), then YAML (SWE-agent demonstrations); text that is none of these is "not recognised".
 Auto-detection decodes the text once, ranks the formats by tell-tale fields (record ``type`` values, block
 types, ZeroClaw's JSON-in-content envelopes, ...) and tries them in that order; the first that parses wins.
 When none does, the error of the best-ranked one is raised, naming every format tried.
@@ -12,6 +15,7 @@ When none does, the error of the best-ranked one is raised, naming every format 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from simulator.errors import TranscriptParseError
 from simulator.importers import (
@@ -26,6 +30,7 @@ from simulator.importers import (
     zeroclaw_conversation,
 )
 from simulator.importers._common import BadInput, Document, JsonDecodeFailure, decode
+from simulator.importers._yaml import YamlFailure, load_yaml, looks_like_yaml_document
 from simulator.jsonvalue import JSON
 from simulator.transcript import Transcript
 
@@ -169,8 +174,12 @@ def _candidates(doc: Document) -> tuple[str, ...]:
     if isinstance(value, list):
         return _rank_messages(value)
     if isinstance(value, dict):
-        if "history" in value and ("trajectory" in value or "info" in value or "environment" in value):
+        if "history" in value and (
+            "trajectory" in value or "info" in value or "environment" in value or "replay_config" in value
+        ):
             return (swe_agent.NAME,)
+        if isinstance(value.get("loglines"), list):
+            return (claude_code.NAME,)
         if isinstance(value.get("messages"), list):
             items = value["messages"]
             ranked = _rank_messages(items) if isinstance(items, list) else ()
@@ -198,6 +207,40 @@ def _error(
     )
 
 
+def _not_recognised(
+    detail: str, tried: tuple[str, ...], source: str | None, line: int | None = None
+) -> TranscriptParseError:
+    return TranscriptParseError(
+        f"format not recognised: {detail}", formats_tried=tried, line=line, source=source
+    )
+
+
+def _decode(text: str, tried: tuple[str, ...], source: str | None) -> tuple[Document, bool]:
+    """The decoded text and whether it came from YAML; JSON first, then JSON lines, then YAML."""
+    try:
+        return decode(text), False
+    except JsonDecodeFailure as exc:
+        if not looks_like_yaml_document(text) and not exc.at_start:
+            # Text that opens like JSON is a broken JSON document: say where it breaks.
+            raise TranscriptParseError(
+                exc.reason, formats_tried=tried, line=exc.line, source=source
+            ) from None
+    try:
+        value = load_yaml(text)
+    except YamlFailure as exc:
+        raise _not_recognised(
+            f"the text is not JSON, JSON lines or YAML ({exc.reason})", tried, source, exc.line
+        ) from None
+    if not isinstance(value, dict | list):
+        raise _not_recognised(
+            "the text is not JSON, JSON lines or a YAML document holding a transcript"
+            " (it reads as plain text)",
+            tried,
+            source,
+        )
+    return Document(is_json=True, value=value, records=None), True
+
+
 def _run(text: str, format: str | None, source: str | None) -> Transcript:
     if format is not None and format not in _PARSERS:
         raise TranscriptParseError(
@@ -205,41 +248,47 @@ def _run(text: str, format: str | None, source: str | None) -> Transcript:
         )
     if not text.strip():
         raise TranscriptParseError("empty input", formats_tried=(format,) if format else (), source=source)
-    try:
-        doc = decode(text)
-    except JsonDecodeFailure as exc:
-        tried = (format,) if format else FORMATS
-        raise TranscriptParseError(exc.reason, formats_tried=tried, line=exc.line, source=source) from None
+    doc, from_yaml = _decode(text, (format,) if format else FORMATS, source)
+    transcript = _parse(doc, format, source, from_yaml)
+    return replace(transcript, skipped_lines=doc.skipped) if doc.skipped else transcript
+
+
+def _parse(doc: Document, format: str | None, source: str | None, from_yaml: bool) -> Transcript:
     if format is not None:
         try:
-            return _PARSERS[format](doc)
+            return _flagged(_PARSERS[format](doc), doc)
         except BadInput as exc:
             raise _error(exc, (format,), source, not doc.is_json) from None
     candidates = _candidates(doc)
     if not candidates:
-        shape = "a JSON " + (
+        kind = (
             "list" if isinstance(doc.value, list) else "object" if isinstance(doc.value, dict) else "scalar"
         )
-        raise TranscriptParseError(
-            f"unrecognised transcript shape ({shape} matching no known format)",
-            formats_tried=FORMATS,
-            source=source,
-        )
+        shape = f"a YAML {'sequence' if kind == 'list' else 'mapping'}" if from_yaml else f"a JSON {kind}"
+        raise _not_recognised(f"{shape} matching none of the known formats", FORMATS, source)
     first: BadInput | None = None
     for name in candidates:
         try:
-            return _PARSERS[name](doc)
+            return _flagged(_PARSERS[name](doc), doc)
         except BadInput as exc:
             first = first or exc
     assert first is not None
     raise _error(first, candidates, source, not doc.is_json) from None
 
 
+def _flagged(transcript: Transcript, doc: Document) -> Transcript:
+    # Token counts taken out while decoding (see _common._drop_bad_counts) are the transcript's warnings.
+    if not doc.warnings:
+        return transcript
+    return replace(transcript, warnings=(*doc.warnings, *transcript.warnings))
+
+
 def parse_transcript(text: str, *, format: str | None = None, source: str | None = None) -> Transcript:
     """Parse a transcript from its text.
 
     Args:
-        text: the whole file content (JSON or JSON lines).
+        text: the whole file content (JSON, JSON lines, or YAML for SWE-agent demonstrations). Malformed lines
+            of a JSON-lines file are left out and listed in ``Transcript.skipped_lines``.
         format: force one format from :data:`FORMATS`; ``None`` auto-detects.
         source: a label for errors (usually the file name); never opened.
 
@@ -247,8 +296,9 @@ def parse_transcript(text: str, *, format: str | None = None, source: str | None
         The transcript, with ``format`` set to the format that read it.
 
     Raises:
-        TranscriptParseError: for empty text, invalid JSON (with line and column), an unknown ``format``, or
-            input no tried format accepts (with the first offending line or message index and the reason).
+        TranscriptParseError: for empty text, a broken JSON document (with line and column), text that is
+            none of JSON, JSON lines and YAML ("format not recognised"), an unknown ``format``, or input no
+            tried format accepts (with the first offending line or message index and the reason).
     """
     return _run(text, format, source)
 

@@ -3,18 +3,34 @@
 Importers see a :class:`Document` (the text decoded once, as one JSON value and, where the text is line
 oriented, as JSONL records) and raise :class:`BadInput` with a line or record index; the package entry point
 turns the first candidate's :class:`BadInput` into the public ``TranscriptParseError``.
+
+Decoding applies :mod:`simulator.jsonlimits` (depth, long numbers, lone surrogates) and takes out
+provider token counts no provider reports (negative, fractional, infinite, over a billion): each is
+replaced by ``null`` before any format reads it and named in ``Document.warnings``, so the transcript
+page flags it instead of showing it as a count or letting it derail format detection.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+import orjson
+
+from simulator.jsonlimits import (
+    MAX_DEPTH,
+    DocumentRejected,
+    check_tree,
+    may_hold_surrogates,
+    too_long_number,
+)
 from simulator.jsonvalue import JSON, as_int, as_object, as_str, type_name
-from simulator.transcript import ImagePart, Message, Part, Role, TextPart, ToolResult, Usage
+from simulator.transcript import ImagePart, Message, Part, Role, SkippedLine, TextPart, ToolResult, Usage
 
 
 class BadInput(Exception):
@@ -30,10 +46,13 @@ class BadInput(Exception):
 class JsonDecodeFailure(Exception):
     """The text is neither one JSON value nor JSON lines."""
 
-    def __init__(self, reason: str, line: int | None) -> None:
+    def __init__(self, reason: str, line: int | None, *, at_start: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.line = line
+        # True when the text breaks at its first token after the opening bracket (e.g. a TOML table header,
+        # a JSON5 comment or unquoted key): it never started as JSON, and "invalid JSON" misnames the problem.
+        self.at_start = at_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,26 +61,81 @@ class Document:
 
     ``value`` is the whole text as one JSON value (``None`` with ``is_json=False`` when the text is JSONL).
     ``records`` holds ``(1-based line, value)`` per non-blank line when the text is JSONL, or a single
-    record when the whole text is one JSON object (a one-line JSONL file), else ``None``.
+    record when the whole text is one JSON object (a one-line JSONL file), else ``None``. ``skipped`` names
+    the lines of a JSON-lines text that were left out (invalid JSON, or a value that is not an object).
     """
 
     is_json: bool
     value: JSON
     records: tuple[tuple[int, JSON], ...] | None
+    skipped: tuple[SkippedLine, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
+def _loads(text: str, line: int | None) -> JSON:
+    """Decode one JSON text within the limits of :mod:`simulator.jsonlimits`.
+
+    orjson for speed; the standard library for anything orjson rejects, so what ``json.loads`` accepts
+    (NaN, integers over 64 bits) still parses and errors keep the standard library's message with its
+    line and column (``JSONDecodeError`` passes through). The limits are checked on the value either way.
+    """
+    if _LONG_DIGITS.search(text) is not None:
+        # orjson reads an integer beyond 64 bits as a float; the standard library keeps it exact.
+        value: JSON = _stdlib_loads(text, line)
+    else:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            value = _stdlib_loads(text, line)
+    try:
+        check_tree(value, strings=may_hold_surrogates(text))
+    except DocumentRejected as exc:
+        raise JsonDecodeFailure(exc.reason, line) from None
+    return value
+
+
+def _stdlib_loads(text: str, line: int | None) -> JSON:
+    try:
+        value: JSON = json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise JsonDecodeFailure(f"JSON nested deeper than {MAX_DEPTH} levels", line) from None
+    except ValueError:  # int() over sys.get_int_max_str_digits() digits
+        raise JsonDecodeFailure(too_long_number(), line) from None
+    return value
 
 
 def decode(text: str) -> Document:
     """Decode ``text`` as one JSON value, falling back to JSON lines.
 
+    A multi-line text that is not one JSON value is read as JSON lines when its first line, or at least half
+    of its lines, are JSON objects; the other lines are listed in ``Document.skipped``.
+
     Raises:
-        JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON.
+        JsonDecodeFailure: with the line (and column in the reason) of the first invalid JSON when the text
+            is neither one JSON value nor JSON lines, or the limit a document breaks (nesting, number
+            length, lone surrogate).
     """
     try:
-        value: JSON = json.loads(text)
+        value: JSON = _loads(text, None)
     except json.JSONDecodeError as whole_error:
         return _decode_lines(text, whole_error)
+    warnings: list[str] = []
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            _drop_bad_counts(item, f"message {index}", warnings)
+    elif isinstance(value, dict) and isinstance(messages := value.get("messages"), list):
+        for index, item in enumerate(messages):
+            _drop_bad_counts(item, f"message {index}", warnings)
+        _drop_bad_counts({k: v for k, v in value.items() if k != "messages"}, "document", warnings)
+    else:
+        _drop_bad_counts(value, "document", warnings)
     records = ((_first_content_line(text), value),) if isinstance(value, dict) else None
-    return Document(is_json=True, value=value, records=records)
+    return Document(is_json=True, value=value, records=records, warnings=tuple(warnings))
 
 
 def _first_content_line(text: str) -> int:
@@ -73,26 +147,95 @@ def _first_content_line(text: str) -> int:
 
 def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    first_ok = False
-    if len(lines) > 1:
+    records: list[tuple[int, JSON]] = []
+    others: list[tuple[int, str, str | None]] = []
+    warnings: list[str] = []
+    for number, line in lines:
+        if not line.lstrip().startswith("{"):
+            # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
+            others.append((number, line, None))
+            continue
         try:
-            first_ok = isinstance(json.loads(lines[0][1]), dict)
-        except json.JSONDecodeError:
-            first_ok = False
-    if not first_ok:
-        # Not line oriented: report the position the whole-text parse stopped at.
+            value: JSON = _loads(line, number)
+        except json.JSONDecodeError as exc:
+            others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            continue
+        _drop_bad_counts(value, f"line {number}", warnings)
+        records.append((number, value))
+    first_is_record = bool(records) and records[0][0] == lines[0][0]
+    # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
+    # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
+    if len(lines) < 2 or not records or not (first_is_record or 2 * len(records) >= len(lines)):
+        opener = len(text) - len(text.lstrip())
+        after = text[opener + 1 :]
+        first_token = opener + 1 + len(after) - len(after.lstrip())
         raise JsonDecodeFailure(
             f"invalid JSON: {whole_error.msg} (line {whole_error.lineno}, column {whole_error.colno})",
             whole_error.lineno,
+            at_start=whole_error.pos <= first_token,
         )
-    records: list[tuple[int, JSON]] = []
-    for number, line in lines:
-        try:
-            value: JSON = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise JsonDecodeFailure(f"invalid JSON: {exc.msg} (column {exc.colno})", number) from None
-        records.append((number, value))
-    return Document(is_json=False, value=None, records=tuple(records))
+    skipped = tuple(SkippedLine(n, reason or _not_an_object(line)) for n, line, reason in others)
+    return Document(
+        is_json=False, value=None, records=tuple(records), skipped=skipped, warnings=tuple(warnings)
+    )
+
+
+def _not_an_object(line: str) -> str:
+    try:
+        value: JSON = _loads(line, None)
+    except json.JSONDecodeError as exc:
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    except JsonDecodeFailure as exc:
+        return exc.reason
+    return f"not a JSON object ({type_name(value)})"
+
+
+MAX_TOKEN_COUNT = 10**9
+"""Largest provider token count taken at face value: no model's context comes near a billion tokens."""
+
+
+def _count_problem(value: JSON) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return "not a finite number"
+        if not value.is_integer():
+            return "not a whole number"
+    if value < 0:
+        return "negative"
+    if value > MAX_TOKEN_COUNT:
+        return f"over {MAX_TOKEN_COUNT:,} tokens"
+    return None
+
+
+def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
+    """Replace implausible numbers inside any ``*usage*`` object of ``root`` by ``null``, with a warning.
+
+    A usage object's numbers are token counts (costs excepted). Iterative: the tree may be deep.
+    """
+    stack: list[tuple[JSON, str, bool]] = [(root, "", False)]
+    while stack:
+        node, path, in_usage = stack.pop()
+        if isinstance(node, dict):
+            for key, item in node.items():
+                here = f"{path}.{key}" if path else key
+                usage = in_usage or "usage" in key.lower()
+                if usage and isinstance(item, int | float) and "cost" not in key.lower():
+                    problem = _count_problem(item)
+                    if problem is not None:
+                        shown = (
+                            repr(item)
+                            if not isinstance(item, int) or abs(item) < 10**30
+                            else (f"a {len(str(abs(item)))}-digit number")
+                        )
+                        warnings.append(f"{place}: {here} = {shown} is {problem}; not taken as a token count")
+                        node[key] = None
+                        continue
+                if isinstance(item, dict | list):
+                    stack.append((item, here, usage))
+        elif isinstance(node, list):
+            stack.extend((item, f"{path}[{i}]", in_usage) for i, item in enumerate(node))
 
 
 @contextmanager

@@ -6,10 +6,15 @@ timestamp, isSidechain, message: {role, content, usage?, model?, id?}}`` with ``
 When lines carry ``parentUuid`` the conversation is the chain from the last main-thread user/assistant line
 back to its root (so abandoned branches and pre-compaction history drop out); without it, file order is used.
 An API response streamed as several assistant lines sharing ``message.id`` becomes one assistant message.
+Transcript exporters (e.g. the Claude Code web session export) wrap the same entries as one JSON document
+``{"loglines": [...]}``; those are read alike, placed by their index in the list. A failed API call
+(``isApiErrorMessage: true``, a synthetic assistant line such as "API Error: fetch failed") is marked
+``error``.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import replace
 
 from simulator.importers._common import (
@@ -68,19 +73,42 @@ def _chain(records: list[tuple[int, dict[str, JSON]]]) -> list[tuple[int, dict[s
     return [(n, r) for n, r in chain if r.get("type") in _CONVERSATION_TYPES]
 
 
+def _source_records(doc: Document) -> tuple[tuple[tuple[int, JSON], ...], bool]:
+    """The entries and whether they are placed by index (a ``{"loglines": [...]}`` export) or by line."""
+    loglines = doc.value.get("loglines") if isinstance(doc.value, dict) else None
+    if doc.is_json and isinstance(loglines, list):
+        return tuple(enumerate(loglines)), True
+    if doc.records is None:
+        raise BadInput("expected JSON lines (one object per line) or an object with a 'loglines' list")
+    return doc.records, False
+
+
+def _api_error(rec: dict[str, JSON], message: Message) -> str | None:
+    """Claude Code writes a failed API call as a synthetic assistant line flagged ``isApiErrorMessage``."""
+    if message.role is not Role.ASSISTANT or rec.get("isApiErrorMessage") is not True:
+        return None
+    return message.text or opt_str(rec, "error") or "API error"
+
+
 def parse(doc: Document) -> Transcript:
     """Parse a Claude Code session.
 
     Raises:
         BadInput: at the first line that does not fit.
     """
-    if doc.records is None:
-        raise BadInput("expected JSON lines (one object per line)")
+    source, by_index = _source_records(doc)
     records: list[tuple[int, dict[str, JSON]]] = []
     session_id: str | None = None
     title: str | None = None
-    for number, value in doc.records:
-        with located(line=number):
+
+    def place(number: int) -> AbstractContextManager[None]:
+        return located(index=number) if by_index else located(line=number)
+
+    def ref(number: int) -> SourceRef:
+        return SourceRef(record=number) if by_index else SourceRef(line=number)
+
+    for number, value in source:
+        with place(number):
             rec = as_object(value, "line")
             kind = rec.get("type")
             if not isinstance(kind, str):
@@ -98,9 +126,9 @@ def parse(doc: Document) -> Transcript:
     messages: list[Message] = []
     last_api_id: str | None = None
     for number, rec in _chain(records):
-        with located(line=number):
+        with place(number):
             inner = as_object(rec["message"], "message")
-            expanded = expand_message(inner, SourceRef(line=number), warnings)
+            expanded = expand_message(inner, ref(number), warnings)
             stamp = parse_timestamp(rec.get("timestamp"))
             uuid = opt_str(rec, "uuid")
             api_id = opt_str(inner, "id")
@@ -115,6 +143,7 @@ def parse(doc: Document) -> Transcript:
                     usage=usage if m.role is Role.ASSISTANT else None,
                     model=model if m.role is Role.ASSISTANT else None,
                     stop_reason=opt_str(inner, "stop_reason") if m.role is Role.ASSISTANT else None,
+                    error=_api_error(rec, m),
                 )
                 for m in expanded
             ]

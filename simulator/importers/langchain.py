@@ -32,6 +32,7 @@ from simulator.jsonvalue import JSON, as_list, as_object, opt_str, type_name
 from simulator.transcript import (
     ImagePart,
     Message,
+    MessageVariant,
     Part,
     Role,
     SourceRef,
@@ -235,7 +236,8 @@ def _message(raw: JSON, index: int, warnings: list[str]) -> Message:
         return Message(role=role, parts=parts, tool_result=result, id=common_id, source=source, raw=raw)
     if body.get("tool_calls"):
         raise BadInput(f"tool_calls on a {kind} message")
-    return Message(role=role, parts=parts, id=common_id, source=source, raw=raw)
+    variant: MessageVariant | None = "developer_instructions" if kind == "developer" else None
+    return Message(role=role, parts=parts, id=common_id, source=source, raw=raw, variant=variant)
 
 
 def parse(doc: Document) -> Transcript:

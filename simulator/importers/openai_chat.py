@@ -207,7 +207,17 @@ def parse_chat_message(
         ]
     if "tool_calls" in msg:
         raise BadInput(f"tool_calls on a {role_text} message")
-    return [Message(role=role, parts=parts, source=where, raw=raw, id=ex.id, timestamp_ms=ex.timestamp_ms)]
+    return [
+        Message(
+            role=role,
+            parts=parts,
+            source=where,
+            raw=raw,
+            id=ex.id,
+            timestamp_ms=ex.timestamp_ms,
+            variant="developer_instructions" if role_text == "developer" else None,
+        )
+    ]
 
 
 @dataclass(frozen=True, slots=True)

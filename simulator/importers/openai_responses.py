@@ -10,8 +10,9 @@ merged into one assistant message.
 
 Codex rollouts are JSONL ``{timestamp, type, payload}``: ``session_meta`` (session id), ``turn_context``
 (model), ``response_item`` (an item as above), ``event_msg`` (``token_count`` events give usage to the latest
-assistant message; others are UI events) and ``compacted`` (history replaced by ``replacement_history``, or by
-the summary ``message`` as a user message).
+assistant message; others are UI events) and ``compacted`` (see ``_compacted``: the history the following
+requests hold, as Codex's compact.rs / compact_remote.rs build it). ``developer`` messages are instructions
+Codex inserts between turns; they keep role ``system`` and are marked ``developer_instructions``.
 """
 
 from __future__ import annotations
@@ -157,7 +158,13 @@ def add_item(builder: _Builder, raw: JSON, source: SourceRef, stamp: int | None 
         else:
             builder.add(
                 Message(
-                    role=role, parts=parts, id=opt_str(item, "id"), timestamp_ms=stamp, source=source, raw=raw
+                    role=role,
+                    parts=parts,
+                    id=opt_str(item, "id"),
+                    timestamp_ms=stamp,
+                    source=source,
+                    raw=raw,
+                    variant="developer_instructions" if role_text == "developer" else None,
                 )
             )
     elif kind == "reasoning":
@@ -196,6 +203,11 @@ def add_item(builder: _Builder, raw: JSON, source: SourceRef, stamp: int | None 
                 source=source,
                 raw=raw,
             )
+        )
+    elif kind == "compaction":
+        # The same words as the compacted-line note: an encrypted compaction item cannot be read or sized.
+        builder.warnings.append(
+            f"{_where(source)}: 1 opaque item(s) (encrypted compaction) are not sent in the replay"
         )
     elif kind in _HOSTED:
         builder.warnings.append(f"{_where(source)}: {kind} item not modelled (skipped)")
@@ -305,28 +317,81 @@ def _token_count(builder: _Builder, payload: dict[str, JSON]) -> None:
             return
 
 
+# Codex's compact.rs: after a local compaction the history is the initial context, the newest earlier user
+# messages up to this many approximate tokens (bytes / 4), then the summary as a user message.
+_COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000
+# User messages Codex itself writes (collect_user_messages leaves them out of what compaction keeps).
+_CODEX_CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions")
+
+
+def _kept_user_messages(messages: list[Message]) -> list[Message]:
+    kept: list[Message] = []
+    remaining = _COMPACT_USER_MESSAGE_MAX_TOKENS
+    for message in reversed(messages):
+        if message.role is not Role.USER or message.variant is not None:
+            continue
+        if message.text.lstrip().startswith(_CODEX_CONTEXT_PREFIXES):
+            continue
+        tokens = -(-len(message.text.encode("utf-8")) // 4)
+        if tokens > remaining:
+            # Codex truncates this one to the remaining tokens; the replay leaves it out (noted once).
+            break
+        kept.append(message)
+        remaining -= tokens
+    kept.reverse()
+    return kept
+
+
 def _compacted(builder: _Builder, payload: dict[str, JSON], line: int, stamp: int | None) -> None:
-    before = len(builder.messages)
+    """A Codex ``compacted`` rollout line: what the following requests hold instead of the earlier history.
+
+    With ``replacement_history`` (remote compaction) that list is the new history; items the simulator cannot
+    read (the encrypted ``compaction`` item) are left out. Without it (local compaction) the history becomes
+    Codex's ``build_compacted_history``: leading instructions, the newest earlier user messages within 20,000
+    approximate tokens, then ``message`` (the summary, already prefixed by Codex) as a user message. One
+    warning says which happened.
+    """
+    before = list(builder.messages)
     builder.messages.clear()
     builder.open_assistant = False
     replacement = payload.get("replacement_history")
     if isinstance(replacement, list):
+        opaque = 0
         for item in replacement:
+            if isinstance(item, dict) and item.get("type") in _HOSTED:
+                opaque += 1
+                continue
             add_item(builder, item, SourceRef(line=line), stamp)
-    else:
-        summary = require_str(payload, "message", "payload.message")
-        builder.add(
-            Message(
-                role=Role.USER,
-                parts=(TextPart(summary),),
-                timestamp_ms=stamp,
-                source=SourceRef(line=line),
-                raw=payload,
-                variant="compaction_summary",
-            )
+        unread = (
+            f"; {opaque} opaque item(s) (encrypted compaction) are not sent in the replay" if opaque else ""
         )
+        builder.warnings.append(
+            f"line {line}: Codex compaction: the {len(before)} earlier messages are replaced by its"
+            f" replacement_history ({len(builder.messages)} messages){unread}"
+        )
+        return
+    summary = require_str(payload, "message", "payload.message")
+    leading = []
+    for message in before:
+        if message.role is not Role.SYSTEM:
+            break
+        leading.append(message)
+    kept = _kept_user_messages(before[len(leading) :])
+    builder.messages.extend(leading + kept)
+    builder.add(
+        Message(
+            role=Role.USER,
+            parts=(TextPart(summary),),
+            timestamp_ms=stamp,
+            source=SourceRef(line=line),
+            raw=payload,
+            variant="compaction_summary",
+        )
+    )
     builder.warnings.append(
-        f"line {line}: compaction replaced {before} messages with {len(builder.messages)}"
+        f"line {line}: Codex compaction: the {len(before)} earlier messages are replaced by"
+        f" {len(leading)} leading instruction(s), {len(kept)} earlier user message(s) (Codex keeps up to"
+        f" {_COMPACT_USER_MESSAGE_MAX_TOKENS:,} tokens of them) and the summary"
     )
 
 

@@ -9,6 +9,10 @@ sends: ``message`` entries (``user`` / ``assistant`` / ``toolResult`` AgentMessa
 ``custom``, ``branchSummary`` and ``compactionSummary`` roles), ``custom_message`` and ``branch_summary``
 entries as user text, and for the newest ``compaction`` on the path a user message carrying its summary
 followed by the entries from ``firstKeptEntryId`` on (older entries are dropped, and a warning says how many).
+Older files are migrated first, as pi's ``SessionManager`` does on load (coding-agent
+``src/core/session-manager.ts``, ``migrateToCurrentVersion``): a header without ``version`` (or no header and
+entries without ids) is v1 and gets ids and a linear ``parentId`` chain, compaction ``firstKeptEntryIndex``
+becoming ``firstKeptEntryId``; v1 and v2 ``hookMessage`` roles become ``custom``.
 ``custom`` entries with ``customType: "openclaw.cache-ttl"`` become :class:`CacheTtlMarker`; other ``custom``,
 ``model_change``, ``thinking_level_change``, ``label`` and ``session_info`` entries are not model-visible and
 are skipped.
@@ -48,6 +52,8 @@ from simulator.transcript import (
 )
 
 NAME = "openclaw"
+
+CURRENT_SESSION_VERSION = 3
 
 CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
 COMPACTION_SUMMARY_PREFIX = (
@@ -170,6 +176,10 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
         return Message(role=Role.USER, parts=parts, id=entry_id, timestamp_ms=stamp, source=source, raw=raw)
     if role == "assistant":
         parts, calls = _blocks(msg.get("content"), "message.content", assistant=True)
+        stop_reason = opt_str(msg, "stopReason")
+        # pi records a failed provider call as an assistant message with stopReason "error" and the
+        # provider's text in errorMessage (e.g. "fetch failed"); it is not a reply.
+        error = (opt_str(msg, "errorMessage") or "error") if stop_reason == "error" else None
         return Message(
             role=Role.ASSISTANT,
             parts=parts,
@@ -181,7 +191,8 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
             provider=opt_str(msg, "provider"),
             source=source,
             raw=raw,
-            stop_reason=opt_str(msg, "stopReason"),
+            stop_reason=stop_reason,
+            error=error,
         )
     if role == "toolResult":
         parts, _ = _blocks(msg.get("content"), "message.content", assistant=False)
@@ -243,32 +254,85 @@ def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], 
     if doc.records is None:
         raise BadInput("expected JSON lines (one object per line)")
     header: dict[str, JSON] | None = None
-    entries: list[_Entry] = []
+    raw_entries: list[tuple[int, dict[str, JSON]]] = []
     warnings: list[str] = []
     for number, value in doc.records:
         with located(line=number):
             rec = as_object(value, "line")
             kind = require_str(rec, "type", "type")
             if kind == "session":
-                if header is not None or entries:
+                if header is not None or raw_entries:
                     raise BadInput("a session header may only start the file")
-                version = rec.get("version")
-                if version is not None and version != 3:
-                    warnings.append(f"line {number}: session version {version} (v3 expected); read as v3")
                 header = rec
                 continue
-            if kind == "title" and header is None and not entries:
+            if kind == "title" and header is None and not raw_entries:
                 continue
             if kind not in _ENTRY_TYPES:
                 raise BadInput(f"type {kind!r} is not an OpenClaw session entry type")
-            entry_id = require_str(rec, "id", "id")
+            raw_entries.append((number, rec))
+    version = header.get("version") if header is not None else None
+    if header is None and all("id" in rec for _, rec in raw_entries):
+        warnings.append("no session header line (type 'session'); entries read as a v3 tree")
+        version = CURRENT_SESSION_VERSION
+    elif not isinstance(version, int) or isinstance(version, bool):
+        version = 1
+    if version > CURRENT_SESSION_VERSION:
+        warnings.append(f"session version {version} (v3 expected); read as v3")
+    if version < 2:
+        raw_entries = _migrate_v1_to_v2(doc.records, raw_entries)
+        warnings.append(
+            f"session written before entries had ids (version {version}): migrated as pi's session manager"
+            " does (ids assigned in file order, each entry the child of the one before)"
+        )
+    if version < 3:
+        raw_entries = [(n, _migrate_v2_to_v3(rec)) for n, rec in raw_entries]
+    entries: list[_Entry] = []
+    for number, rec in raw_entries:
+        with located(line=number):
             parent = rec.get("parentId")
             entries.append(
-                _Entry(number, entry_id, None if parent is None else as_str(parent, "parentId"), kind, rec)
+                _Entry(
+                    number,
+                    require_str(rec, "id", "id"),
+                    None if parent is None else as_str(parent, "parentId"),
+                    str(rec["type"]),
+                    rec,
+                )
             )
-    if header is None:
-        warnings.append("no session header line (type 'session'); entries read as a v3 tree")
     return header, entries, warnings
+
+
+def _migrate_v1_to_v2(
+    records: tuple[tuple[int, JSON], ...], entries: list[tuple[int, dict[str, JSON]]]
+) -> list[tuple[int, dict[str, JSON]]]:
+    """pi's ``migrateV1ToV2`` (session-manager.ts): a linear chain of fresh ids in file order.
+
+    pi draws random 8-hex ids; here the id is derived from the line so a replay is deterministic. A
+    compaction's ``firstKeptEntryIndex`` (an index into the file's parsed lines, header included) becomes
+    ``firstKeptEntryId`` unless it points at the header.
+    """
+    ids = {number: f"v1-line-{number}" for number, _ in entries}
+    migrated: list[tuple[int, dict[str, JSON]]] = []
+    previous: str | None = None
+    for number, rec in entries:
+        new: dict[str, JSON] = {**rec, "id": ids[number], "parentId": previous}
+        previous = ids[number]
+        if rec.get("type") == "compaction":
+            index = new.pop("firstKeptEntryIndex", None)
+            if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(records):
+                target_line = records[index][0]
+                if target_line in ids:
+                    new["firstKeptEntryId"] = ids[target_line]
+        migrated.append((number, new))
+    return migrated
+
+
+def _migrate_v2_to_v3(rec: dict[str, JSON]) -> dict[str, JSON]:
+    """pi's ``migrateV2ToV3``: the ``hookMessage`` message role became ``custom``."""
+    message = rec.get("message")
+    if rec.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+        return {**rec, "message": {**message, "role": "custom"}}
+    return rec
 
 
 def _active_path(entries: list[_Entry]) -> list[_Entry]:

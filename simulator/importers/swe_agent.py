@@ -1,7 +1,10 @@
-"""SWE-agent ``.traj`` importer.
+"""SWE-agent ``.traj`` and demonstration YAML importer.
 
-Source format: SWE-agent trajectory JSON (``environment``, ``trajectory[]``, ``history[]``, ``info``,
-``replay_config``; see samples/README.md). ``history`` is what the model saw, in Chat Completions shape; tool
+Source formats: SWE-agent trajectory JSON (``environment``, ``trajectory[]``, ``history[]``, ``info``,
+``replay_config``; see samples/README.md), and the demonstration YAML ``sweagent traj-to-demo`` writes from
+one (``convert_traj_to_action_demo``: ``{history, replay_config}``, history steps keeping only ``role``,
+``content``, ``tool_calls``, ``tool_call_ids``, ``agent`` and ``message_type``), decoded by ``_yaml``.
+``history`` is what the model saw, in Chat Completions shape; tool
 messages carry ``tool_call_ids`` (a list) instead of ``tool_call_id``, assistant messages add ``thought`` and
 ``action`` (the same text the content/tool call already hold, so they stay in ``raw`` only).
 """

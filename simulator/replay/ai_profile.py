@@ -9,15 +9,23 @@ drops nothing (the call then fails). The provider window is the profile's ``prov
 unset, the merged limits' context window; with neither there is nothing to overflow.
 
 The simulated provider counts with the crate's own estimator (bytes / 2 + 8 per message), which
-overestimates real tokenizers; real tokenizer counts are shown beside it.
+overestimates real tokenizers; real tokenizer counts are shown beside it. The up-front trim is
+answered by :class:`PrefixTrimmer` (fast) or :class:`ReferenceTrimmer` (the crate's function on every
+prefix); both give the same records.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
+
 from simulator.convert import to_ai_profile
-from simulator.replay.ai_profile_fast import PrefixTrimmer
-from simulator.replay.common import call_starts, fmt, ranges
-from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, RetryStep, SimulationResult
+from simulator.replay.ai_profile_fast import PrefixTrim, PrefixTrimmer, ReferenceTrimmer
+from simulator.replay.common import fmt, ranges
+from simulator.replay.loop import ModelCall, model_calls, run_calls
+from simulator.replay.model import CallRecord, Fate, FateGroup, Overflow, RetryStep, SimulationResult
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     Message,
@@ -25,31 +33,44 @@ from simulator.runtimes.ai_profile import (
     retry_budget,
     trim_history,
 )
+from simulator.specs.ai_profile.budget import explain_budget
 from simulator.transcript import Transcript
 
 U32_MAX = 2**32 - 1
+ESTIMATOR = "ai-profile (compact JSON bytes + role) / 2 + 8"
 
 
-def _budget_explanation(settings: AiProfileSettings) -> BudgetExplanation:
-    limits = settings.limits()
-    budget = settings.history_budget()
-    max_tokens = settings.effective_max_tokens()
-    if budget is None:
-        return BudgetExplanation(
-            None,
-            "unknown window",
-            (
-                "no layer (user, endpoint, preset) knows the context window: no proactive trimming, "
-                "only the overflow retry",
-            ),
-        )
-    window = limits.context_window or 0
-    source = limits.context_window_source.value if limits.context_window_source else "unknown"
-    steps = [f"context window {fmt(window)} (from the {source} layer)"]
-    if max_tokens != settings.max_tokens:
-        steps.append(f"max_tokens {fmt(settings.max_tokens)} lowered to max_output {fmt(max_tokens)}")
-    steps.append(f"{fmt(window)} − max_tokens {fmt(max_tokens)} − overhead 8,192 = {fmt(budget)}")
-    return BudgetExplanation(budget, f"{source} context window", tuple(steps), window, source)
+class HistoryTrimmer(Protocol):
+    """``trim_history(messages[:end], budget)`` for any ``end`` of the replay's native messages."""
+
+    def trim(self, end: int, budget: int | None) -> PrefixTrim: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    """What does not change between calls."""
+
+    transcript: Transcript
+    natives: tuple[Message, ...]
+    tokens: tuple[int, ...]
+    prefix: tuple[int, ...]
+    budget: int | None
+    max_tokens: int
+    max_attempts: int
+    window: int | None
+    trimmer: HistoryTrimmer
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """What a call sends after the up-front trim and any overflow rounds."""
+
+    spans: tuple[tuple[int, int], ...]
+    tokens: int
+    trimmed: bool
+    drop_rule: str
+    retries: tuple[RetryStep, ...] = ()
+    overflow: Overflow = "none"
 
 
 def replay_ai_profile(
@@ -58,6 +79,7 @@ def replay_ai_profile(
     *,
     profile_name: str,
     provider_window: int | None = None,
+    reference: bool = False,
 ) -> SimulationResult:
     """Replay ``transcript`` through ai-profile with ``settings``.
 
@@ -66,6 +88,7 @@ def replay_ai_profile(
         settings: A validated ai-profile profile.
         profile_name: Shown in the result.
         provider_window: The provider's real window for overflow simulation (default: the known window).
+        reference: Trim with the crate's own function at every call instead of the prefix trimmer.
 
     Returns:
         One record per model call.
@@ -73,114 +96,115 @@ def replay_ai_profile(
     converted = to_ai_profile(transcript.messages)
     natives = tuple(Message.from_json(m) for m in converted.messages)
     origins = tuple(tuple(o) for o in converted.origins)
-    tokens = [message_tokens(m) for m in natives]
+    tokens = tuple(message_tokens(m) for m in natives)
     prefix = [0]
     for t in tokens:
         prefix.append(min(prefix[-1] + t, U32_MAX))
-
-    explanation = _budget_explanation(settings)
-    budget = explanation.value
-    max_tokens = settings.effective_max_tokens()
-    window = provider_window if provider_window is not None else settings.limits().context_window
-
-    calls: list[CallRecord] = []
-    trimmer = PrefixTrimmer(natives, tokens)
-    for number, (available, message_index) in enumerate(call_starts(transcript, origins), start=1):
-        full = prefix[available]
-        fated: list[FateGroup] = []
-        trimmed = False
-        drop_rule = ""
-        cut = trimmer.trim(available, budget)
-        spans, sent_tokens = cut.spans, cut.estimate_after
-        if cut.dropped or cut.used_fallback:
-            trimmed = cut.dropped > 0
-            drop_rule = f"history budget {fmt(budget or 0)} < {fmt(full)} est.: oldest messages dropped"
-            if cut.used_fallback:
-                drop_rule += " (nothing fit: only the newest plain message kept)"
-        if cut.reinserted_first_user is not None and budget is not None:
-            f = cut.reinserted_first_user
-            fated.append(
-                FateGroup(
-                    Fate.REINSERTED,
-                    f"first user message ({fmt(tokens[f])} est.) ≤ half the budget ({fmt(budget // 2)})",
-                    (f,),
-                )
-            )
-
-        retries: list[RetryStep] = []
-        overflow = "none"
-        if window is not None and sent_tokens + max_tokens > window:
-            overflow = "failed"
-            origin = tuple(i for start, end in spans for i in range(start, end))
-            current = tuple(natives[i] for i in origin)
-            for attempt in range(1, settings.max_attempts + 1):
-                round_budget = retry_budget(current)
-                result = trim_history(current, round_budget, tokens=[tokens[i] for i in origin])
-                if result.dropped == 0:
-                    retries.append(
-                        RetryStep(
-                            attempt, round_budget, result.estimate_before, result.estimate_after, 0, False
-                        )
-                    )
-                    break
-                survivors = tuple(origin[k] for k in result.kept_indices)
-                drop_rule = (
-                    f"provider overflow: {fmt(sent_tokens)} est. + max_tokens {fmt(max_tokens)} > window "
-                    f"{fmt(window)}; {attempt} retr{'y' if attempt == 1 else 'ies'} at half the estimate"
-                )
-                current, origin = result.messages, survivors
-                fits = result.estimate_after + max_tokens <= window
-                retries.append(
-                    RetryStep(
-                        attempt,
-                        round_budget,
-                        result.estimate_before,
-                        result.estimate_after,
-                        result.dropped,
-                        fits,
-                    )
-                )
-                trimmed = True
-                sent_tokens = result.estimate_after
-                if fits:
-                    overflow = "recovered"
-                    break
-            spans, _ = ranges(origin)
-
-        sent = spans
-        usage = transcript.messages[message_index].usage
-        calls.append(
-            CallRecord(
-                number=number,
-                message_index=message_index,
-                available=available,
-                sent=sent,
-                breadcrumb_at=None,
-                fated=tuple(fated),
-                budget=budget,
-                tokens_full=full,
-                tokens_sent=sent_tokens,
-                trimmed=trimmed,
-                drop_rule=drop_rule,
-                retries=tuple(retries),
-                overflow=overflow,  # type: ignore[arg-type]  # one of the three literals above
-                provider_input_tokens=usage.prompt_tokens if usage is not None else None,
-                notes=(f"the provider rejected the request after {len(retries)} retries",)
-                if overflow == "failed"
-                else (),
-            )
-        )
+    explanation = explain_budget(settings)
+    session = _Session(
+        transcript,
+        natives,
+        tokens,
+        tuple(prefix),
+        explanation.value,
+        settings.effective_max_tokens(),
+        settings.max_attempts,
+        provider_window if provider_window is not None else settings.limits().context_window,
+        (ReferenceTrimmer if reference else PrefixTrimmer)(natives, tokens),
+    )
+    calls, _ = run_calls(model_calls(transcript, origins), partial(step, session), None)
     return SimulationResult(
         runtime="ai_profile",
         version="0.1.7",
         profile_name=profile_name,
         budget=explanation,
-        window=window,
-        calls=tuple(calls),
+        window=session.window,
+        calls=calls,
         origins=origins,
-        native_tokens=tuple(tokens),
+        native_tokens=tokens,
         dropped_at=(0,) * len(natives),
         drop_rules=("",) * len(natives),
         content_changes=(),
-        estimator="ai-profile (compact JSON bytes + role) / 2 + 8",
+        estimator=ESTIMATOR,
     )
+
+
+def step(session: _Session, state: None, call: ModelCall) -> tuple[CallRecord, None]:
+    """One model call: the up-front trim, then the simulated provider. ai-profile carries no state."""
+    full = session.prefix[call.available]
+    cut = session.trimmer.trim(call.available, session.budget)
+    sent = _up_front(session, cut, full)
+    window = session.window
+    if window is not None and sent.tokens + session.max_tokens > window:
+        sent = _overflow_rounds(session, sent, window)
+    usage = session.transcript.messages[call.message_index].usage
+    record = CallRecord(
+        number=call.number,
+        message_index=call.message_index,
+        available=call.available,
+        sent=sent.spans,
+        breadcrumb_at=None,
+        fated=_reinserted(session, cut),
+        budget=session.budget,
+        tokens_full=full,
+        tokens_sent=sent.tokens,
+        trimmed=sent.trimmed,
+        drop_rule=sent.drop_rule,
+        retries=sent.retries,
+        overflow=sent.overflow,
+        provider_input_tokens=usage.prompt_tokens if usage is not None else None,
+        notes=(f"the provider rejected the request after {len(sent.retries)} retries",)
+        if sent.overflow == "failed"
+        else (),
+    )
+    return record, state
+
+
+def _up_front(session: _Session, cut: PrefixTrim, full: int) -> _Sent:
+    if not (cut.dropped or cut.used_fallback):
+        return _Sent(cut.spans, cut.estimate_after, False, "")
+    rule = f"history budget {fmt(session.budget or 0)} < {fmt(full)} est.: oldest messages dropped"
+    if cut.used_fallback:
+        rule += " (nothing fit: only the newest plain message kept)"
+    return _Sent(cut.spans, cut.estimate_after, cut.dropped > 0, rule)
+
+
+def _reinserted(session: _Session, cut: PrefixTrim) -> tuple[FateGroup, ...]:
+    first, budget = cut.reinserted_first_user, session.budget
+    if first is None or budget is None:
+        return ()
+    rule = f"first user message ({fmt(session.tokens[first])} est.) ≤ half the budget ({fmt(budget // 2)})"
+    return (FateGroup(Fate.REINSERTED, rule, (first,)),)
+
+
+def _overflow_rounds(session: _Session, sent: _Sent, window: int) -> _Sent:
+    """The caller's retry loop after a context-overflow error: trim to half the estimate, resend."""
+    origin: Sequence[int] = tuple(i for start, end in sent.spans for i in range(start, end))
+    current = tuple(session.natives[i] for i in origin)
+    retries: list[RetryStep] = []
+    tokens, trimmed, drop_rule, recovered = sent.tokens, sent.trimmed, sent.drop_rule, False
+    for attempt in range(1, session.max_attempts + 1):
+        round_budget = retry_budget(current)
+        result = trim_history(current, round_budget, tokens=[session.tokens[i] for i in origin])
+        if result.dropped == 0:
+            retries.append(
+                RetryStep(attempt, round_budget, result.estimate_before, result.estimate_after, 0, False)
+            )
+            break
+        drop_rule = (
+            f"provider overflow: {fmt(sent.tokens)} est. + max_tokens {fmt(session.max_tokens)} > window "
+            f"{fmt(window)}; {attempt} retr{'y' if attempt == 1 else 'ies'} at half the estimate"
+        )
+        current, origin = result.messages, tuple(origin[k] for k in result.kept_indices)
+        fits = result.estimate_after + session.max_tokens <= window
+        retries.append(
+            RetryStep(
+                attempt, round_budget, result.estimate_before, result.estimate_after, result.dropped, fits
+            )
+        )
+        trimmed, tokens = True, result.estimate_after
+        if fits:
+            recovered = True
+            break
+    spans, _ = ranges(origin)
+    return _Sent(spans, tokens, trimmed, drop_rule, tuple(retries), "recovered" if recovered else "failed")

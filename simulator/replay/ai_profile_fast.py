@@ -1,4 +1,4 @@
-"""ai-profile's ``trim_history`` on a prefix of a growing history, in O(log n) per call.
+"""ai-profile's ``trim_history`` on a prefix of a growing history: fast (O(log n) per call) and reference.
 
 ``trim_history`` walks from the newest message back while the running sum fits the budget. Every
 message costs at least 8 tokens, so the sizes' prefix sums strictly increase and the walk's stopping
@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from simulator.runtimes.ai_profile import Message, first_user_index
+from simulator.runtimes.ai_profile import Message, first_user_index, trim_history
 
 U32_MAX = 2**32 - 1
 
@@ -79,3 +79,35 @@ class PrefixTrimmer:
                 end - kept - 1,
             )
         return PrefixTrim(((keep_from, keep_to),), None, False, min(window, U32_MAX), end - kept)
+
+
+class ReferenceTrimmer:
+    """The same answers from ai-profile's own ``trim_history`` on a copy of the prefix (quadratic).
+
+    Interchangeable with :class:`PrefixTrimmer` (one interface, ``trim(end, budget)``); kept as the
+    reference the fast trimmer is property-tested against.
+    """
+
+    def __init__(self, messages: Sequence[Message], sizes: Sequence[int]) -> None:
+        self._messages = messages
+        self._sizes = sizes
+
+    def trim(self, end: int, budget: int | None) -> PrefixTrim:
+        result = trim_history(self._messages[:end], budget, tokens=self._sizes[:end])
+        kept = result.kept_indices
+        first = result.reinserted_first_user
+        # The re-added first user message stands apart from the recent window, as PrefixTrimmer puts it.
+        head: tuple[tuple[int, int], ...] = ((first, first + 1),) if first is not None else ()
+        rest = kept[1:] if first is not None else kept
+        spans = head + _spans(rest)
+        return PrefixTrim(spans, first, result.used_fallback, result.estimate_after, result.dropped)
+
+
+def _spans(indices: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for index in indices:
+        if out and out[-1][1] == index:
+            out[-1] = (out[-1][0], index + 1)
+        else:
+            out.append((index, index + 1))
+    return tuple(out)

@@ -16,7 +16,7 @@ from enum import StrEnum
 from itertools import islice
 from typing import Literal, overload
 
-from simulator.jsonvalue import JSON
+from simulator.replay.events import TrimEvent
 
 
 class Fate(StrEnum):
@@ -111,11 +111,25 @@ class FateGroup:
 
 @dataclass(frozen=True, slots=True)
 class BudgetExplanation:
+    """A profile's budget and why: the one explanation the CLI, the API and the pages show.
+
+    ``value`` is what the replay trims to (``None``: no proactive bound) and ``steps`` how it was
+    reached; ``summary`` says the same in one line for lists and forms, where ``headline`` picks
+    the number that line leads with (OpenClaw prunes relative to its window, not to a budget).
+    """
+
     value: int | None
     bound_by: str
     steps: tuple[str, ...]
     window: int | None = None
     window_source: str | None = None
+    summary: str = ""
+    headline: Literal["budget", "window"] = "budget"
+
+    @property
+    def tokens(self) -> int | None:
+        """The number the one-line summary leads with."""
+        return self.window if self.headline == "window" else self.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +169,8 @@ class CallRecord:
     trimmed: bool
     drop_rule: str = ""
     """Why the available messages that are not in ``sent`` were left out at this call."""
-    events: tuple[JSON, ...] = ()
+    events: tuple[TrimEvent, ...] = ()
+    """The ``HistoryTrimmed`` events this call emitted (ZeroClaw); wire shapes are rendered at the edge."""
     retries: tuple[RetryStep, ...] = ()
     overflow: Overflow = "none"
     provider_input_tokens: int | None = None
@@ -195,6 +210,8 @@ class SimulationResult:
     """Content changes that stay with a message once made (e.g. ZeroClaw truncation at entry)."""
     estimator: str
     warnings: tuple[str, ...] = ()
+    runtime_label: str = ""
+    version_label: str = ""
 
     @property
     def trims(self) -> int:

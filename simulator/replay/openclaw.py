@@ -14,18 +14,29 @@ replay drives the hook's TTL clock from the transcript:
 When the transcript has no timestamps at all, the clock cannot be replayed; every call is then
 treated as past the TTL (a cold cache), which shows the most pruning the profile can do, and the
 result says so.
+
+The hook before each call is :class:`~simulator.replay.openclaw_gate.FastContextHook` or, with
+``reference=True``, the mirrored hook and pruner themselves; both give the same records.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import partial
 
 from simulator.convert import to_openclaw
-from simulator.replay.common import call_starts, fmt
+from simulator.replay.loop import ModelCall, model_calls, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
-from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
+from simulator.replay.openclaw_fast import FastPrune
+from simulator.replay.openclaw_gate import (
+    ContextHook,
+    FastContextHook,
+    HookOutcome,
+    ReferenceContextHook,
+    pruning_runtime,
+)
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import (
     TextContent,
@@ -33,34 +44,151 @@ from simulator.runtimes.openclaw.messages import (
     messages_from_json,
     text_block,
 )
-from simulator.runtimes.openclaw.pruner import (
-    HardCleared,
-    PruneMemo,
-    PruneResult,
-    SoftTrimmed,
-    prune_context_messages,
-    soft_trim_tool_result,
-)
+from simulator.runtimes.openclaw.pruner import soft_trim_tool_result
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
-from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
+from simulator.runtimes.openclaw.ttl_gate import TtlGateState
+from simulator.specs.openclaw.budget import duration as _duration
+from simulator.specs.openclaw.budget import explain_budget
 from simulator.transcript import Message, Role, Transcript
 
 CHARS_PER_TOKEN = 4
+ESTIMATOR = "OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)"
 
 
 def _tokens(chars: float) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN)
 
 
-def _duration(ms: float) -> str:
-    seconds = int(ms // 1000)
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m {seconds:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m"
+@dataclass(frozen=True, slots=True)
+class _Session:
+    """What does not change between calls (the hook's incremental pruner grows as calls come)."""
+
+    transcript: Transcript
+    prefix: tuple[int, ...]
+    """Prefix sums of the native messages' sizes in chars."""
+    budget: BudgetExplanation
+    effective: EffectivePruningSettings | None
+    clocked: bool
+    markers: tuple[tuple[int, int], ...]
+    hook: ContextHook | None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenClawState:
+    """What carries from one call to the next: the TTL clock and how far the transcript was read."""
+
+    gate: TtlGateState = TtlGateState()
+    marker_at: int = 0
+    """Next marker a new run may read."""
+    latest_seen: int | None = None
+    """Newest timestamp of the transcript messages read so far."""
+    seen_upto: int = 0
+
+
+def replay_openclaw(
+    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str, reference: bool = False
+) -> SimulationResult:
+    """Replay ``transcript`` through OpenClaw's pruning with ``settings``.
+
+    Args:
+        transcript: The imported session.
+        settings: A validated OpenClaw ``contextPruning`` profile.
+        profile_name: Shown in the result.
+        reference: Run the runtime's own hook and pruner on every call (quadratic) instead of the
+            incremental pruner behind the same gate.
+
+    Returns:
+        One record per model call (what the pruned view sent, and why).
+    """
+    converted = to_openclaw(transcript.messages)
+    natives = messages_from_json(list(converted.messages))
+    origins = tuple(tuple(o) for o in converted.origins)
+    chars = [estimate_message_chars(m) for m in natives]
+    prefix = [0]
+    for c in chars:
+        prefix.append(prefix[-1] + c)
+    effective = settings.effective()
+    clocked = any(m.timestamp_ms is not None for m in transcript.messages)
+    hook: ContextHook | None = None
+    if effective is not None:
+        runtime = pruning_runtime(effective, settings.context_window_tokens())
+        kind = ReferenceContextHook if reference else FastContextHook
+        hook = kind(natives, runtime, settings.model_context_window)
+    markers = tuple(_run_markers(transcript)) if clocked else ()
+    session = _Session(transcript, tuple(prefix), explain_budget(settings), effective, clocked, markers, hook)
+    calls, _ = run_calls(model_calls(transcript, origins), partial(step, session), OpenClawState())
+    warnings: tuple[str, ...] = ()
+    if not clocked and effective is not None:
+        warnings = ("the transcript has no timestamps: every call is treated as past the cache TTL",)
+    return SimulationResult(
+        runtime="openclaw",
+        version="2026.7.1",
+        profile_name=profile_name,
+        budget=session.budget,
+        window=session.budget.window,
+        calls=calls,
+        origins=origins,
+        native_tokens=tuple(_tokens(c) for c in chars),
+        dropped_at=(0,) * len(natives),
+        drop_rules=("",) * len(natives),
+        content_changes=(),
+        estimator=ESTIMATOR,
+        warnings=warnings,
+    )
+
+
+def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[CallRecord, OpenClawState]:
+    """One model call: the TTL clock from the transcript, then the pruning hook's view for this call."""
+    messages = session.transcript.messages
+    state = _read_transcript(session, state, call)
+    now = state.latest_seen if state.latest_seen is not None else messages[call.message_index].timestamp_ms
+    full_chars = session.prefix[call.available]
+    notes: list[str] = []
+    outcome = HookOutcome(None, None, None)
+    gate = state.gate
+    if session.hook is not None and session.effective is not None:
+        outcome, gate = session.hook.context(gate, now if session.clocked else None, call.available)
+        _gate_note(outcome.decision, outcome.elapsed_ms, session.effective, notes)
+    view = outcome.view
+    changed = view is not None and view.changed
+    if view is not None and not changed and session.effective is not None:
+        _skip_note(view.skipped, view.ratio_before, session.effective, notes)
+    usage = messages[call.message_index].usage
+    record = CallRecord(
+        number=call.number,
+        message_index=call.message_index,
+        available=call.available,
+        sent=((0, call.available),) if call.available else (),
+        breadcrumb_at=None,
+        fated=_fate_groups(view, session.effective) if view is not None and changed else (),
+        budget=session.budget.value,
+        tokens_full=_tokens(full_chars),
+        tokens_sent=_tokens(view.chars_after if view is not None and changed else full_chars),
+        trimmed=changed,
+        provider_input_tokens=usage.prompt_tokens if usage is not None else None,
+        notes=tuple(notes),
+    )
+    return record, OpenClawState(gate, state.marker_at, state.latest_seen, state.seen_upto)
+
+
+def _read_transcript(session: _Session, state: OpenClawState, call: ModelCall) -> OpenClawState:
+    """The transcript up to the reply: the newest time seen and, when a run starts, its marker."""
+    messages = session.transcript.messages
+    latest = state.latest_seen
+    for index in range(state.seen_upto, call.message_index):
+        stamp = messages[index].timestamp_ms
+        if stamp is not None:
+            latest = stamp if latest is None else max(latest, stamp)
+    run_start = call.number == 1 or any(
+        _starts_run(messages[i]) for i in range(state.seen_upto, call.message_index)
+    )
+    gate, marker_at = state.gate, state.marker_at
+    if run_start:
+        # A new run's runtime reads the newest marker written before it.
+        while marker_at < len(session.markers) and session.markers[marker_at][0] <= call.message_index:
+            gate = TtlGateState(last_cache_touch_at=session.markers[marker_at][1])
+            marker_at += 1
+    return OpenClawState(gate, marker_at, latest, call.message_index)
 
 
 def _same(a: str | None, b: str | None) -> bool:
@@ -94,49 +222,8 @@ def _starts_run(message: Message) -> bool:
     return message.role is Role.USER and message.tool_result is None
 
 
-def _explain(settings: OpenClawSettings) -> BudgetExplanation:
-    effective = settings.effective()
-    window = settings.context_window_tokens()
-    source = "model.contextWindow" if settings.model_context_window else "default 200,000"
-    if settings.context_tokens and settings.context_tokens < (settings.model_context_window or 200_000):
-        source = "agents.defaults.contextTokens"
-    if effective is None:
-        return BudgetExplanation(
-            None, "pruning off", ("contextPruning.mode is off: nothing is pruned",), window, source
-        )
-    soft = math.floor(window * effective.soft_trim_ratio)
-    hard = math.floor(window * effective.hard_clear_ratio)
-    steps = (
-        f"window {fmt(window)} tokens ({source}) × 4 chars = {fmt(window * CHARS_PER_TOKEN)} chars",
-        f"soft trim of old tool results from ratio {effective.soft_trim_ratio:g} (≈ {fmt(soft)} tokens)",
-        f"hard clear from ratio {effective.hard_clear_ratio:g} (≈ {fmt(hard)} tokens)"
-        + ("" if effective.hard_clear.enabled else " — disabled"),
-        f"only after the cache TTL ({_duration(effective.ttl_ms)}) has expired; "
-        f"the last {effective.keep_last_assistants:g} assistant turns are protected",
-    )
-    return BudgetExplanation(soft, "softTrimRatio × window", steps, window, source)
-
-
-def _as_view(result: PruneResult) -> FastPrune:
-    """The reference pruner's result in the incremental pruner's terms, so both share one rendering."""
-    soft = tuple(f.index for f in result.fates if isinstance(f, SoftTrimmed) and f.trimmed)
-    images = tuple(f.index for f in result.fates if isinstance(f, SoftTrimmed) and not f.trimmed)
-    hard = tuple(f.index for f in result.fates if isinstance(f, HardCleared))
-    return FastPrune(
-        not result.returned_same,
-        result.chars_before,
-        result.chars_after,
-        result.ratio_before,
-        result.ratio_after_soft_trim,
-        soft,
-        images,
-        hard,
-        result.skipped,
-    )
-
-
 def _gate_note(
-    decision: str, elapsed_ms: float | None, effective: EffectivePruningSettings, notes: list[str]
+    decision: str | None, elapsed_ms: float | None, effective: EffectivePruningSettings, notes: list[str]
 ) -> None:
     if decision == "no_marker":
         notes.append("no cache-TTL marker yet: OpenClaw does not prune")
@@ -163,34 +250,9 @@ def _skip_note(
         )
 
 
-def _fast_step(
-    pruner: IncrementalPruner,
-    end: int,
-    effective: EffectivePruningSettings,
-    state: TtlGateState,
-    now: float | None,
-    notes: list[str],
-) -> FastPrune | None:
-    """The TTL hook's decision (as ``ttl_gate.on_context``) with the incremental pruner behind it."""
-    if now is not None and effective.mode == "cache-ttl":
-        touched = state.last_cache_touch_at
-        elapsed = now - touched if touched else None
-        decision = (
-            "no_marker"
-            if elapsed is None
-            else "ttl_disabled"
-            if effective.ttl_ms <= 0
-            else "ttl_not_expired"
-            if elapsed < effective.ttl_ms
-            else "prune"
-        )
-        _gate_note(decision, elapsed, effective, notes)
-        if decision != "prune":
-            return None
-    return pruner.prune(end)
-
-
-def _fate_groups(view: FastPrune, effective: EffectivePruningSettings) -> tuple[FateGroup, ...]:
+def _fate_groups(view: FastPrune, effective: EffectivePruningSettings | None) -> tuple[FateGroup, ...]:
+    if effective is None:
+        return ()
     ratio = view.ratio_before or 0.0
     out: list[FateGroup] = []
     if view.soft_trimmed:
@@ -207,157 +269,6 @@ def _fate_groups(view: FastPrune, effective: EffectivePruningSettings) -> tuple[
         rule = f"hard clear: ratio {after_soft:.2f} ≥ hardClearRatio {effective.hard_clear_ratio:g}"
         out.append(FateGroup(Fate.HARD_CLEARED, rule, view.hard_cleared))
     return tuple(out)
-
-
-def replay_openclaw(
-    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str, fast: bool = True
-) -> SimulationResult:
-    """Replay ``transcript`` through OpenClaw's pruning with ``settings``.
-
-    Args:
-        transcript: The imported session.
-        settings: A validated OpenClaw ``contextPruning`` profile.
-        profile_name: Shown in the result.
-        fast: Answer each pruning pass incrementally (``openclaw_fast``); ``False`` runs the
-            runtime's own pruner and TTL hook at every call (quadratic, kept as the reference).
-
-    Returns:
-        One record per model call (what the pruned view sent, and why).
-    """
-    converted = to_openclaw(transcript.messages)
-    natives = messages_from_json(list(converted.messages))
-    origins = tuple(tuple(o) for o in converted.origins)
-    chars = [estimate_message_chars(m) for m in natives]
-    prefix = [0]
-    for c in chars:
-        prefix.append(prefix[-1] + c)
-
-    explanation = _explain(settings)
-    effective = settings.effective()
-    warnings: list[str] = []
-    messages = transcript.messages
-    clocked = any(m.timestamp_ms is not None for m in messages)
-    if not clocked and effective is not None:
-        warnings.append("the transcript has no timestamps: every call is treated as past the cache TTL")
-    markers = _run_markers(transcript) if clocked else []
-    runtime = (
-        PruningRuntime(
-            settings=effective,
-            context_window_tokens=settings.context_window_tokens(),
-            memo=PruneMemo(effective),
-            explain=False,
-        )
-        if effective is not None
-        else None
-    )
-    incremental = (
-        IncrementalPruner(
-            effective,
-            context_window=settings.model_context_window,
-            context_window_tokens_override=settings.context_window_tokens(),
-        )
-        if fast and effective is not None
-        else None
-    )
-    fed = 0
-    state = TtlGateState()
-    calls: list[CallRecord] = []
-    marker_at = 0
-    latest_seen: int | None = None
-    seen_upto = 0
-    for number, (available, message_index) in enumerate(call_starts(transcript, origins), start=1):
-        for index in range(seen_upto, message_index):
-            stamp = messages[index].timestamp_ms
-            if stamp is not None:
-                latest_seen = stamp if latest_seen is None else max(latest_seen, stamp)
-        run_start = any(_starts_run(messages[i]) for i in range(seen_upto, message_index)) or number == 1
-        seen_upto = message_index
-        now = latest_seen if latest_seen is not None else messages[message_index].timestamp_ms
-        full_chars = prefix[available]
-        notes: list[str] = []
-        fated: tuple[FateGroup, ...] = ()
-        sent_chars = full_chars
-        trimmed = False
-        if incremental is not None:
-            while fed < available:
-                incremental.append(natives[fed])
-                fed += 1
-        if runtime is not None and effective is not None:
-            if run_start:
-                # A new run's runtime reads the newest marker written before it.
-                while marker_at < len(markers) and markers[marker_at][0] <= message_index:
-                    state = TtlGateState(last_cache_touch_at=markers[marker_at][1])
-                    marker_at += 1
-            if incremental is not None:
-                view = _fast_step(incremental, available, effective, state, now if clocked else None, notes)
-                if view is not None and view.changed and clocked and now is not None:
-                    state = TtlGateState(last_cache_touch_at=now)
-                result = None
-                if view is not None and view.changed:
-                    fated = _fate_groups(view, effective)
-                    sent_chars = view.chars_after
-                    trimmed = True
-                elif view is not None:
-                    _skip_note(view.skipped, view.ratio_before, effective, notes)
-            elif clocked and now is not None:
-                outcome, state = on_context(
-                    runtime,
-                    state,
-                    ContextCall(
-                        now=now,
-                        messages=natives[:available],
-                        model_context_window=settings.model_context_window,
-                    ),
-                )
-                result = outcome.prune
-                _gate_note(outcome.decision, outcome.elapsed_ms, effective, notes)
-            else:
-                result = prune_context_messages(
-                    natives[:available],
-                    effective,
-                    context_window=settings.model_context_window,
-                    context_window_tokens_override=runtime.context_window_tokens,
-                    memo=runtime.memo,
-                    explain=False,
-                )
-            if result is not None and not result.returned_same:
-                fated = _fate_groups(_as_view(result), effective)
-                sent_chars = result.chars_after
-                trimmed = True
-            elif result is not None:
-                _skip_note(result.skipped, result.ratio_before, effective, notes)
-        usage = messages[message_index].usage
-        calls.append(
-            CallRecord(
-                number=number,
-                message_index=message_index,
-                available=available,
-                sent=((0, available),) if available else (),
-                breadcrumb_at=None,
-                fated=fated,
-                budget=explanation.value,
-                tokens_full=_tokens(full_chars),
-                tokens_sent=_tokens(sent_chars),
-                trimmed=trimmed,
-                provider_input_tokens=usage.prompt_tokens if usage is not None else None,
-                notes=tuple(notes),
-            )
-        )
-    return SimulationResult(
-        runtime="openclaw",
-        version="2026.7.1",
-        profile_name=profile_name,
-        budget=explanation,
-        window=explanation.window,
-        calls=tuple(calls),
-        origins=origins,
-        native_tokens=tuple(_tokens(c) for c in chars),
-        dropped_at=(0,) * len(natives),
-        drop_rules=("",) * len(natives),
-        content_changes=(),
-        estimator="OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)",
-        warnings=tuple(warnings),
-    )
 
 
 def pruned_contents(

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from simulator.jsonvalue import JSON
 from simulator.replay.compare import Comparison
+from simulator.replay.events import wire_frames, wire_shapes
 from simulator.replay.model import CallRecord, SimulationResult
 
 
@@ -29,7 +30,7 @@ def call_to_json(call: CallRecord) -> dict[str, JSON]:
         "fated": [
             {"fate": g.fate.value, "rule": g.rule, "native_indices": list(g.indices)} for g in call.fated
         ],
-        "events": list(call.events),
+        "events": wire_frames(call.events),
         "retries": [
             {
                 "attempt": r.attempt,
@@ -51,6 +52,8 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
     return {
         "runtime": result.runtime,
         "version": result.version,
+        "runtime_label": result.runtime_label,
+        "version_label": result.version_label,
         "profile": result.profile_name,
         "estimator": result.estimator,
         "budget": {
@@ -59,6 +62,7 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
             "steps": list(result.budget.steps),
             "window": result.budget.window,
             "window_source": result.budget.window_source,
+            "summary": result.budget.summary,
         },
         "provider_window": result.window,
         "calls": [call_to_json(c) for c in result.calls],
@@ -78,7 +82,8 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
 def render_result(result: SimulationResult) -> str:
     """A readable per-call report: one line per call, rules and events indented below it."""
     lines = [
-        f"profile {result.profile_name} — {result.runtime} {result.version}",
+        f"profile {result.profile_name} — {result.runtime_label or result.runtime} "
+        f"{result.version_label or result.version}",
         f"budget {_n(result.budget.value)} (bound by {result.budget.bound_by})",
         *(f"  {step}" for step in result.budget.steps),
         f"estimator: {result.estimator}; provider window {_n(result.window)}",
@@ -111,7 +116,7 @@ def render_result(result: SimulationResult) -> str:
             for note in c.notes:
                 lines.append(f"{'':>32}· {note}")
         if c.events:
-            lines.append(f"{'':>32}event {c.events[0]}")
+            lines.append(f"{'':>32}event {wire_shapes(c.events[0]).ws}")
     lines += [
         "",
         f"{len(result.calls)} calls, {result.trims} trimmed, "

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from simulator.replay.model import CallRecord, Fate, SimulationResult
+from simulator.replay.model import CallRecord, Change, Fate, FateGroup, SimulationResult
 from simulator.transcript import Role, Transcript
 
 PREVIEW = 160
@@ -128,6 +128,106 @@ def _message_text(transcript: Transcript, index: int) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class _CallIndex:
+    """Where each transcript message stands at one call, looked up once per view."""
+
+    native_of: dict[int, int]
+    first_of_native: set[int]
+    sent: set[int]
+    group_of: dict[int, FateGroup]
+    truncated: dict[int, Change]
+    after: dict[int, int]
+    breadcrumb_before: int | None
+
+
+def _call_index(
+    result: SimulationResult, call: CallRecord, changed: Mapping[int, tuple[int, str]] | None
+) -> _CallIndex:
+    native_of: dict[int, int] = {}
+    first_of_native: set[int] = set()
+    for position, origin in enumerate(result.origins[: call.available]):
+        for t in origin:
+            native_of[t] = position
+        if origin:
+            first_of_native.add(origin[0])
+    sent = set(call.sent_indices())
+    breadcrumb_before: int | None = None
+    if call.breadcrumb_at is not None:
+        order = list(call.sent_indices())
+        if call.breadcrumb_at < len(order):
+            breadcrumb_before = order[call.breadcrumb_at]
+    return _CallIndex(
+        native_of,
+        first_of_native,
+        sent,
+        {i: g for g in call.fated for i in g.indices},
+        {c.native_index: c for c in result.content_changes if c.native_index in sent},
+        {k: v[0] for k, v in (changed or {}).items()},
+        breadcrumb_before,
+    )
+
+
+def _breadcrumb_row(turn: int | None) -> Row:
+    return Row(
+        "breadcrumb", Fate.BREADCRUMB, "inserted before the first kept turn", turn, preview=BREADCRUMB_TEXT
+    )
+
+
+def _add_dropped(
+    rows: list[Row],
+    result: SimulationResult,
+    call: CallRecord,
+    native: int,
+    index: int,
+    turn: int | None,
+    size: int,
+) -> None:
+    """A dropped message joins the run of drops before it when the same rule dropped them."""
+    rule = result.drop_rules[native] or call.drop_rule or "not sent"
+    if result.dropped_at[native] and result.dropped_at[native] < call.number:
+        rule = f"dropped at call {result.dropped_at[native]}: {rule}"
+    previous = rows[-1] if rows else None
+    if previous is not None and previous.kind == "dropped-run" and previous.rule == rule:
+        rows[-1] = replace(
+            previous,
+            last_index=index,
+            count=previous.count + 1,
+            tokens_before=(previous.tokens_before or 0) + size,
+        )
+    else:
+        rows.append(Row("dropped-run", Fate.DROPPED, rule, turn, index, index, count=1, tokens_before=size))
+
+
+def _sent_row(
+    transcript: Transcript, at: _CallIndex, native: int | None, index: int, turn: int | None, size: int
+) -> Row:
+    message = transcript.messages[index]
+    fate, rule, size_after = Fate.KEPT, "", size
+    if native is not None and native in at.group_of:
+        group = at.group_of[native]
+        fate, rule = group.fate, group.rule
+        size_after = at.after.get(native, size)
+    elif native is not None and native in at.truncated:
+        change = at.truncated[native]
+        fate, rule, size_after = change.fate, change.rule, change.tokens_after
+    if native is None and message.role is Role.SYSTEM:
+        rule = "sent as the system prompt, outside the trimmed history"
+    return Row(
+        "message",
+        fate,
+        rule,
+        turn,
+        index,
+        index,
+        role=message.role.value,
+        preview=_preview(_message_text(transcript, index)),
+        tokens_before=size,
+        tokens_after=size_after,
+        grouped=native is not None and index not in at.first_of_native,
+    )
+
+
 def call_view(
     transcript: Transcript,
     result: SimulationResult,
@@ -147,108 +247,32 @@ def call_view(
             changed (``simulator.replay.changed_contents``); without it the size before is shown.
     """
     call = result.calls[number - 1]
-    messages = transcript.messages
-    native_of: dict[int, int] = {}
-    first_of_native: set[int] = set()
-    for position, origin in enumerate(result.origins[: call.available]):
-        for t in origin:
-            native_of[t] = position
-        if origin:
-            first_of_native.add(origin[0])
-    sent = set(call.sent_indices())
-    group_of = {i: g for g in call.fated for i in g.indices}
-    truncated = {c.native_index: c for c in result.content_changes if c.native_index in sent}
-    after = {k: v[0] for k, v in (changed or {}).items()}
-    breadcrumb_before: int | None = None
-    if call.breadcrumb_at is not None:
-        order = list(call.sent_indices())
-        if call.breadcrumb_at < len(order):
-            breadcrumb_before = order[call.breadcrumb_at]
-
+    at = _call_index(result, call, changed)
     rows: list[Row] = []
     turn = 0
     segments = {"system": 0, "user": 0, "assistant": 0, "tool": 0}
     for index in range(call.message_index):
-        message = messages[index]
+        message = transcript.messages[index]
         if message.role is Role.USER and message.tool_result is None:
             turn += 1
-        native = native_of.get(index)
-        turn_no = turn or None
-        if native is not None and native == breadcrumb_before and index in first_of_native:
-            rows.append(
-                Row(
-                    "breadcrumb",
-                    Fate.BREADCRUMB,
-                    "inserted before the first kept turn",
-                    turn_no,
-                    preview=BREADCRUMB_TEXT,
-                )
-            )
-        outside_history = native is None  # e.g. a system prompt ai-profile/OpenClaw send separately
-        is_sent = outside_history or native in sent
-        grouped = native is not None and index not in first_of_native
+        native = at.native_of.get(index)
+        if native is not None and native == at.breadcrumb_before and index in at.first_of_native:
+            rows.append(_breadcrumb_row(turn or None))
+        grouped = native is not None and index not in at.first_of_native
         size = 0 if native is None or grouped else result.native_tokens[native]
-        if not is_sent and native is not None:
-            rule = result.drop_rules[native] or call.drop_rule or "not sent"
-            if result.dropped_at[native] and result.dropped_at[native] < call.number:
-                rule = f"dropped at call {result.dropped_at[native]}: {rule}"
-            previous = rows[-1] if rows else None
-            if previous is not None and previous.kind == "dropped-run" and previous.rule == rule:
-                rows[-1] = Row(
-                    "dropped-run",
-                    Fate.DROPPED,
-                    rule,
-                    previous.turn,
-                    previous.index,
-                    index,
-                    count=previous.count + 1,
-                    tokens_before=(previous.tokens_before or 0) + size,
-                )
-            else:
-                rows.append(
-                    Row("dropped-run", Fate.DROPPED, rule, turn_no, index, index, count=1, tokens_before=size)
-                )
+        # A message outside the history (e.g. a system prompt ai-profile/OpenClaw send separately) is sent.
+        if native is not None and native not in at.sent:
+            _add_dropped(rows, result, call, native, index, turn or None, size)
             continue
-        fate, rule, size_after = Fate.KEPT, "", size
-        if native is not None and native in group_of:
-            group = group_of[native]
-            fate, rule = group.fate, group.rule
-            size_after = after.get(native, size)
-        elif native is not None and native in truncated:
-            change = truncated[native]
-            fate, rule, size_after = change.fate, change.rule, change.tokens_after
-        if native is None and message.role is Role.SYSTEM:
-            rule = "sent as the system prompt, outside the trimmed history"
+        row = _sent_row(transcript, at, native, index, turn or None, size)
         category = "tool" if message.role is Role.TOOL else message.role.value
-        segments[category] = segments.get(category, 0) + (size_after if not grouped else 0)
-        rows.append(
-            Row(
-                "message",
-                fate,
-                rule,
-                turn_no,
-                index,
-                index,
-                role=message.role.value,
-                preview=_preview(_message_text(transcript, index)),
-                tokens_before=size,
-                tokens_after=size_after,
-                grouped=grouped,
-            )
-        )
-    if call.breadcrumb_at is not None and breadcrumb_before is None:
-        rows.append(
-            Row(
-                "breadcrumb",
-                Fate.BREADCRUMB,
-                "inserted before the first kept turn",
-                turn or None,
-                preview=BREADCRUMB_TEXT,
-            )
-        )
+        segments[category] = segments.get(category, 0) + (0 if grouped else row.tokens_after or 0)
+        rows.append(row)
+    if call.breadcrumb_at is not None and at.breadcrumb_before is None:
+        rows.append(_breadcrumb_row(turn or None))
     counts: dict[str, int] = {}
-    for row in rows:
-        counts[row.fate.value] = counts.get(row.fate.value, 0) + row.count
+    for r in rows:
+        counts[r.fate.value] = counts.get(r.fate.value, 0) + r.count
     labels = (("system", "System"), ("user", "User"), ("assistant", "Assistant"), ("tool", "Tool results"))
     segs = tuple(Segment(label, key, segments.get(key, 0)) for key, label in labels)
     return CallView(

@@ -17,24 +17,30 @@ and applies, in the order the turn loop does:
    ``enforce_reported_budget``.
 
 The simulated provider counts with ZeroClaw's own estimator; real tokenizer counts are shown beside it.
+
+Each call is one :func:`step` over the shared loop (``replay/loop.py``); the state carries the held
+history (``replay/zeroclaw_history.py``), the breadcrumb flag, the tool-loop iteration and how far
+the transcript was read.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from functools import partial
 
 from simulator.convert import to_zeroclaw_chat
-from simulator.jsonvalue import JSON
-from simulator.replay.common import call_starts, fmt, ranges
+from simulator.replay.common import fmt
+from simulator.replay.events import TrimEvent
+from simulator.replay.loop import ModelCall, model_calls, run_calls
 from simulator.replay.model import (
-    BudgetExplanation,
     CallRecord,
     Change,
     Fate,
+    Overflow,
     RetryStep,
     SimulationResult,
 )
+from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, RecountedFacts
 from simulator.runtimes.zeroclaw import (
     ChatMessage,
     HistoryTrimmed,
@@ -53,11 +59,330 @@ from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
+from simulator.specs.zeroclaw.budget import explain_budget
 from simulator.transcript import Transcript
 
 MAX_RECOVERY_ROUNDS = 3
 OVERFLOW_ERROR = "input exceeds the context window of this model"
 TOOL_RESULTS_PREFIX = "[Tool results]"
+ESTIMATOR = "ZeroClaw ⌈UTF-8 bytes / 4⌉ + 4"
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    """What does not change between calls."""
+
+    transcript: Transcript
+    settings: ZeroClawSettings
+    natives: tuple[ChatMessage, ...]
+    origins: tuple[tuple[int, ...], ...]
+    tokens: tuple[int, ...]
+    prefix: tuple[int, ...]
+    documented: bool
+    budget: int
+    window: int | None
+    """The provider window overflows are simulated against (``None``: never)."""
+    cap: int
+
+    @property
+    def session_id(self) -> str | None:
+        return self.transcript.session_id
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroClawState:
+    """What carries from one call to the next; ``history`` is the one growing buffer (owned by the state)."""
+
+    history: History
+    flag: bool = False
+    """Whether the held history starts with the breadcrumb (``has_leading_breadcrumb``)."""
+    iteration: int = 0
+    """Tool-loop iteration within the current user turn."""
+    next_native: int = 0
+
+
+@dataclass(slots=True)
+class _CallLog:
+    """What one call gathers as its steps run: events, notes, the rules that dropped messages."""
+
+    stamp: int | None
+    events: list[TrimEvent] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    trimmed: bool = False
+
+
+def replay_zeroclaw(
+    transcript: Transcript, settings: ZeroClawSettings, *, profile_name: str, reference: bool = False
+) -> SimulationResult:
+    """Replay ``transcript`` through ZeroClaw with ``settings``.
+
+    Args:
+        transcript: The imported session.
+        settings: A validated ZeroClaw profile.
+        profile_name: Shown in the result.
+        reference: Recount every held message after each trim instead of reusing entry facts.
+
+    Returns:
+        One record per model call plus where every message went.
+    """
+    converted = to_zeroclaw_chat(transcript.messages)
+    natives = tuple(ChatMessage.from_json(m) for m in converted.messages)
+    tokens = tuple(estimate_message_tokens(m) for m in natives)
+    prefix = [0]
+    for t in tokens:
+        prefix.append(prefix[-1] + t)
+    session = _session(transcript, settings, natives, tokens, tuple(prefix), converted.origins)
+    is_boundary: Boundary = is_turn_boundary_pr9368 if session.documented else is_turn_boundary
+    facts = (RecountedFacts if reference else CachedFacts)(len(natives), is_boundary)
+    calls = model_calls(transcript, session.origins)
+    records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), facts)))
+    warnings = (
+        () if calls else ("the transcript has no assistant message, so there is no model call to replay",)
+    )
+    return SimulationResult(
+        runtime="zeroclaw",
+        version=settings.version,
+        profile_name=profile_name,
+        budget=explain_budget(settings),
+        window=session.window,
+        calls=records,
+        origins=session.origins,
+        native_tokens=tokens,
+        dropped_at=tuple(state.history.dropped_at),
+        drop_rules=tuple(state.history.drop_rules),
+        content_changes=tuple(state.history.changes),
+        estimator=ESTIMATOR,
+        warnings=warnings,
+    )
+
+
+def _session(
+    transcript: Transcript,
+    settings: ZeroClawSettings,
+    natives: tuple[ChatMessage, ...],
+    tokens: tuple[int, ...],
+    prefix: tuple[int, ...],
+    origins: tuple[tuple[int, ...], ...],
+) -> _Session:
+    documented = settings.version == "documented"
+    resolution = resolve_budget(settings)
+    window = resolution.window if documented else (settings.context_window or None)
+    if documented and resolution.window_source != "Configured":
+        window = None  # no declared window: nothing to simulate the provider against
+    return _Session(
+        transcript,
+        settings,
+        natives,
+        tuple(tuple(o) for o in origins),
+        tokens,
+        prefix,
+        documented,
+        resolution.budget,
+        window,
+        settings.effective_max_history_messages(),
+    )
+
+
+def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[CallRecord, ZeroClawState]:
+    """One model call, in the turn loop's order: entry, history cap, token budget, provider, reply."""
+    log = _CallLog(session.transcript.messages[call.message_index].timestamp_ms)
+    history = state.history
+    iteration = _enter(session, state, call)
+    flag = _history_cap(session, history, state.flag, call, log)
+    flag = _token_budget(session, history, flag, iteration, call, log)
+    retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
+    usage = session.transcript.messages[call.message_index].usage
+    reported = usage.prompt_tokens if usage is not None else None
+    record = CallRecord(
+        number=call.number,
+        message_index=call.message_index,
+        available=call.available,
+        sent=tuple(history.spans),
+        breadcrumb_at=history.crumb_at,
+        fated=(),
+        budget=session.budget,
+        tokens_full=session.prefix[call.available],
+        tokens_sent=history.tokens,
+        trimmed=log.trimmed,
+        drop_rule="; ".join(log.rules),
+        events=tuple(log.events),
+        retries=retries,
+        overflow=overflow,
+        provider_input_tokens=reported,
+        notes=tuple(log.notes),
+    )
+    next_native = call.available
+    if reported is not None and session.budget > 0 and reported > session.budget:
+        record, flag, next_native = _reported_budget(session, history, flag, call, record, reported, log)
+    return record, ZeroClawState(history, flag, iteration + 1, next_native)
+
+
+def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
+    """The transcript's messages since the last call join the history (tool results truncated).
+
+    Returns:
+        The tool-loop iteration of this call (a new user turn restarts it).
+    """
+    iteration = state.iteration
+    max_chars = session.settings.max_tool_result_chars
+    for i in range(state.next_native, call.available):
+        message = _truncate(session.natives[i], max_chars)
+        if message is not session.natives[i]:
+            after = estimate_message_tokens(message)
+            rule = f"max_tool_result_chars {fmt(max_chars)}"
+            state.history.changes.append(
+                Change(i, Fate.TRUNCATED, rule, session.tokens[i], after, call.number)
+            )
+        if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
+            iteration = 0  # a new user turn restarts the tool loop
+        state.history.enter(i, message)
+    return iteration
+
+
+def _adopt(
+    history: History,
+    log: _CallLog,
+    trimmed: tuple[ChatMessage, ...],
+    sources: list[int | None],
+    call: ModelCall,
+    rule: str,
+) -> None:
+    history.adopt(trimmed, sources, call.number, rule)
+    log.rules.append(rule)
+    log.trimmed = True
+
+
+def _history_cap(session: _Session, history: History, flag: bool, call: ModelCall, log: _CallLog) -> bool:
+    """The history cap; returns the breadcrumb flag after it."""
+    cap = session.cap
+    if not session.documented:
+        if history.non_system > cap:
+            legacy = trim_history(history.held, cap)
+            if legacy.dropped:
+                held = fmt(history.non_system)
+                rule = f"max_history_messages {fmt(cap)} messages (legacy raw path): {held} held"
+                sources = _legacy_sources(legacy.history, legacy.kept_indices, history.held, history.src)
+                _adopt(history, log, legacy.history, sources, call, rule)
+                log.notes.append("legacy history cap: logs only, no breadcrumb, no event")
+        return flag
+    turns = history.turns - (1 if flag else 0)
+    if turns <= cap:
+        return flag
+    count = trim_to_recent_turn_count(history.held, cap, flag)
+    if not count.trimmed:
+        return flag
+    sources = [history.src[k] for k in count.kept_indices]
+    crumb = insert_breadcrumb_flagged(count.history, flag)
+    if crumb.inserted:
+        sources.insert(crumb.index, None)
+    rule = f"max_history_messages {fmt(cap)} turns: {fmt(turns)} turns held"
+    _adopt(history, log, crumb.history, sources, call, rule)
+    event = HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns)
+    log.events.append(TrimEvent(event, "history_cap", session.session_id, log.stamp))
+    return True
+
+
+def _token_budget(
+    session: _Session, history: History, flag: bool, iteration: int, call: ModelCall, log: _CallLog
+) -> bool:
+    """``preflight_iteration``; returns the breadcrumb flag after it."""
+    budget = session.budget
+    if budget == 0 or history.tokens <= budget:
+        # Nothing over budget: the preflight would change nothing; only its floor warning can fire.
+        warning = floor_warning(history.held, budget) if iteration == 0 else None
+        if warning:
+            log.notes.append(warning)
+        return flag
+    result = preflight_iteration(
+        history.held,
+        budget,
+        iteration=iteration,
+        version=session.settings.version,
+        has_leading_breadcrumb=flag,
+    )
+    log.notes.extend(result.warnings)
+    if result.trim is not None and result.trim.trimmed:
+        rule = f"token budget {fmt(budget)}: {fmt(result.trim.tokens_before)} est. held"
+        _adopt(history, log, result.history, history.sources(result.source_indices), call, rule)
+        if result.event is not None:
+            log.events.append(TrimEvent(result.event, "token_budget", session.session_id, log.stamp))
+    return result.has_leading_breadcrumb
+
+
+def _provider_overflow(
+    session: _Session, history: History, flag: bool, call: ModelCall, log: _CallLog
+) -> tuple[tuple[RetryStep, ...], Overflow, bool]:
+    """The simulated provider and ``recover_context_overflow`` rounds: retries, outcome, breadcrumb flag."""
+    window = session.window
+    if window is None or history.tokens <= window:
+        return (), "none", flag
+    retries: list[RetryStep] = []
+    for attempt in range(1, MAX_RECOVERY_ROUNDS + 1):
+        before = history.tokens
+        recovery = recover_context_overflow(
+            history.held,
+            OVERFLOW_ERROR,
+            session.budget,
+            version=session.settings.version,
+            has_leading_breadcrumb=flag,
+        )
+        if not recovery.recovered:
+            retries.append(RetryStep(attempt, recovery.recovery_budget or 0, before, before, 0, False))
+            if recovery.log:
+                log.notes.append(recovery.log)
+            break
+        rule = f"provider overflow: window {fmt(window)} < {fmt(before)} est.; recovery to 2/3"
+        _adopt(history, log, recovery.history, _recovery_sources(recovery, history.src), call, rule)
+        flag = True
+        if recovery.event is not None:
+            log.events.append(TrimEvent(recovery.event, "overflow_recovery", session.session_id, log.stamp))
+        dropped = recovery.event.dropped_messages if recovery.event else 0
+        retries.append(
+            RetryStep(attempt, recovery.recovery_budget or 0, before, history.tokens, dropped, True)
+        )
+        if history.tokens <= window:
+            return tuple(retries), "recovered", flag
+    log.notes.append(f"the provider rejected the request: {fmt(history.tokens)} est. > window {fmt(window)}")
+    return tuple(retries), "failed", flag
+
+
+def _reported_budget(
+    session: _Session,
+    history: History,
+    flag: bool,
+    call: ModelCall,
+    record: CallRecord,
+    reported: int,
+    log: _CallLog,
+) -> tuple[CallRecord, bool, int]:
+    """After the reply: it joins the history, and the provider-reported count may trim it once more.
+
+    Returns:
+        The call's record (amended when it trimmed), the breadcrumb flag, the next native to enter.
+    """
+    reply_end = call.available
+    while reply_end < len(session.natives) and session.origins[reply_end][:1] == (call.message_index,):
+        history.enter(reply_end, session.natives[reply_end])
+        reply_end += 1
+    enforced = enforce_reported_budget(
+        history.held, session.budget, reported, version=session.settings.version, has_leading_breadcrumb=flag
+    )
+    if enforced.trim is None or not enforced.trim.trimmed:
+        return record, flag, reply_end
+    rule = f"provider-reported {fmt(reported)} input tokens > budget {fmt(session.budget)}"
+    _adopt(history, log, enforced.history, history.sources(enforced.source_indices), call, rule)
+    events = record.events
+    if enforced.event is not None:
+        events += (TrimEvent(enforced.event, "reported_budget", session.session_id, log.stamp),)
+    record = replace(
+        record,
+        notes=record.notes + ("after the reply: trimmed to the provider-reported budget",),
+        events=events,
+        trimmed=True,
+        drop_rule="; ".join(log.rules),
+    )
+    return record, enforced.has_leading_breadcrumb, reply_end
 
 
 def _truncate(message: ChatMessage, max_chars: int) -> ChatMessage:
@@ -70,319 +395,6 @@ def _truncate(message: ChatMessage, max_chars: int) -> ChatMessage:
     else:
         return message
     return message if content == message.content else ChatMessage(message.role, content)
-
-
-def _iso(ms: int | None) -> str:
-    if ms is None:
-        return "1970-01-01T00:00:00Z"
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
-
-
-def _wire(event: HistoryTrimmed, session_id: str, timestamp: str) -> tuple[JSON, ...]:
-    return (event.to_ws(), event.to_sse(timestamp), event.to_rpc(session_id), event.to_acp(session_id))
-
-
-def replay_zeroclaw(
-    transcript: Transcript, settings: ZeroClawSettings, *, profile_name: str
-) -> SimulationResult:
-    """Replay ``transcript`` through ZeroClaw with ``settings``.
-
-    Args:
-        transcript: The imported session.
-        settings: A validated ZeroClaw profile.
-        profile_name: Shown in the result.
-
-    Returns:
-        One record per model call plus where every message went.
-    """
-    converted = to_zeroclaw_chat(transcript.messages)
-    natives = [ChatMessage.from_json(m) for m in converted.messages]
-    origins = tuple(tuple(o) for o in converted.origins)
-    tokens = [estimate_message_tokens(m) for m in natives]
-    prefix = [0]
-    for t in tokens:
-        prefix.append(prefix[-1] + t)
-
-    documented = settings.version == "documented"
-    resolution = resolve_budget(settings)
-    budget = resolution.budget
-    window = resolution.window if documented else (settings.context_window or None)
-    if documented and resolution.window_source != "Configured":
-        window = None  # no declared window: nothing to simulate the provider against
-    cap = settings.effective_max_history_messages()
-    is_boundary = is_turn_boundary_pr9368 if documented else is_turn_boundary
-    session_id = transcript.session_id or "replay"
-
-    truncated: list[Change] = []
-    dropped_at = [0] * len(natives)
-    drop_rules = [""] * len(natives)
-    held: list[ChatMessage] = []
-    src: list[int | None] = []
-    held_tokens = 0
-    flag = False
-    calls: list[CallRecord] = []
-    warnings: list[str] = []
-    next_native = 0
-    iteration = 0
-
-    held_turns = 0
-    held_non_system = 0
-    rules: list[str] = []  # the rules that dropped messages at the current call
-    # What is sent, kept as ranges as the history grows (recomputed only when a trim rewrites it).
-    spans: list[tuple[int, int]] = []
-    crumb_slot: list[int | None] = [None]
-
-    entry_msg: list[ChatMessage | None] = [None] * len(natives)
-    entry_tok = [0] * len(natives)
-    entry_bound = [False] * len(natives)
-    entry_sys = [False] * len(natives)
-
-    def enter(index: int, message: ChatMessage) -> int:
-        """Append a message to the held history; returns its size."""
-        size = estimate_message_tokens(message)
-        entry_msg[index], entry_tok[index] = message, size
-        entry_bound[index], entry_sys[index] = is_boundary(message), message.role == "system"
-        held.append(message)
-        keep(index)
-        return size
-
-    def keep(index: int) -> None:
-        src.append(index)
-        if spans and spans[-1][1] == index:
-            spans[-1] = (spans[-1][0], index + 1)
-        else:
-            spans.append((index, index + 1))
-
-    def adopt(history: tuple[ChatMessage, ...], sources: list[int | None], call: int, rule: str) -> None:
-        nonlocal held, src, held_tokens, held_turns, held_non_system
-        rules.append(rule)
-        kept = {s for s in sources if s is not None}
-        for s in src:
-            if s is not None and s not in kept and dropped_at[s] == 0:
-                dropped_at[s] = call
-                drop_rules[s] = rule
-        held, src = list(history), sources
-        spans[:], crumb_slot[0] = ranges(src)
-        # One pass; messages unchanged since they entered reuse what was known about them then.
-        tokens_sum = turns = non_system = 0
-        for message, source in zip(held, src, strict=True):
-            if source is not None and entry_msg[source] is message:
-                tokens_sum += entry_tok[source]
-                turns += entry_bound[source]
-                non_system += not entry_sys[source]
-            else:
-                tokens_sum += estimate_message_tokens(message)
-                turns += is_boundary(message)
-                non_system += message.role != "system"
-        held_tokens, held_turns, held_non_system = tokens_sum, turns, non_system
-
-    starts = call_starts(transcript, origins)
-    for number, (native_start, message_index) in enumerate(starts, start=1):
-        events: list[JSON] = []
-        notes: list[str] = []
-        rules.clear()
-        trimmed = False
-        stamp = _iso(transcript.messages[message_index].timestamp_ms)
-        for i in range(next_native, native_start):
-            message = _truncate(natives[i], settings.max_tool_result_chars)
-            if message is not natives[i]:
-                after = estimate_message_tokens(message)
-                truncated.append(
-                    Change(
-                        i,
-                        Fate.TRUNCATED,
-                        f"max_tool_result_chars {fmt(settings.max_tool_result_chars)}",
-                        tokens[i],
-                        after,
-                        number,
-                    )
-                )
-            if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
-                iteration = 0  # a new user turn restarts the tool loop
-            held_tokens += enter(i, message)
-            held_turns += entry_bound[i]
-            held_non_system += not entry_sys[i]
-        next_native = native_start
-        tokens_full = prefix[native_start]
-
-        # 2. history cap
-        if documented:
-            turns = held_turns - (1 if flag else 0)
-            if turns > cap:
-                count = trim_to_recent_turn_count(held, cap, flag)
-                if count.trimmed:
-                    sources = [src[k] for k in count.kept_indices]
-                    crumb = insert_breadcrumb_flagged(count.history, flag)
-                    if crumb.inserted:
-                        sources.insert(crumb.index, None)
-                    adopt(
-                        crumb.history,
-                        sources,
-                        number,
-                        f"max_history_messages {fmt(cap)} turns: {fmt(turns)} turns held",
-                    )
-                    flag = True
-                    trimmed = True
-                    events.extend(
-                        _wire(
-                            HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns),
-                            session_id,
-                            stamp,
-                        )
-                    )
-        else:
-            non_system = held_non_system
-            if non_system > cap:
-                legacy = trim_history(held, cap)
-                if legacy.dropped:
-                    adopt(
-                        legacy.history,
-                        _legacy_sources(legacy.history, legacy.kept_indices, held, src),
-                        number,
-                        f"max_history_messages {fmt(cap)} messages (legacy raw path): {fmt(non_system)} held",
-                    )
-                    trimmed = True
-                    notes.append("legacy history cap: logs only, no breadcrumb, no event")
-
-        # 3. token budget
-        if budget == 0 or held_tokens <= budget:
-            # Nothing over budget: the preflight would change nothing; only its floor warning can fire.
-            warning = floor_warning(held, budget) if iteration == 0 else None
-            if warning:
-                notes.append(warning)
-        else:
-            step = preflight_iteration(
-                held, budget, iteration=iteration, version=settings.version, has_leading_breadcrumb=flag
-            )
-            notes.extend(step.warnings)
-            if step.trim is not None and step.trim.trimmed:
-                adopt(
-                    step.history,
-                    [None if s is None else src[s] for s in step.source_indices],
-                    number,
-                    f"token budget {fmt(budget)}: {fmt(step.trim.tokens_before)} est. held",
-                )
-                trimmed = True
-                if step.event is not None:
-                    events.extend(_wire(step.event, session_id, stamp))
-            flag = step.has_leading_breadcrumb
-
-        # 4. simulated provider overflow
-        retries: list[RetryStep] = []
-        overflow = "none"
-        if window is not None and held_tokens > window:
-            overflow = "failed"
-            for attempt in range(1, MAX_RECOVERY_ROUNDS + 1):
-                before = held_tokens
-                recovery = recover_context_overflow(
-                    held, OVERFLOW_ERROR, budget, version=settings.version, has_leading_breadcrumb=flag
-                )
-                if not recovery.recovered:
-                    retries.append(
-                        RetryStep(attempt, recovery.recovery_budget or 0, before, before, 0, False)
-                    )
-                    if recovery.log:
-                        notes.append(recovery.log)
-                    break
-                sources = _recovery_sources(recovery, src)
-                adopt(
-                    recovery.history,
-                    sources,
-                    number,
-                    f"provider overflow: window {fmt(window)} < {fmt(before)} est.; recovery to 2/3",
-                )
-                flag = True
-                trimmed = True
-                if recovery.event is not None:
-                    events.extend(_wire(recovery.event, session_id, stamp))
-                retries.append(
-                    RetryStep(
-                        attempt,
-                        recovery.recovery_budget or 0,
-                        before,
-                        held_tokens,
-                        recovery.event.dropped_messages if recovery.event else 0,
-                        True,
-                    )
-                )
-                if held_tokens <= window:
-                    overflow = "recovered"
-                    break
-            if overflow == "failed":
-                notes.append(
-                    f"the provider rejected the request: {fmt(held_tokens)} est. > window {fmt(window)}"
-                )
-
-        sent, crumb_at = tuple(spans), crumb_slot[0]
-        usage = transcript.messages[message_index].usage
-        reported = usage.prompt_tokens if usage is not None else None
-        calls.append(
-            CallRecord(
-                number=number,
-                message_index=message_index,
-                available=native_start,
-                sent=sent,
-                breadcrumb_at=crumb_at,
-                fated=(),
-                budget=budget,
-                tokens_full=tokens_full,
-                tokens_sent=held_tokens,
-                trimmed=trimmed,
-                drop_rule="; ".join(rules),
-                events=tuple(events),
-                retries=tuple(retries),
-                overflow=overflow,  # type: ignore[arg-type]  # narrowed by the branches above
-                provider_input_tokens=reported,
-                notes=tuple(notes),
-            )
-        )
-        iteration += 1
-        # 5. the reply joins the history; a provider-reported count may trim it once more
-        if reported is not None and budget > 0 and reported > budget:
-            reply_end = native_start
-            while reply_end < len(natives) and origins[reply_end][:1] == (message_index,):
-                held_tokens += enter(reply_end, natives[reply_end])
-                held_turns += entry_bound[reply_end]
-                held_non_system += not entry_sys[reply_end]
-                reply_end += 1
-            next_native = reply_end
-            enforced = enforce_reported_budget(
-                held, budget, reported, version=settings.version, has_leading_breadcrumb=flag
-            )
-            if enforced.trim is not None and enforced.trim.trimmed:
-                adopt(
-                    enforced.history,
-                    [None if s is None else src[s] for s in enforced.source_indices],
-                    number,
-                    f"provider-reported {fmt(reported)} input tokens > budget {fmt(budget)}",
-                )
-                flag = enforced.has_leading_breadcrumb
-                notes_after = ("after the reply: trimmed to the provider-reported budget",)
-                calls[-1] = _with(calls[-1], notes_after, enforced.event, session_id, stamp, "; ".join(rules))
-
-    if not starts:
-        warnings.append("the transcript has no assistant message, so there is no model call to replay")
-    return SimulationResult(
-        runtime="zeroclaw",
-        version=settings.version,
-        profile_name=profile_name,
-        budget=BudgetExplanation(
-            resolution.budget,
-            resolution.bound_by,
-            resolution.steps,
-            resolution.window,
-            resolution.window_source,
-        ),
-        window=window,
-        calls=tuple(calls),
-        origins=origins,
-        native_tokens=tuple(tokens),
-        dropped_at=tuple(dropped_at),
-        drop_rules=tuple(drop_rules),
-        content_changes=tuple(truncated),
-        estimator="ZeroClaw ⌈UTF-8 bytes / 4⌉ + 4",
-        warnings=tuple(warnings),
-    )
 
 
 def _legacy_sources(
@@ -409,18 +421,6 @@ def _recovery_sources(recovery: RecoveryResult, src: list[int | None]) -> list[i
     if len(recovery.history) > len(sources):
         sources.insert(leading_system_count(recovery.history), None)
     return sources
-
-
-def _with(
-    record: CallRecord,
-    notes: tuple[str, ...],
-    event: HistoryTrimmed | None,
-    session_id: str,
-    stamp: str,
-    drop_rule: str,
-) -> CallRecord:
-    events = record.events + (_wire(event, session_id, stamp) if event is not None else ())
-    return replace(record, notes=record.notes + notes, events=events, trimmed=True, drop_rule=drop_rule)
 
 
 def truncated_contents(

@@ -74,6 +74,9 @@
 
   document.body.addEventListener("htmx:wsOpen", () => {
     opens += 1;
+    // Shown again by the server's first frame if the live feed is still unavailable.
+    const unavailable = document.getElementById("live-unavailable");
+    if (unavailable) unavailable.hidden = true;
     document.body.dataset.ws = "open";
     setStatus("open", "● live");
     if (opens > 1 && !paused() && window.htmx) {

@@ -26,7 +26,9 @@ def test_create_from_preset_edit_with_inline_validation_save_and_export(
     expect(page.locator("#profile-table")).to_have_count(0)  # nothing stored yet
 
     create = page.locator("#create-form")
-    create.get_by_role("radio", name=re.compile("ZeroClaw documented defaults")).check()
+    create.get_by_role(
+        "radio", name=re.compile(re.escape("ZeroClaw proposed (PRs #9368, #9535) defaults"))
+    ).check()
     create.get_by_label("Name").fill("zc-browser")
     create.get_by_role("button", name="Create").click()
 
@@ -71,4 +73,39 @@ def test_create_from_preset_edit_with_inline_validation_save_and_export(
     assert download.suggested_filename.endswith(".toml")
     assert "max_context_tokens = 20000" in Path(download.path()).read_text(encoding="utf-8")
 
+    assert console_errors == []
+
+
+CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "configs"
+
+
+def test_json5_config_through_the_import_page_choose_one_agent_and_see_its_kept_keys(
+    page: Page, daphne_url: str, operator, console_errors: list[str], artifacts
+) -> None:
+    sign_in(page, daphne_url)
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Profiles").click()
+    form = page.locator("#import-form")
+    form.locator('input[name="file"]').set_input_files(str(CONFIGS / "openclaw.json5"))
+    form.get_by_role("button", name="Import").click()
+
+    # Two agents: both listed, checked, with what OpenClaw would do and what is kept.
+    choose = page.locator("#import-choose")
+    expect(choose).to_contain_text("OpenClaw openclaw.json (JSON5)")
+    expect(choose.get_by_role("checkbox", name=re.compile("main"))).to_be_checked()
+    expect(choose).to_contain_text("agents.list[1].contextPruning is not consulted")
+    page.screenshot(path=str(artifacts / "profile-import-json5-choose.png"), full_page=True)
+
+    choose.get_by_role("checkbox", name=re.compile("local")).uncheck()
+    page.get_by_role("button", name="Import the chosen profiles").click()
+    expect(page.get_by_role("status")).to_contain_text("Imported 1 profiles: main.")
+
+    page.locator("#profile-table").get_by_role("link", name="main").click()
+    expect(page.get_by_role("heading", name="main")).to_be_visible()
+    expect(page.locator("#budget-line")).to_contain_text("window 150,000")
+    page.locator(".config-kept summary").click()
+    expect(page.locator(".config-kept")).to_contain_text("agents.defaults.compaction")
+
+    from dashboard.models import Profile
+
+    assert list(Profile.objects.values_list("name", flat=True)) == ["main"]
     assert console_errors == []

@@ -53,10 +53,10 @@ def test_knob_edits_rerun_in_place_and_calls_are_navigable(
     version = page.locator('select[name="knob:trimscope.version"]')
     version.select_option("upstream")
     expect(page).to_have_url(re.compile(r"trimscope\.version=upstream"))
-    expect(body.locator(".stats")).to_contain_text("zeroclaw upstream")
+    expect(body.locator(".stats")).to_contain_text("ZeroClaw released (v0.8.4)")
     version.select_option("documented")
     expect(page).to_have_url(re.compile(r"trimscope\.version=documented"))
-    expect(body.locator(".stats")).to_contain_text("zeroclaw documented")
+    expect(body.locator(".stats")).to_contain_text("ZeroClaw proposed (PRs #9368, #9535)")
 
     # Fewer messages of history: rows are dropped and calls are trimmed, swapped in place.
     knob = page.locator(f'input[name="{MAX_HISTORY_KNOB}"]')

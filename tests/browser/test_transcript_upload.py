@@ -48,3 +48,29 @@ def test_malformed_upload_is_rejected_with_the_place_shown(page: Page, daphne_ur
     expect(page.locator("#transcript-table")).to_have_count(0)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "upload-rejected.png"), full_page=True)
+
+
+def test_upload_a_swe_agent_yaml_demo_then_the_same_file_links_to_it(
+    page: Page, daphne_url: str, operator
+) -> None:
+    demo = REPO_DIR / "tests" / "fixtures" / "transcripts" / "swe_agent_demo.yaml"
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    sign_in(page, daphne_url)
+    page.set_input_files('input[name="file"]', str(demo))
+    page.get_by_role("button", name="Upload").click()
+    expect(page).to_have_url(re.compile(r"/transcripts/\d+/$"))
+    detail_url = page.url
+    expect(page.get_by_role("heading", name="swe_agent_demo.yaml")).to_be_visible()
+    expect(page.locator(".stats")).to_contain_text("swe-agent")
+    expect(page.locator(".tool-call").first).to_contain_text("call_ls_1")
+    page.goto(f"{daphne_url}/")
+    page.set_input_files('input[name="file"]', str(demo))
+    page.get_by_role("button", name="Upload").click()
+    notice = page.locator("#upload-duplicate")
+    expect(notice).to_contain_text("already stored as")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "upload-duplicate.png"), full_page=True)
+    notice.get_by_role("link", name="swe_agent_demo.yaml").click()
+    expect(page).to_have_url(detail_url)
+    assert errors == []

@@ -62,6 +62,16 @@ def test_list_get_update_delete(api):
     assert api.get(f"/profiles/{created['id']}").status_code == 404
 
 
+def test_a_profile_says_its_runtime_version_and_budget(api):
+    doc = {"trimscope": {"runtime": "zeroclaw", "version": "upstream"}, "runtime_profiles": {"d": {}}}
+    body = api.post("/profiles", json={"name": "zc", "document": doc}).json()
+    assert (body["version"], body["label"]) == ("upstream", "ZeroClaw released (v0.8.4)")
+    assert body["budget"]["value"] == 32_000 and body["budget"]["headline"] == "budget"
+    assert body["budget"]["summary"].startswith("bound by ")
+    listed = api.get("/profiles").json()
+    assert [p["label"] for p in listed] == ["ZeroClaw released (v0.8.4)"]
+
+
 def test_bad_document_is_422_naming_the_field_and_stores_nothing(api):
     doc = {"runtime_profiles": {"default": {"max_context_tokens": -5}}}
     response = api.post("/profiles", json={"name": "bad", "document": doc})

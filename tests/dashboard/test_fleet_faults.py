@@ -250,13 +250,19 @@ def test_ingestion_goes_on_while_redis_is_down_and_live_rows_resume_after(
             "Cookie": f"{settings.SESSION_COOKIE_NAME}={session_key}",
             "Origin": f"http://127.0.0.1:{port}",
         }
+        # A handshake that cannot join the feed yet says so and closes with 1013 (try again later).
         for attempt in range(20):
+            ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers)
             try:
-                return await websockets.connect(
-                    f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers
-                )
-            except websockets.exceptions.InvalidStatus:
-                await asyncio.sleep(0.1 * (attempt + 1))
+                frame = await asyncio.wait_for(ws.recv(), timeout=0.3)
+            except TimeoutError:
+                return ws  # open and quiet: it joined the feed
+            except websockets.ConnectionClosed as closed:
+                assert closed.rcvd is not None and closed.rcvd.code == 1013
+            else:
+                assert "Live updates are unavailable" in str(frame)
+                await ws.close()
+            await asyncio.sleep(0.1 * (attempt + 1))
         raise AssertionError("the fleet socket never came back")
 
     async def row_arrives(seq: int) -> bool:

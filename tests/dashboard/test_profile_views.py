@@ -70,7 +70,7 @@ def test_list_shows_runtime_version_and_the_resolved_budget(operator_client):
     services.demo_profiles_ensure()
     body = operator_client.get(reverse("profile-list")).content.decode()
     assert 'aria-current="page">Profiles' in body
-    assert "ZeroClaw (documented)" in body
+    assert "ZeroClaw proposed (PRs #9368, #9535)" in body
     assert "16,000" in body and "bound by max_context_tokens" in body
     assert "19,712" in body and "overhead 8,192" in body
     assert "ttl 5m" in body and "soft-trim at 0.3" in body

@@ -48,7 +48,7 @@ def test_pasted_transcript_is_stored_with_its_numbers(operator_client):
 
 
 def test_malformed_upload_shows_the_place_and_stores_nothing(operator_client):
-    text = '{"type":"summary"}\n{"type":"user","message":{"role":"user","content":"hi"}}\n{not json\n'
+    text = '{"type":"summary"}\n{"type":"user","message":{"role":"user","content":"hi"}}\n{"type":"bogus"}\n'
     response = operator_client.post(reverse("transcript-upload"), {"text": text, "format": "claude-code"})
     assert response.status_code == 422
     body = response.content.decode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from simulator.cli import main
 from tests.support import SAMPLES_DIR
@@ -10,6 +11,7 @@ from tests.support import SAMPLES_DIR
 SWE = SAMPLES_DIR / "sweagent_marshmallow-1867_function_calling.traj.json"
 CLAUDE = SAMPLES_DIR / "claude_code_sample_session.jsonl"
 CACHE_TTL = SAMPLES_DIR / "cache_ttl_marker_entry.CONSTRUCTED.jsonl"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
 
 def _inspect_json(capsys, *args):
@@ -101,7 +103,7 @@ def test_inspect_reports_orphans_and_duplicate_ids(tmp_path, capsys):
 
 def test_inspect_exits_2_with_the_typed_error_on_stderr(tmp_path, capsys):
     path = tmp_path / "bad.jsonl"
-    path.write_text('{"type":"session","version":3,"id":"s"}\n{"type":"message",\n', encoding="utf-8")
+    path.write_text('{"type":"session","version":3,\n{"type":"message",\n', encoding="utf-8")
     assert main(["inspect", str(path)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -118,3 +120,41 @@ def test_inspect_with_a_forced_wrong_format_exits_2(capsys):
 def test_inspect_of_a_missing_file_exits_2(tmp_path, capsys):
     assert main(["inspect", str(tmp_path / "nope.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def _fixture(name):
+    return FIXTURES / name
+
+
+def test_inspect_reads_a_swe_agent_demonstration_yaml(capsys):
+    summary = _inspect_json(capsys, str(_fixture("swe_agent_demo.yaml")))
+    assert (summary["format"], summary["messages"], summary["tool_pairs"]) == ("swe-agent", 6, 2)
+
+
+def test_inspect_names_every_skipped_line_in_text_and_json(capsys):
+    path = str(_fixture("openclaw_malformed_lines.jsonl"))
+    assert main(["inspect", path]) == 0
+    out = capsys.readouterr().out
+    assert "skipped: 2 malformed lines skipped: line 4 (invalid JSON" in out
+    assert "line 5 (invalid JSON" in out
+    summary = _inspect_json(capsys, path)
+    assert [s["line"] for s in summary["skipped_lines"]] == [4, 5]
+    assert summary["messages"] == 4
+
+
+def test_inspect_shows_failed_calls_and_developer_instructions(capsys):
+    assert main(["inspect", str(_fixture("pi_session_v1.jsonl"))]) == 0
+    assert "failed calls:       1: #5 (fetch failed)" in capsys.readouterr().out
+    summary = _inspect_json(capsys, str(_fixture("claude_code_loglines.json")))
+    assert summary["failed_calls"] == [{"message": 3, "error": "API Error: fetch failed"}]
+    summary = _inspect_json(capsys, str(_fixture("codex_rollout_developer.jsonl")))
+    assert summary["developer_instructions"] == 1
+
+
+def test_inspect_of_an_unknown_text_file_says_the_format_is_not_recognised(tmp_path, capsys):
+    path = tmp_path / "notes.txt"
+    path.write_text("Meeting notes\n- nothing here is a transcript\n", encoding="utf-8")
+    assert main(["inspect", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "format not recognised" in err
+    assert "invalid JSON" not in err

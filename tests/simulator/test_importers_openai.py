@@ -196,8 +196,14 @@ def test_codex_rollout_jsonl_imports_items_usage_and_compaction():
     transcript = parse_transcript(text)
     assert transcript.session_id == "rollout-1"
     assert transcript.model == "gpt-5-codex"
-    assert [m.variant for m in transcript.messages] == ["compaction_summary", None, None, None]
-    call = transcript.messages[2]
+    # Codex's local compaction keeps the earlier user messages (within 20,000 tokens) before the summary.
+    assert [m.text for m in transcript.messages[:2]] == ["old", "summary of old work"]
+    assert [m.variant for m in transcript.messages] == [None, "compaction_summary", None, None, None]
+    assert [w for w in transcript.warnings if "compaction" in w] == [
+        "line 4: Codex compaction: the 1 earlier messages are replaced by 0 leading instruction(s),"
+        " 1 earlier user message(s) (Codex keeps up to 20,000 tokens of them) and the summary"
+    ]
+    call = transcript.messages[3]
     assert call.usage is not None and call.usage.prompt_tokens == 900
     assert call.source.line == 7
     assert call.timestamp_ms == 1767323045000

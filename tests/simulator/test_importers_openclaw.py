@@ -206,14 +206,19 @@ def test_openclaw_compaction_sends_its_summary_then_the_kept_entries():
     assert any("compaction replaced 2 earlier entries" in w and "1234" in w for w in transcript.warnings)
 
 
-def test_openclaw_malformed_line_is_reported_with_its_line_number():
+def test_openclaw_malformed_line_is_skipped_and_named_with_its_line_number():
     lines = _jsonl(BRANCHED).splitlines()
     lines[2] = '{"type": "message", "id": "a0000002", '
+    transcript = parse_transcript("\n".join(lines), source="s.jsonl")
+    assert [(s.line, s.reason.split(":")[0]) for s in transcript.skipped_lines] == [(3, "invalid JSON")]
+    assert transcript.format == "openclaw"
+
+
+def test_openclaw_file_with_no_valid_line_is_refused_as_invalid_json():
+    text = '{"type": "session", "version": 3,\n{"type": "message", "id": "a1",\n'
     with pytest.raises(TranscriptParseError) as info:
-        parse_transcript("\n".join(lines), source="s.jsonl")
-    assert info.value.line == 3
+        parse_transcript(text, source="s.jsonl")
     assert "invalid JSON" in info.value.reason
-    assert "line 3" in str(info.value)
     assert "s.jsonl" in str(info.value)
 
 

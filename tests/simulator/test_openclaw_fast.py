@@ -129,5 +129,5 @@ def test_fast_replay_equals_the_reference_replay(turns, ttl, window, pause_every
         name="p",
     )
     fast = replay_openclaw(transcript, profile.settings, profile_name="p")
-    slow = replay_openclaw(transcript, profile.settings, profile_name="p", fast=False)
+    slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
     assert fast == slow

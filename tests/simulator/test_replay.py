@@ -13,6 +13,7 @@ from simulator.presets import PRESETS
 from simulator.profiles import profile_from_document
 from simulator.replay import Fate, simulate
 from simulator.replay.compare import compare, message_diff, sent_transcript_spans
+from simulator.replay.events import wire_shapes
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Role
 from tests.support import SAMPLES_DIR
@@ -64,14 +65,18 @@ def test_zeroclaw_forgets_trimmed_turns_and_reports_why():
     first = trimmed[0]
     assert first.tokens_sent <= 4000 < first.tokens_full
     assert first.breadcrumb_at is not None
-    ws, sse, rpc, acp = first.events  # the four wire shapes of one HistoryTrimmed
+    (trim,) = first.events
+    assert trim.cause == "token_budget"
+    ws, sse, rpc, acp = wire_shapes(trim).all()  # the four wire shapes of one HistoryTrimmed
     assert ws == {
         "type": "history_trimmed",
         "dropped_messages": ws["dropped_messages"],
         "kept_turns": ws["kept_turns"],
         "reason": "context token budget exceeded",
     }
-    assert sse["source"] == "observability" and rpc["session_id"] == "replay"
+    # This transcript names no session and has no timestamps: the shapes say so instead of inventing them.
+    assert sse["source"] == "observability" and sse["timestamp"] is None
+    assert rpc["session_id"] is None and acp["params"]["sessionId"] is None
     assert acp["method"] == "_zeroclaw/history_trimmed"
     dropped = [i for i, call in enumerate(result.dropped_at) if call]
     assert dropped and all(result.drop_rules[i].startswith("token budget 4,000") for i in dropped)
@@ -81,6 +86,20 @@ def test_zeroclaw_forgets_trimmed_turns_and_reports_why():
         assert not any(
             result.dropped_at[i] and result.dropped_at[i] < call.number and i in sent for i in sent
         )
+
+
+def test_zeroclaw_trim_events_carry_the_transcripts_session_id_and_time():
+    transcript = parse_transcript(synthetic_openclaw_session(12, tool_result_chars=2000))
+    doc = {"runtime_profiles": {"d": {"max_context_tokens": 4000}}}
+    result = simulate(transcript, _profile(doc))
+    call = next(c for c in result.calls if c.events)
+    ws, sse, rpc, acp = wire_shapes(call.events[0]).all()
+    assert transcript.session_id == "synthetic-session"
+    assert rpc["session_id"] == acp["params"]["sessionId"] == "synthetic-session"
+    stamp = transcript.messages[call.message_index].timestamp_ms
+    assert stamp is not None and call.events[0].timestamp_ms == stamp
+    assert isinstance(sse["timestamp"], str) and sse["timestamp"].endswith("Z")
+    assert not sse["timestamp"].startswith("1970")
 
 
 def test_zeroclaw_budget_zero_never_trims_by_tokens():
@@ -104,7 +123,7 @@ def test_zeroclaw_turn_cap_keeps_whole_turns_and_the_newest_turn():
             if messages[i].role is Role.TOOL:
                 assert i - 1 in sent
         assert sum(1 for i in sent if messages[i].role is Role.USER) <= 3
-    assert any(e.get("reason") == "history message limit exceeded" for c in result.calls for e in c.events)
+    assert any(e.event.reason == "history message limit exceeded" for c in result.calls for e in c.events)
 
 
 def test_zeroclaw_overflow_is_recovered_at_two_thirds():

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand
 
 from dashboard import services
 from dashboard.models import Transcript
-from simulator.synthetic import synthetic_openclaw_session
+from simulator import synthetic_openclaw_session
 
 DEMO_TRANSCRIPT_NAME = "Demo: synthetic coding session (60 turns)"
 
@@ -37,8 +37,14 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"    username: {username}\n    password: {password}")
         if not Transcript.objects.filter(name=DEMO_TRANSCRIPT_NAME).exists():
-            services.transcript_import(
-                text=synthetic_openclaw_session(60), name=DEMO_TRANSCRIPT_NAME, format="openclaw", user=user
-            )
-            self.stdout.write(f"Loaded the demo transcript: {DEMO_TRANSCRIPT_NAME}")
+            try:
+                services.transcript_import(
+                    text=synthetic_openclaw_session(60),
+                    name=DEMO_TRANSCRIPT_NAME,
+                    format="openclaw",
+                    user=user,
+                )
+                self.stdout.write(f"Loaded the demo transcript: {DEMO_TRANSCRIPT_NAME}")
+            except services.TranscriptAlreadyStored as exc:
+                self.stdout.write(f"The demo transcript is already stored as {exc.existing.name!r}")
         services.demo_profiles_ensure()

@@ -32,14 +32,17 @@ from django.db import OperationalError, transaction
 from dashboard import services
 from dashboard.fleet_client import RuntimeClient, RuntimeClientClosed, backoff_delay, runtime_ws_url
 from dashboard.models import Profile, Runtime, Transcript
-from simulator.importers import parse_transcript
-from simulator.jsonvalue import JSON
-from simulator.profiles import profile_from_document
-from simulator.replay import SimulationResult, simulate
-from simulator.synthetic import synthetic_openclaw_session
+from simulator import (
+    JSON,
+    SimulationResult,
+    parse_transcript,
+    profile_from_document,
+    simulate,
+    synthetic_openclaw_session,
+    wire_shapes,
+)
 
 RUNTIME_PREFIX = "demo-runtime-"
-WS_KEYS = frozenset({"type", "dropped_messages", "kept_turns", "reason"})
 
 
 def _zeroclaw(
@@ -142,19 +145,17 @@ def simulate_session(session: DemoSession) -> SimulationResult:
 def trim_events(result: SimulationResult, *, session_id: str) -> list[dict[str, Any]]:
     """The replay's trims as rich ``history_trimmed`` events (the ``event`` of an envelope), in order.
 
-    A replay records every trim in each of ZeroClaw's wire shapes; the WebSocket one stands for the trim.
+    Each trim is sent in ZeroClaw's WebSocket shape, rendered from the replay's typed event.
     ``tokens_before``/``tokens_after``/``budget`` are the call's (held before trimming, sent, configured
     budget); an overflow-recovery trim has its own round's figures and ``overflow_recovery`` set to how the
     call ended. ``dropped_turns`` is not known from a replay and is left out.
     """
     events: list[dict[str, Any]] = []
     for call in result.calls:
-        trims = [e for e in call.events if isinstance(e, dict) and set(e) == WS_KEYS]
-        rounds = [r for r in call.retries if r.recovered]
-        first_recovery = len(trims) - len(rounds)
-        for index, trim in enumerate(trims):
+        rounds = iter([r for r in call.retries if r.recovered])
+        for index, trim in enumerate(call.events):
             event: dict[str, Any] = {
-                **trim,
+                **wire_shapes(trim).ws,
                 "id": f"{session_id}:{call.number}:{index}",
                 "call_number": call.number,
                 "tokens_before": call.tokens_full,
@@ -162,8 +163,8 @@ def trim_events(result: SimulationResult, *, session_id: str) -> list[dict[str, 
             }
             if call.budget is not None:
                 event["budget"] = call.budget
-            if index >= first_recovery and call.overflow != "none":
-                step = rounds[index - first_recovery]
+            step = next(rounds, None) if trim.cause == "overflow_recovery" else None
+            if step is not None and call.overflow != "none":
                 event.update(
                     tokens_before=step.tokens_before,
                     tokens_after=step.tokens_after,
@@ -208,9 +209,13 @@ def demo_transcript_ensure(session: DemoSession) -> tuple[Transcript, Profile]:
     text = session.transcript_text()
     transcript = Transcript.objects.filter(session_id=session.session_id).first()
     if transcript is None or transcript.source_text != text:
-        transcript = services.transcript_import(
-            text=text, name=f"Demo fleet: session {session.session_id}", format="openclaw"
-        )
+        try:
+            transcript = services.transcript_import(
+                text=text, name=f"Demo fleet: session {session.session_id}", format="openclaw"
+            )
+        except services.TranscriptAlreadyStored as exc:
+            # The same text is stored under another name: that row is the session's transcript.
+            transcript = exc.existing
     name = f"Demo fleet · {session.plan.label}"[:120]
     profile = Profile.objects.filter(name=name).first()
     if profile is None:

@@ -174,6 +174,10 @@ class Follower:
             self._say(self.err, f"skipped an invalid history_trimmed frame: {exc.message}")
             return
         result = services.trim_event_ingest(runtime=self.runtime, frame=frame, payload=data)
+        if isinstance(result, services.IngestFailed):
+            self.stats.invalid += 1
+            self._say(self.err, f"skipped a frame: {result.message}")
+            return
         if not result.created:
             self.stats.duplicates += 1
             return

@@ -1,9 +1,15 @@
-"""OpenClaw 2026.7.1 context management, reproduced as pure functions.
+"""OpenClaw context management (2026.7.1, and 2026.9.6 where it differs), reproduced as pure functions.
 
 Covers cache-TTL session pruning (``pruneContextMessages`` and its TTL gate), the settings and
 duration parsing behind it, the CJK-aware size estimate, tool allow/deny globs, the legacy
 image-cleanup replay view and the Anthropic smart defaults. Upstream: npm ``openclaw@2026.7.1``
 (commit 2d2ddc43); see each module for its source path and deliberate divergences.
+
+``attempt`` composes one embedded attempt's transforms in the runtime's order (pruning, tool-result
+context guard, image cleanup, transcript policy, the end-of-reply TTL marker) for either version;
+``route`` holds provider eligibility and the transcript policy; ``v2026_9_6`` the modules 2026.9.6
+changed; ``versions`` reads a config's schema version. Both versions are checked against whole-session
+vectors produced by the real dists (``tests/vectors/openclaw``).
 
 Spec versus vectors: no behavioural disagreement was found; every vector matches the written spec
 (shared/spec/openclaw.md). The vectors carry three notes where an *older upstream test* disagrees
@@ -14,6 +20,16 @@ spec lists (32 of 64 pruner sessions, 12 of 24 history cases) because they are a
 
 from __future__ import annotations
 
+from simulator.runtimes.openclaw.attempt import (
+    AttemptCall,
+    AttemptConfig,
+    AttemptSetup,
+    AttemptState,
+    CacheTtlMarker,
+    attempt_step,
+    end_attempt,
+    start_attempt,
+)
 from simulator.runtimes.openclaw.duration import DurationError, parse_duration_ms
 from simulator.runtimes.openclaw.estimate import (
     drop_thinking_blocks,
@@ -48,6 +64,7 @@ from simulator.runtimes.openclaw.pruner import (
     SoftTrimmed,
     prune_context_messages,
 )
+from simulator.runtimes.openclaw.route import OPENCLAW_VERSIONS, ModelRoute, OpenClawVersion
 from simulator.runtimes.openclaw.settings import (
     EffectivePruningSettings,
     OpenClawSettings,
@@ -65,9 +82,18 @@ from simulator.runtimes.openclaw.ttl_gate import (
     record_attempt_marker,
     run_calls,
 )
+from simulator.runtimes.openclaw.versions import detect_config_version
 
 __all__ = [
+    "OPENCLAW_VERSIONS",
     "AgentMessage",
+    "AttemptCall",
+    "AttemptConfig",
+    "AttemptSetup",
+    "AttemptState",
+    "CacheTtlMarker",
+    "ModelRoute",
+    "OpenClawVersion",
     "AssistantMessage",
     "ContentBlock",
     "ContextCall",
@@ -93,8 +119,11 @@ __all__ = [
     "TtlGateState",
     "UserMessage",
     "apply_anthropic_config_defaults",
+    "attempt_step",
     "compute_effective_settings",
+    "detect_config_version",
     "drop_thinking_blocks",
+    "end_attempt",
     "estimate_context_chars",
     "estimate_message_chars",
     "estimate_string_chars",
@@ -109,4 +138,5 @@ __all__ = [
     "record_attempt_marker",
     "resolve_context_window_tokens",
     "run_calls",
+    "start_attempt",
 ]

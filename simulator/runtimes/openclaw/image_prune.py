@@ -51,11 +51,15 @@ def scrub_media_references(text: str) -> str:
     return text
 
 
-def completed_turn_starts(messages: Sequence[AgentMessage]) -> tuple[int, ...]:
+def completed_turn_starts(
+    messages: Sequence[AgentMessage], *, count_open_turn: bool = True
+) -> tuple[int, ...]:
     """Start indexes of completed turns, oldest first.
 
     A ``user`` message closes the open turn and opens a new one; a ``toolResult`` opens a turn only
-    when none is open; an ``assistant`` marks the open turn as replied.
+    when none is open; an ``assistant`` marks the open turn as replied. 2026.7.1 also counts the last,
+    still open turn once it has a reply; 2026.9.6 (``resolvePruneBeforeIndex``) counts only turns a later
+    user message closed (``count_open_turn=False``).
     """
     starts: list[int] = []
     current = -1
@@ -72,7 +76,7 @@ def completed_turn_starts(messages: Sequence[AgentMessage]) -> tuple[int, ...]:
                 replied = False
         elif isinstance(message, AssistantMessage) and current >= 0:
             replied = True
-    if current >= 0 and replied:
+    if count_open_turn and current >= 0 and replied:
         starts.append(current)
     return tuple(starts)
 
@@ -103,17 +107,20 @@ def _prune_content(content: Content | None) -> Content | None:
     return None if all(a is b for a, b in zip(blocks, content, strict=True)) else blocks
 
 
-def prune_processed_history_images(messages: Sequence[AgentMessage]) -> tuple[AgentMessage, ...] | None:
+def prune_processed_history_images(
+    messages: Sequence[AgentMessage], *, count_open_turn: bool = True
+) -> tuple[AgentMessage, ...] | None:
     """The replay view with already-processed images and media references removed.
 
     Args:
         messages: The history the model would see.
+        count_open_turn: False for 2026.9.6's turn count (see :func:`completed_turn_starts`).
 
     Returns:
         None when nothing changes (three or fewer completed turns, or nothing to scrub), else the
         full list with changed messages replaced.
     """
-    starts = completed_turn_starts(messages)
+    starts = completed_turn_starts(messages, count_open_turn=count_open_turn)
     if len(starts) <= PRESERVE_RECENT_COMPLETED_TURNS:
         return None
     cutoff = starts[-PRESERVE_RECENT_COMPLETED_TURNS]

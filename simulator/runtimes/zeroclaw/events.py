@@ -9,7 +9,9 @@ actually dropped something. It reaches clients as:
 - RPC ``SessionUpdateEvent``: ``{"type": "history_trimmed", "session_id", ...}``;
 - ACP JSON-RPC notification ``_zeroclaw/history_trimmed`` with camelCase params.
 
-The timestamp is an argument: this module never reads a clock.
+The timestamp is an argument: this module never reads a clock. Divergence: a replay of a transcript
+without timestamps or session id has neither to give, so both may be ``None`` (rendered ``null``)
+where upstream always has the wall clock and the live session.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class HistoryTrimmed:
 
     def to_sse(
         self,
-        timestamp: str,
+        timestamp: str | None,
         *,
         channel: str | None = None,
         agent_alias: str | None = None,
@@ -61,7 +63,7 @@ class HistoryTrimmed:
         """SSE / observability frame.
 
         Args:
-            timestamp: RFC 3339 time of the event, supplied by the caller.
+            timestamp: RFC 3339 time of the event, supplied by the caller (``None``: unknown).
             channel: Channel name, omitted when ``None``.
             agent_alias: Agent alias, omitted when ``None``.
             turn_id: Turn id, omitted when ``None`` (always ``None`` from the turn loop).
@@ -82,7 +84,7 @@ class HistoryTrimmed:
                 frame[key] = value
         return frame
 
-    def to_rpc(self, session_id: str) -> dict[str, JSON]:
+    def to_rpc(self, session_id: str | None) -> dict[str, JSON]:
         """RPC ``SessionUpdateEvent``."""
         return {
             "type": EVENT_TYPE,
@@ -92,7 +94,7 @@ class HistoryTrimmed:
             "reason": self.reason,
         }
 
-    def to_acp(self, session_id: str) -> dict[str, JSON]:
+    def to_acp(self, session_id: str | None) -> dict[str, JSON]:
         """ACP JSON-RPC 2.0 notification (no ``id``)."""
         return {
             "jsonrpc": "2.0",

@@ -1,0 +1,85 @@
+"""Calls where the cache broke: what was written again that the previous call had cached, and why.
+
+A call that only extends the previous request writes its growth. Anything written beyond that is a
+re-write of tokens the previous call had sent: either the cache had expired (the gap since the previous
+call is longer than the lifetime) or the request changed before the end of the previous one (a dropped
+turn, a trimmed or cleared tool result, an inserted breadcrumb, a removed image). The extra cost is what
+those tokens cost at the write price over what they would have cost read from the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from simulator.cost.cache import TOKENS_PER_MTOK, Request, SessionCost
+
+BreakCause = Literal["expired", "prefix-changed"]
+
+
+@dataclass(frozen=True, slots=True)
+class CacheBreak:
+    number: int
+    """1-based call number."""
+    cause: BreakCause
+    rewritten_tokens: int
+    """Tokens written again beyond the call's growth."""
+    extra_usd: float
+    """What the re-write cost over reading the same tokens from the cache."""
+    first_changed: int | None
+    """Position in the request of the first message that differs from the previous request."""
+
+    def sentence(self) -> str:
+        why = (
+            "the cache had expired"
+            if self.cause == "expired"
+            else f"the request changed at message {self.first_changed}"
+        )
+        return (
+            f"Call {self.number}: {self.rewritten_tokens:,} tokens written to the cache again because {why}; "
+            f"${self.extra_usd:.4f} more than reading them."
+        )
+
+
+def _first_difference(before: Request, now: Request) -> int | None:
+    for position, (a, b) in enumerate(zip(before.segments, now.segments, strict=False)):
+        if a.fingerprint != b.fingerprint:
+            return position
+    if len(now.segments) < len(before.segments):
+        return len(now.segments)
+    return None
+
+
+def cache_breaks(requests: Sequence[Request], session: SessionCost) -> tuple[CacheBreak, ...]:
+    """The calls that wrote again what the call before had cached.
+
+    Args:
+        requests: The priced requests, in order.
+        session: ``price_requests(requests, ...)``.
+    """
+    pricing, ttl = session.pricing, session.ttl
+    premium = pricing.input_per_mtok * (pricing.write_multiplier(ttl) - pricing.cache_read_multiplier)
+    lifetime = pricing.ttl_seconds(ttl)
+    out: list[CacheBreak] = []
+    for number in range(2, len(requests) + 1):
+        before, now = requests[number - 2], requests[number - 1]
+        cost = session.calls[number - 1]
+        growth = max(0, now.input_tokens - before.input_tokens)
+        rewritten = cost.cache_write_tokens - growth
+        if rewritten <= 0:
+            continue
+        expired = now.at_seconds - before.at_seconds >= lifetime
+        out.append(
+            CacheBreak(
+                number=number,
+                cause="expired" if expired else "prefix-changed",
+                rewritten_tokens=rewritten,
+                extra_usd=rewritten * premium / TOKENS_PER_MTOK,
+                first_changed=_first_difference(before, now),
+            )
+        )
+    return tuple(out)
+
+
+__all__ = ["BreakCause", "CacheBreak", "cache_breaks"]

@@ -1,0 +1,281 @@
+"""The prompt-cache model: per call, which input tokens are read from the cache, written to it, or neither.
+
+What is cached is the longest prefix of an earlier request that is still within the cache lifetime, as
+the provider computes it:
+
+* Anthropic (``breakpoints``): a cache entry exists for the prefix ending at each ``cache_control``
+  breakpoint a request carried (if at least the model's minimum cacheable tokens long). A request reads
+  the longest live entry that it finds at one of its own breakpoints or up to 20 blocks before one
+  (Anthropic's prompt-caching page: "checks for cache hits at ... up to approximately 20 blocks before"),
+  writes everything from there up to its last eligible breakpoint, and pays plain input for the rest.
+  Reading an entry refreshes its lifetime; writing creates or refreshes it.
+* OpenAI (``automatic``): every request's prefix is cached; a request reads its longest common prefix
+  with a live earlier request, from 1,024 tokens in 128-token steps (OpenAI's prompt-caching guide).
+  Writes are free except on models that bill them (GPT-5.6 on), where what is newly cached is billed.
+* Gemini (``implicit``): like OpenAI, without the 128-token steps, from the model's minimum; no write
+  charge.
+
+Segments are messages, so a changed message (a dropped turn, a trimmed tool result, an inserted
+breadcrumb, a removed image) ends the cached prefix at its start: the cache never reads into a message
+whose content differs. Blocks inside one message are not modelled, so the 20-block lookback counts
+messages, and OpenAI's token-level match inside a changed message is not credited.
+
+Pure: requests carry their own time in seconds; no clock is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from simulator.cost.pricing import CacheTtl, Pricing
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+ANTHROPIC_LOOKBACK_BLOCKS = 20
+OPENAI_FIRST_STEP = 1024
+OPENAI_STEP = 128
+TOKENS_PER_MTOK = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One message as sent: a fingerprint of its content as sent, and its size in tokens."""
+
+    fingerprint: str
+    tokens: int
+    role: Role = "user"
+    cacheable_end: bool = True
+    """Whether the message's last block can carry ``cache_control`` (text or a tool result)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One model call: what was sent, in order, when (seconds from any origin), and its output size."""
+
+    segments: tuple[Segment, ...]
+    at_seconds: float
+    output_tokens: int
+    breakpoints: tuple[int, ...] = ()
+    """Indices of segments whose end carries a ``cache_control`` breakpoint (Anthropic only)."""
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(s.tokens for s in self.segments)
+
+
+@dataclass(frozen=True, slots=True)
+class CallCost:
+    """One call's tokens by how they are billed, and the price. ``input_tokens`` is uncached input."""
+
+    input_tokens: int
+    cache_write_tokens: int
+    cache_read_tokens: int
+    output_tokens: int
+    usd: float
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class SessionCost:
+    pricing: Pricing
+    ttl: CacheTtl
+    calls: tuple[CallCost, ...]
+
+    @property
+    def usd(self) -> float:
+        return sum(c.usd for c in self.calls)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(c.input_tokens for c in self.calls)
+
+    @property
+    def cache_write_tokens(self) -> int:
+        return sum(c.cache_write_tokens for c in self.calls)
+
+    @property
+    def cache_read_tokens(self) -> int:
+        return sum(c.cache_read_tokens for c in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(c.output_tokens for c in self.calls)
+
+
+def call_usd(pricing: Pricing, ttl: CacheTtl, *, uncached: int, write: int, read: int, output: int) -> float:
+    """The price of one call's token counts."""
+    input_price = pricing.input_per_mtok
+    total = (
+        uncached * input_price
+        + write * input_price * pricing.write_multiplier(ttl)
+        + read * input_price * pricing.cache_read_multiplier
+        + output * pricing.output_per_mtok
+    )
+    return total / TOKENS_PER_MTOK
+
+
+def openai_cached(common_prefix_tokens: int, minimum: int = OPENAI_FIRST_STEP) -> int:
+    """Tokens OpenAI reports as cached for a shared prefix: 0 below the minimum, then 128-token steps."""
+    if common_prefix_tokens < minimum:
+        return 0
+    return minimum + (common_prefix_tokens - minimum) // OPENAI_STEP * OPENAI_STEP
+
+
+class _Trie:
+    """Interns prefixes: the node id of a prefix is the same in every request that shares it.
+
+    Consecutive requests mostly extend the one before, so the walk reuses the previous request's node ids
+    and running token sums for the part they share (found with C-level tuple comparisons) and only
+    walks the rest: a session costs its growth, not the square of its length.
+    """
+
+    __slots__ = ("_ids", "_last", "_last_chain", "_last_cum")
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[int, str], int] = {}
+        self._last: tuple[Segment, ...] = ()
+        self._last_chain: list[int] = []
+        self._last_cum: list[int] = []
+
+    def _shared(self, segments: tuple[Segment, ...]) -> int:
+        last = self._last
+        n = min(len(last), len(segments))
+        if segments[:n] == last[:n]:
+            return n
+        lo, hi = 0, n - 1  # the longest shared prefix is shorter than n: binary search its length
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if segments[:mid] == last[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def walk(self, segments: tuple[Segment, ...]) -> tuple[list[int], list[int]]:
+        """Node ids and running token sums of every prefix of ``segments``."""
+        shared = self._shared(segments)
+        chain = self._last_chain[:shared]
+        cum = self._last_cum[:shared]
+        node = chain[-1] if chain else -1
+        total = cum[-1] if cum else 0
+        ids = self._ids
+        for segment in segments[shared:]:
+            key = (node, segment.fingerprint)
+            found = ids.get(key)
+            if found is None:
+                found = len(ids)
+                ids[key] = found
+            node = found
+            total += segment.tokens
+            chain.append(node)
+            cum.append(total)
+        self._last, self._last_chain, self._last_cum = segments, chain, cum
+        return chain, cum
+
+
+def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
+    trie = _Trie()
+    expires: dict[int, float] = {}
+    lifetime = pricing.ttl_seconds(ttl)
+    out: list[CallCost] = []
+    for request in requests:
+        now = request.at_seconds
+        chain, cum = trie.walk(request.segments)
+        total = cum[-1] if cum else 0
+        points = sorted({b for b in request.breakpoints if 0 <= b < len(chain)})
+        read_at = -1
+        for point in points:
+            for j in range(point, max(-1, point - ANTHROPIC_LOOKBACK_BLOCKS), -1):
+                if j > read_at and expires.get(chain[j], float("-inf")) > now:
+                    read_at = j
+                    break
+        read = cum[read_at] if read_at >= 0 else 0
+        eligible = [b for b in points if cum[b] >= pricing.min_cacheable_tokens]
+        written_to = max((cum[b] for b in eligible), default=0)
+        write = max(0, written_to - read)
+        for b in eligible:
+            expires[chain[b]] = now + lifetime
+        if read_at >= 0:
+            expires[chain[read_at]] = now + lifetime
+        uncached = total - read - write
+        usd = call_usd(pricing, ttl, uncached=uncached, write=write, read=read, output=request.output_tokens)
+        out.append(CallCost(uncached, write, read, request.output_tokens, usd))
+    return tuple(out)
+
+
+def _longest_live(chain: Sequence[int], expires: dict[int, float], now: float) -> int:
+    """Index of the longest live prefix, or -1.
+
+    Every request refreshes all its prefixes at once, so along one chain the expiry never increases:
+    liveness is monotone and a binary search finds the boundary.
+    """
+    lo, hi = 0, len(chain) - 1
+    best = -1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if expires.get(chain[mid], float("-inf")) > now:
+            best = mid
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
+    trie = _Trie()
+    expires: dict[int, float] = {}
+    lifetime = pricing.ttl_seconds(ttl)
+    stepped = pricing.caching == "automatic"
+    minimum = pricing.min_cacheable_tokens
+
+    def cacheable(tokens: int) -> int:
+        if stepped:
+            return openai_cached(tokens, minimum)
+        return tokens if tokens >= minimum else 0
+
+    out: list[CallCost] = []
+    for request in requests:
+        now = request.at_seconds
+        chain, cum = trie.walk(request.segments)
+        total = cum[-1] if cum else 0
+        live = _longest_live(chain, expires, now)
+        read = cacheable(cum[live]) if live >= 0 else 0
+        write = max(0, cacheable(total) - read) if pricing.write_multiplier(ttl) > 0 else 0
+        expires.update(dict.fromkeys(chain, now + lifetime))
+        uncached = total - read - write
+        usd = call_usd(pricing, ttl, uncached=uncached, write=write, read=read, output=request.output_tokens)
+        out.append(CallCost(uncached, write, read, request.output_tokens, usd))
+    return tuple(out)
+
+
+def price_requests(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl = "5m") -> SessionCost:
+    """Price a session's calls in order, carrying the provider's cache from call to call.
+
+    Args:
+        requests: The calls in the order they were made; ``at_seconds`` must not decrease.
+        pricing: The model's prices and cache rules.
+        ttl: ``"5m"`` or ``"1h"`` cache writes (1 hour only changes anything on Anthropic).
+
+    Returns:
+        Per-call costs and the session totals.
+    """
+    price: Callable[[Sequence[Request], Pricing, CacheTtl], tuple[CallCost, ...]]
+    price = _price_breakpoints if pricing.caching == "breakpoints" else _price_prefix
+    return SessionCost(pricing=pricing, ttl=ttl, calls=price(requests, pricing, ttl))
+
+
+__all__ = [
+    "CallCost",
+    "Request",
+    "Role",
+    "Segment",
+    "SessionCost",
+    "call_usd",
+    "openai_cached",
+    "price_requests",
+]

@@ -1,0 +1,233 @@
+"""What Trimscope knows about one reproduced runtime version, in one value: :class:`RuntimeSpec`.
+
+A spec bundles the runtime's key and version with everything the rest of the simulator asks of it:
+reading and writing its own config keys, its knob catalogue, the budget explanation, the conversion
+to its native messages, its token estimator, its replay and its conformance adapters. Specs are
+written in ``simulator/specs/`` and collected in ``simulator/registry.py``.
+
+This module and the registry are the only places that look at a settings value's type: a spec is
+generic in its settings type, and :meth:`RuntimeSpec.own` checks a value belongs to it before any
+typed function runs. Who may import it: the simulator's own modules (the dashboard uses the facade).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Generic, Protocol, TypeVar
+
+from simulator.convert import Converted
+from simulator.jsonvalue import JSON
+from simulator.knobs import Knob, KnobNote
+from simulator.replay.model import BudgetExplanation, CallRecord, SimulationResult
+from simulator.transcript import Message, Transcript
+
+
+class Settings(Protocol):
+    """Any runtime's settings value: a frozen dataclass that checks its own knobs."""
+
+    def validate(self) -> object: ...
+
+
+S = TypeVar("S", bound=Settings)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded(Generic[S]):
+    """A profile document's settings plus the provider window some runtimes simulate overflows against."""
+
+    settings: S
+    provider_window: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayInput(Generic[S]):
+    """Everything a replay of one transcript needs besides the transcript."""
+
+    settings: S
+    profile_name: str
+    provider_window: int | None = None
+    reference: bool = False
+    """Run the reference implementation (the runtime's own functions every call), not the fast one."""
+
+
+@dataclass(frozen=True, slots=True)
+class PresetSource:
+    """A ready-made profile of one runtime version: ``document`` in its config keys (made canonical
+    by ``simulator.presets``)."""
+
+    key: str
+    name: str
+    description: str
+    document: Mapping[str, JSON]
+
+
+ContentsOf = Callable[[Transcript, S, SimulationResult, CallRecord], dict[int, tuple[int, str]]]
+
+
+def _no_contents(
+    transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
+) -> dict[int, tuple[int, str]]:
+    return {}
+
+
+def _no_notes(settings: object) -> tuple[KnobNote, ...]:
+    return ()
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSpec(Generic[S]):
+    """One runtime version.
+
+    Args:
+        runtime: The runtime's key (``Profile.runtime``, ``trimscope.runtime`` in a document).
+        version: The version's key (``SimulationResult.version``; ZeroClaw's ``trimscope.version``).
+        runtime_label: The runtime's name as shown ("ZeroClaw").
+        version_label: The version as shown everywhere a version is shown.
+        settings_type: The settings class this version reads.
+        version_of: Which version a settings value asks for (for runtimes with several).
+        detect: Whether an untagged document is in this runtime's config keys.
+        load: A document (already parsed) to validated settings; raises ``ProfileError`` by path.
+        dump: Settings back to the canonical document (round-trips through ``load``).
+        knobs: The catalogue a form edits, in the document's keys.
+        explain_budget: The budget (or window) and why, for the CLI, the API and the pages.
+        convert: Transcript messages to this runtime's native messages.
+        estimate: This runtime's own token estimate of transcript messages.
+        estimator: The estimator in words.
+        replay: A transcript through the settings, one record per model call.
+        knob_notes: What this version does with the settings' out-of-range or version-specific knob
+            values, by knob path (worked out from the values, so never stale after an edit).
+        conformance_system: The ``system`` the shared vectors name for this runtime.
+        conformance_module: The module whose ``ADAPTERS`` run those vectors.
+        changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
+        presets: Ready-made profiles of this version.
+    """
+
+    runtime: str
+    version: str
+    runtime_label: str
+    version_label: str
+    settings_type: type[S]
+    version_of: Callable[[S], str]
+    detect: Callable[[Mapping[str, JSON]], bool]
+    load: Callable[[Mapping[str, JSON]], Loaded[S]]
+    dump: Callable[[Loaded[S]], dict[str, JSON]]
+    knobs: tuple[Knob, ...]
+    explain_budget: Callable[[S], BudgetExplanation]
+    convert: Callable[[Sequence[Message]], Converted]
+    estimate: Callable[[Sequence[Message]], int]
+    estimator: str
+    replay: Callable[[Transcript, ReplayInput[S]], SimulationResult]
+    conformance_system: str
+    conformance_module: str
+    changed_contents: ContentsOf[S] = _no_contents
+    knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
+    presets: tuple[PresetSource, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """Runtime and version as shown, e.g. "ZeroClaw proposed (PRs #9368, #9535)"."""
+        return f"{self.runtime_label} {self.version_label}"
+
+    def own(self, settings: object) -> S | None:
+        """``settings`` typed as this spec's, when it is this runtime at this version; else ``None``."""
+        if isinstance(settings, self.settings_type) and self.version_of(settings) == self.version:
+            return settings
+        return None
+
+    def _owned(self, settings: object) -> S:
+        owned = self.own(settings)
+        if owned is None:
+            raise TypeError(f"{type(settings).__name__} is not {self.label}'s settings")
+        return owned
+
+    # -- the untyped face the registry and its callers use (each checks ownership once) --------------
+
+    def owns(self, settings: object) -> bool:
+        return self.own(settings) is not None
+
+    def load_settings(self, doc: Mapping[str, JSON]) -> tuple[Settings, int | None]:
+        loaded = self.load(doc)
+        return loaded.settings, loaded.provider_window
+
+    def dump_document(self, settings: object, provider_window: int | None) -> dict[str, JSON]:
+        return self.dump(Loaded(self._owned(settings), provider_window))
+
+    def budget(self, settings: object) -> BudgetExplanation:
+        return self.explain_budget(self._owned(settings))
+
+    def simulate(
+        self,
+        transcript: Transcript,
+        settings: object,
+        *,
+        profile_name: str,
+        provider_window: int | None,
+        reference: bool = False,
+    ) -> SimulationResult:
+        inp = ReplayInput(self._owned(settings), profile_name, provider_window, reference)
+        result = self.replay(transcript, inp)
+        return replace(
+            result,
+            runtime=self.runtime,
+            version=self.version,
+            runtime_label=self.runtime_label,
+            version_label=self.version_label,
+        )
+
+    def contents(
+        self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
+    ) -> dict[int, tuple[int, str]]:
+        return self.changed_contents(transcript, self._owned(settings), result, call)
+
+    def notes(self, settings: object) -> tuple[KnobNote, ...]:
+        return self.knob_notes(self._owned(settings))
+
+
+class AnyRuntimeSpec(Protocol):
+    """A :class:`RuntimeSpec` of any settings type, as the registry holds it (settings as ``object``)."""
+
+    @property
+    def runtime(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def runtime_label(self) -> str: ...
+    @property
+    def version_label(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def knobs(self) -> tuple[Knob, ...]: ...
+    @property
+    def estimator(self) -> str: ...
+    @property
+    def conformance_system(self) -> str: ...
+    @property
+    def conformance_module(self) -> str: ...
+    @property
+    def presets(self) -> tuple[PresetSource, ...]: ...
+    @property
+    def detect(self) -> Callable[[Mapping[str, JSON]], bool]: ...
+    @property
+    def convert(self) -> Callable[[Sequence[Message]], Converted]: ...
+    @property
+    def estimate(self) -> Callable[[Sequence[Message]], int]: ...
+
+    def owns(self, settings: object) -> bool: ...
+    def load_settings(self, doc: Mapping[str, JSON]) -> tuple[Settings, int | None]: ...
+    def dump_document(self, settings: object, provider_window: int | None) -> dict[str, JSON]: ...
+    def budget(self, settings: object) -> BudgetExplanation: ...
+    def simulate(
+        self,
+        transcript: Transcript,
+        settings: object,
+        *,
+        profile_name: str,
+        provider_window: int | None,
+        reference: bool = False,
+    ) -> SimulationResult: ...
+    def contents(
+        self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
+    ) -> dict[int, tuple[int, str]]: ...
+    def notes(self, settings: object) -> tuple[KnobNote, ...]: ...
