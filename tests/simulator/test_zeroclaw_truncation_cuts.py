@@ -49,3 +49,8 @@ def test_a_tail_cut_on_a_marker_s_closing_bracket_moves_past_it() -> None:
 def test_a_tail_that_starts_exactly_at_a_marker_keeps_the_marker() -> None:
     output = "a" * 40 + "[IMAGE:/d.png]" + "b"
     assert truncate_tool_result(output, 45) == "a" * 30 + notice(10) + "[IMAGE:/d.png]b"
+
+
+def test_a_marker_closed_before_the_head_cut_is_left_alone_despite_a_later_bracket() -> None:
+    output = "[IMAGE:/a.png]" + "x" * 16 + "]" + "y" * 20
+    assert truncate_tool_result(output, 30) == "[IMAGE:/a.png]xxxxxx" + notice(21) + "y" * 10
