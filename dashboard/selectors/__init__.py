@@ -19,6 +19,7 @@ from dashboard.selectors.fleet_watch import (
     fleet_session,
     trim_event_list,
 )
+from dashboard.selectors.knob_edits import KnobEdits, simulation_knob_edits
 from dashboard.selectors.pricing import (
     BreakCosts,
     PricingRow,
@@ -67,6 +68,7 @@ from dashboard.selectors.simulations import (
     simulation_tokenizer_count,
 )
 from dashboard.selectors.tokens import api_token_get, api_token_list
+from dashboard.selectors.trace import TraceScreen, simulation_estimates, simulation_rereads, simulation_trace
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_list,
@@ -76,6 +78,12 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "KnobEdits",
+    "simulation_knob_edits",
+    "simulation_estimates",
+    "TraceScreen",
+    "simulation_rereads",
+    "simulation_trace",
     "Alert",
     "FeedRow",
     "FleetCollector",
