@@ -29,3 +29,9 @@ def test_a_rerun_keeps_the_mutation_testing_section_up_to_the_next_heading():
 
 def test_a_document_without_hand_written_sections_keeps_nothing():
     assert kept_sections("# Benchmarks\n\n## Dashboard\n\n| measured | 2 ms |\n") == []
+
+
+def test_a_rerun_keeps_the_openclaw_before_and_after_section():
+    heading = "## OpenClaw replay before and after (2026-11-30)"
+    doc = f"# Benchmarks\n\n{heading}\n\n| 10,000 | 8 s |\n\n## Dashboard\n"
+    assert kept_sections(doc) == [heading, "", "| 10,000 | 8 s |", ""]
