@@ -6,8 +6,10 @@ same :class:`Outcome` for 2026.7.1 from facts computed once per message, running
 messages only when it can change something:
 
 * pruning: the TTL gate is the runtime's own (``on_context`` with no messages decides); when it is open the
-  incremental pruner (:mod:`openclaw_fast`) answers, and only a pass that changes the context is run by the
-  mirrored hook on the call's messages (to build what it sends, and move the clock as it does);
+  incremental pruner (:mod:`openclaw_fast`) answers; a pass that changes the context has its soft trims built
+  per message (memoised), and its hard clear (a run of the oldest candidates) kept as that run, with prefix
+  sums over the candidates of what clearing each one does to the guard's size, the size sent and media, so
+  a call costs what it changes anew rather than everything it changes; the clock moves as the hook moves it;
 * the context guard: which tool results are over the single-result share and the context's size come from
   per-message facts and prefix sums, unless pruning changed the context;
 * image cleanup: skipped while no message so far has an image or a media-reference-like text;
