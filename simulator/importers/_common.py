@@ -146,15 +146,16 @@ def decode(text: str) -> Document:
     except json.JSONDecodeError as whole_error:
         return _decode_lines(text, whole_error)
     warnings: list[str] = []
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            _drop_bad_counts(item, f"message {index}", warnings)
-    elif isinstance(value, dict) and isinstance(messages := value.get("messages"), list):
-        for index, item in enumerate(messages):
-            _drop_bad_counts(item, f"message {index}", warnings)
-        _drop_bad_counts({k: v for k, v in value.items() if k != "messages"}, "document", warnings)
-    else:
-        _drop_bad_counts(value, "document", warnings)
+    if _may_name_usage(text):
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                _drop_bad_counts(item, f"message {index}", warnings)
+        elif isinstance(value, dict) and isinstance(messages := value.get("messages"), list):
+            for index, item in enumerate(messages):
+                _drop_bad_counts(item, f"message {index}", warnings)
+            _drop_bad_counts({k: v for k, v in value.items() if k != "messages"}, "document", warnings)
+        else:
+            _drop_bad_counts(value, "document", warnings)
     records = ((_first_content_line(text), value),) if isinstance(value, dict) else None
     return Document(is_json=True, value=value, records=records, warnings=tuple(warnings))
 
@@ -181,7 +182,8 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
         except json.JSONDecodeError as exc:
             others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
             continue
-        _drop_bad_counts(value, f"line {number}", warnings)
+        if _may_name_usage(line):
+            _drop_bad_counts(value, f"line {number}", warnings)
         records.append((number, value))
     first_is_record = bool(records) and records[0][0] == lines[0][0]
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
@@ -228,6 +230,14 @@ def _count_problem(value: JSON) -> str | None:
     if value > MAX_TOKEN_COUNT:
         return f"over {MAX_TOKEN_COUNT:,} tokens"
     return None
+
+
+def _may_name_usage(text: str) -> bool:
+    """Whether a key of the JSON ``text`` can contain "usage" (case-insensitive): a cheap pre-check.
+
+    A key spelled with ``\\u`` escapes is not visible in the text, so any escape counts as a maybe.
+    """
+    return "usage" in text.lower() or "\\u" in text
 
 
 def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
