@@ -15,6 +15,7 @@ from dashboard import selectors, services
 from dashboard.api_corpora import corpora_router, evaluations_router, tune_router
 from dashboard.api_events import router as events_router
 from dashboard.api_fleet import router as fleet_router
+from dashboard.api_pricing import router as pricing_router
 from dashboard.api_profiles import router as profiles_router
 from dashboard.api_runtimes import router as runtimes_router
 from dashboard.api_simulations import compare_router
@@ -175,6 +176,7 @@ api.add_router("/tokens", tokens_router)
 api.add_router("/events", events_router)
 api.add_router("/runtimes", runtimes_router)
 api.add_router("/fleet", fleet_router)
+api.add_router("/pricing", pricing_router)
 api.add_router("/corpora", corpora_router)
 api.add_router("/evaluations", evaluations_router)
 api.add_router("/tune", tune_router)

@@ -18,6 +18,8 @@ router = Router(tags=["fleet"])
 
 @router.get("/alerts", response=list[FleetAlertOut])
 def list_alerts(request: HttpRequest) -> list[selectors.Alert]:
+    """One row per rule and subject, most severe first (failed recoveries, silent runtimes, busy
+    sessions), over ``overflow_failed_minutes``; acknowledged and muted alerts are left out."""
     return selectors.fleet_alerts()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class Transcript(models.Model):
@@ -53,6 +54,7 @@ class Profile(models.Model):
         ZEROCLAW = "zeroclaw", "ZeroClaw"
         AI_PROFILE = "ai_profile", "ai-profile"
         OPENCLAW = "openclaw", "OpenClaw"
+        AS_RECORDED = "as_recorded", "as-recorded"
 
     name = models.CharField(max_length=120, unique=True)
     runtime = models.CharField(max_length=20, choices=Runtime.choices)
@@ -106,6 +108,12 @@ class SimulationRun(models.Model):
     trims = models.PositiveIntegerField()
     total_tokens_sent = models.PositiveBigIntegerField()
     overflow_failures = models.PositiveIntegerField()
+    pricing = models.CharField(
+        max_length=120, blank=True, help_text="price table key asked for ('' = the transcript's model)"
+    )
+    assumed_gap_seconds = models.FloatField(
+        null=True, blank=True, help_text="seconds between calls for a transcript without timestamps"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -203,10 +211,173 @@ class TrimEvent(models.Model):
         indexes = [
             models.Index(fields=["runtime", "received_at"]),
             models.Index(fields=["session_id", "received_at"]),
+            # Failed recoveries are rare: a partial index finds them without scanning the window.
+            models.Index(
+                fields=["received_at"],
+                condition=models.Q(overflow_recovery="failed"),
+                name="trim_event_failed_at",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.runtime} {self.session_id} {self.reason}"
+
+
+class PriceOverride(models.Model):
+    """An edit of one price table entry: for one user, or for the whole dashboard (``owner`` null).
+
+    The checked-in table (``simulator/cost/prices.toml``) stays the default; a dashboard-level edit
+    applies to everyone, a user's own edit on top of it to that user only.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    key = models.CharField(max_length=120, help_text="the price table entry, provider/model")
+    input_per_mtok = models.FloatField()
+    output_per_mtok = models.FloatField()
+    cache_write_multiplier = models.FloatField()
+    cache_read_multiplier = models.FloatField()
+    cache_ttl_seconds = models.PositiveIntegerField()
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "key"], name="price_override_one_per_user", condition=Q(owner__isnull=False)
+            ),
+            models.UniqueConstraint(
+                fields=["key"], name="price_override_one_per_dashboard", condition=Q(owner__isnull=True)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({'dashboard' if self.owner_id is None else self.owner_id})"
+
+
+class RuntimeRollup(models.Model):
+    """Trims of one runtime in one bucket of time: the sparklines and ``/metrics`` read these.
+
+    ``minute`` is whole minutes since the Unix epoch (UTC) of ``TrimEvent.received_at`` (the bucket's
+    first): integer arithmetic buckets it for any range on every database. Kept longer than the events
+    (``TRIMSCOPE_ROLLUP_RETENTION_DAYS``); maintained at ingestion and rebuilt by ``fleet_rollups``.
+    """
+
+    runtime = models.ForeignKey(Runtime, on_delete=models.CASCADE, related_name="+")
+    minute = models.BigIntegerField()
+    trims = models.PositiveBigIntegerField(default=0)
+    dropped_messages = models.PositiveBigIntegerField(default=0)
+    failed = models.PositiveBigIntegerField(default=0, help_text="failed overflow recoveries")
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"runtime {self.runtime_id} from minute {self.minute}: {self.trims}"
+
+
+class RuntimeMinute(RuntimeRollup):
+    """Per minute: the sparklines of the short ranges (15 min, 1 h)."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime"], name="runtime_minute_once"),
+        ]
+
+
+class RuntimeHour(RuntimeRollup):
+    """Per hour: the sparklines of the long ranges (24 h, 7 d) and the totals of ``/metrics``."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime"], name="runtime_hour_once"),
+        ]
+
+
+class SessionRollup(models.Model):
+    """Trims of one session for one reason on one runtime in one bucket of time.
+
+    ``key`` is a digest of ``(session_id, reason)`` so the unique key stays short whatever the lengths
+    of the two (a B-tree entry holds at most about 2.7 kB on PostgreSQL).
+    """
+
+    runtime = models.ForeignKey(Runtime, on_delete=models.CASCADE, related_name="+")
+    minute = models.BigIntegerField(help_text="the bucket's first minute since the epoch")
+    key = models.CharField(max_length=40)
+    session_id = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=500)
+    trims = models.PositiveBigIntegerField(default=0)
+    failed = models.PositiveBigIntegerField(default=0)
+    last_at = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} from minute {self.minute}: {self.trims}"
+
+
+class SessionMinute(SessionRollup):
+    """Per minute: busy-session alerts and the top sessions of the short ranges (15 min, 1 h)."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime", "key"], name="session_minute_once"),
+        ]
+        indexes = [models.Index(fields=["session_id", "minute"])]
+
+
+class SessionHour(SessionRollup):
+    """Per hour (``minute`` is the hour's first): the top sessions of the long ranges (24 h, 7 d), where
+    a session trimmed every minute has sixty times fewer rows to add up than per minute."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime", "key"], name="session_hour_once"),
+        ]
+        indexes = [models.Index(fields=["session_id", "minute"], name="session_hour_session_idx")]
+
+
+class AlertThresholds(models.Model):
+    """The alert rules as the operator edited them on the fleet page (one row; settings until then)."""
+
+    session_trims_count = models.PositiveIntegerField()
+    session_trims_minutes = models.PositiveIntegerField()
+    runtime_silent_minutes = models.PositiveIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"busy > {self.session_trims_count}/{self.session_trims_minutes} min"
+
+
+class AlertSilence(models.Model):
+    """An alert the operator acknowledged (hidden until it fires again) or muted (hidden until unmuted).
+
+    A mute names a rule and, optionally, one runtime or one session; blank means any.
+    """
+
+    class Kind(models.TextChoices):
+        ACK = "ack", "acknowledged"
+        MUTE = "mute", "muted"
+
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    rule = models.CharField(max_length=20)
+    runtime = models.CharField(max_length=120, blank=True)
+    session_id = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.rule} {self.runtime or self.session_id or 'everywhere'}"
 
 
 # Corpus evaluation lives in its own module; imported here so Django registers the models with the app.
@@ -228,8 +399,15 @@ __all__ = [
     "EvaluationChunk",
     "EvaluationProfile",
     "EvaluationResult",
+    "PriceOverride",
     "Profile",
+    "AlertSilence",
+    "AlertThresholds",
     "Runtime",
+    "RuntimeHour",
+    "RuntimeMinute",
+    "SessionHour",
+    "SessionMinute",
     "SimulationRun",
     "Transcript",
     "TrimEvent",

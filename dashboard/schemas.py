@@ -12,6 +12,8 @@ from dashboard.models import Profile, SimulationRun, TrimEvent
 from dashboard.selectors.profiles import profile_budget, profile_domain
 from simulator import BudgetExplanation
 
+MAX_GAP_SECONDS = 7 * 24 * 3600
+
 
 class ErrorOut(Schema):
     message: str
@@ -166,6 +168,17 @@ class SimulationIn(Schema):
         default=None, description="an inline profile document in the runtime's own config keys"
     )
     name: str = Field(default="", max_length=200, description="a label for the run")
+    pricing: str | None = Field(
+        default=None,
+        max_length=120,
+        description="price table key (GET /api/pricing); default: the transcript's model, else the table's",
+    )
+    assumed_gap_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GAP_SECONDS,
+        description="seconds between calls for a transcript without timestamps (cache model, OpenClaw TTL)",
+    )
 
 
 class SimulationRunOut(Schema):
@@ -182,6 +195,8 @@ class SimulationRunOut(Schema):
     trims: int
     total_tokens_sent: int
     overflow_failures: int
+    pricing: str = Field(description="the price table key asked for ('' = the transcript's model)")
+    assumed_gap_seconds: float | None
 
     @staticmethod
     def resolve_created_by(obj: SimulationRun | dict[str, JsonValue]) -> JsonValue:
@@ -201,6 +216,8 @@ class CompareIn(Schema):
     profiles: list[dict[str, JsonValue]] = Field(
         default_factory=list, max_length=3, description="inline profile documents, compared after profile_ids"
     )
+    pricing: str | None = Field(default=None, max_length=120, description="price table key for every profile")
+    assumed_gap_seconds: float | None = Field(default=None, ge=0, le=MAX_GAP_SECONDS)
 
 
 class CompareRowOut(Schema):
@@ -221,12 +238,59 @@ class CompareSummaryOut(Schema):
     messages_lost: int
 
 
+class CompareCostOut(Schema):
+    pricing: dict[str, JsonValue] = Field(description="the pricing object every profile was priced with")
+    cost_usd: list[float] = Field(description="per profile, the session total")
+    difference_usd: list[float] = Field(description="per profile, its total minus the first profile's")
+    per_call_usd: list[list[float]] = Field(description="per call, each profile's cost")
+    overtakes: list[dict[str, JsonValue]] = Field(
+        description="per profile after the first: the call after which the running totals last changed order"
+    )
+    as_recorded_usd: list[float] = Field(
+        description="per profile, as-recorded with its runtime's breakpoints"
+    )
+
+
 class CompareOut(Schema):
     transcript_id: int
     profile_ids: list[int | None] = Field(description="per compared profile; null for an inline one")
     first_difference: int | None = Field(description="1-based number of the first call that differs")
     rows: list[CompareRowOut]
     summaries: list[CompareSummaryOut]
+    cost: CompareCostOut
+
+
+class PricingOut(Schema):
+    key: str
+    input_per_mtok: float
+    output_per_mtok: float
+    cache_write_multiplier: float
+    cache_write_1h_multiplier: float
+    cache_read_multiplier: float
+    cache_ttl_seconds: int
+    min_cacheable_tokens: int
+    caching: str
+    source: str
+    checked: str
+    note: str
+    origin: str = Field(description="table (the checked-in default), dashboard (edited for everyone), yours")
+
+
+class PriceTableOut(Schema):
+    version: str
+    default: str
+    models: list[PricingOut]
+
+
+class PriceEditIn(Schema):
+    scope: Literal["user", "dashboard"] = Field(
+        default="user", description="your own prices, or the dashboard's for everyone (staff only)"
+    )
+    input_per_mtok: float
+    output_per_mtok: float
+    cache_write_multiplier: float
+    cache_read_multiplier: float
+    cache_ttl_seconds: int
 
 
 class ApiTokenIn(Schema):
@@ -251,9 +315,12 @@ class FleetAlertOut(Schema):
     message: str
     session_id: str = Field(description="the session the alert is about, or empty")
     runtime: str = Field(description="the runtime the alert is about, or empty")
-    count: int = Field(description="trims in the window (session_trims), else 1 or 0")
+    count: int = Field(
+        description="the most trims in one window (session_trims), failures of this session on this "
+        "runtime (overflow_failed), or 1 (runtime_silent)"
+    )
     at: datetime | None = Field(description="the latest event, or when the runtime was last seen")
-    event_id: int | None = Field(description="the failed event (overflow_failed)")
+    event_id: int | None = Field(description="the latest failed event (overflow_failed)")
 
 
 class FleetEventFilterIn(Schema):

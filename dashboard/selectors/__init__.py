@@ -7,19 +7,26 @@ facade (``import simulator``) only.
 from __future__ import annotations
 
 from dashboard.selectors.fleet import runtime_authenticate, runtime_get, runtime_list
+from dashboard.selectors.fleet_alerts import Alert, alert_rules, fleet_alert_strip, fleet_alerts
+from dashboard.selectors.fleet_filters import FleetFilters, fleet_filters
+from dashboard.selectors.fleet_metrics import FleetCollector
 from dashboard.selectors.fleet_watch import (
-    Alert,
     FeedRow,
-    FleetFilters,
-    alert_rules,
     feed_row,
     feed_row_from_message,
     feed_row_matches,
-    fleet_alerts,
-    fleet_filters,
     fleet_screen,
     fleet_session,
     trim_event_list,
+)
+from dashboard.selectors.pricing import (
+    BreakCosts,
+    PricingRow,
+    fleet_session_break_costs,
+    price_edits,
+    price_overrides,
+    price_table_for,
+    pricing_rows,
 )
 from dashboard.selectors.profiles import (
     ConfigPreviewRow,
@@ -43,12 +50,16 @@ from dashboard.selectors.profiles import (
 )
 from dashboard.selectors.simulations import (
     comparison,
+    comparison_costs,
     comparison_message_diff,
     default_call,
     simulation_compare,
+    simulation_compare_profiles,
+    simulation_cost,
     simulation_document,
     simulation_profile,
     simulation_result,
+    simulation_run_cost,
     simulation_run_get,
     simulation_run_list,
     simulation_run_result,
@@ -67,7 +78,9 @@ from dashboard.selectors.transcripts import (
 __all__ = [
     "Alert",
     "FeedRow",
+    "FleetCollector",
     "FleetFilters",
+    "fleet_alert_strip",
     "alert_rules",
     "feed_row",
     "feed_row_from_message",
@@ -84,6 +97,17 @@ __all__ = [
     "default_call",
     "simulation_document",
     "simulation_compare",
+    "simulation_cost",
+    "simulation_compare_profiles",
+    "comparison_costs",
+    "simulation_run_cost",
+    "PricingRow",
+    "BreakCosts",
+    "fleet_session_break_costs",
+    "price_edits",
+    "price_overrides",
+    "price_table_for",
+    "pricing_rows",
     "simulation_profile",
     "simulation_result",
     "simulation_run_get",

@@ -1,75 +1,56 @@
 """Reads for watching the fleet: runtime rows, the event feed, top sessions, alerts, one session's events.
 
-Every time window is measured against ``now`` (an argument, so tests pin the clock) on
-``TrimEvent.received_at``, which is indexed alone and with ``runtime`` and ``session_id``.
+Every time window is measured against ``now`` (an argument, so tests pin the clock). Counts over a time
+range (sparklines, top sessions, busy sessions) come from the per-minute rollups
+(``dashboard.services.fleet_rollups``), so they cost the same at ten million events as at ten; the
+feed and one session's page read the newest events through the ``received_at`` indexes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
 from urllib.parse import urlencode
 
-from django.conf import settings
-from django.db.models import Count, Max, Q, QuerySet
-from django.urls import NoReverseMatch, reverse
+from django.db.models import ExpressionWrapper, F, IntegerField, Max, QuerySet, Sum
+from django.urls import reverse
 from django.utils import timezone
 
-from dashboard.models import Profile, Runtime, Transcript, TrimEvent
+from dashboard.models import (
+    Profile,
+    Runtime,
+    RuntimeHour,
+    RuntimeMinute,
+    SessionHour,
+    SessionMinute,
+    Transcript,
+    TrimEvent,
+)
+from dashboard.selectors.fleet_alerts import AlertStrip, fleet_alert_strip
+from dashboard.selectors.fleet_filters import (
+    DEFAULT_RANGE,
+    RANGES,
+    FleetFilters,
+    TimeRange,
+    fleet_session_url,
+)
 from dashboard.selectors.simulations import simulation_profile, simulation_result
+from dashboard.services.fleet_rollups import epoch_minute
 from simulator import SimulatorError
 
 ONLINE_SECONDS = 60
 """A runtime is online when seen this recently: an open socket refreshes ``last_seen_at`` every
 ``HEARTBEAT_SECONDS`` (dashboard/consumers/runtime.py), so a server killed with the socket open stops
 refreshing it and the runtime goes offline on its own; a connection counter cannot (nothing decrements it)."""
-SPARK_MINUTES = 30
 FEED_LIMIT = 50
 TOP_SESSIONS = 10
 SESSION_EVENTS_LIMIT = 1000
-FILTER_MAX = 200
 
-# Sparkline geometry (SVG user units): one bar per minute.
+# Sparkline geometry (SVG user units): one bar per bucket of the time range.
 SPARK_BAR = 4
 SPARK_HEIGHT = 24
-
-DEFAULT_ALERTS: dict[str, object] = {
-    "session_trims": {"count": 5, "minutes": 10},
-    "overflow_failed_minutes": 60,
-    "runtime_silent_minutes": 15,
-}
-
-
-# Filters
-
-
-@dataclass(frozen=True, slots=True)
-class FleetFilters:
-    runtime: str = ""
-    session: str = ""
-    reason: str = ""
-
-    @property
-    def active(self) -> bool:
-        return bool(self.runtime or self.session or self.reason)
-
-    @property
-    def query(self) -> str:
-        """The filters as a query string (empty ones left out), for links and the socket URL."""
-        pairs = [("runtime", self.runtime), ("session", self.session), ("reason", self.reason)]
-        return urlencode([(k, v) for k, v in pairs if v])
-
-
-def fleet_filters(params: Mapping[str, str]) -> FleetFilters:
-    """Filters from GET parameters (or a socket's query string); blanks mean "any"."""
-
-    def one(name: str) -> str:
-        value = params.get(name) or ""
-        return value.strip()[:FILTER_MAX]
-
-    return FleetFilters(runtime=one("runtime"), session=one("session"), reason=one("reason"))
 
 
 def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[TrimEvent]:
@@ -80,16 +61,6 @@ def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[Trim
     if filters.reason:
         rows = rows.filter(reason=filters.reason)
     return rows
-
-
-def fleet_session_url(session_id: str) -> str:
-    """The session page's URL, or "" when there is no id (or one no URL can carry, e.g. a newline)."""
-    if not session_id:
-        return ""
-    try:
-        return reverse("fleet-session", args=[session_id])
-    except NoReverseMatch:
-        return ""
 
 
 # The event feed
@@ -193,33 +164,36 @@ class SparkBar:
 class RuntimeRow:
     runtime: Runtime
     online: bool
-    trims_hour: int
-    per_minute: tuple[int, ...]  # the last SPARK_MINUTES minutes, oldest first, the current one last
+    trims: int  # in the time range
+    per_bar: tuple[int, ...]  # trims per bucket of the range, oldest first, the current one last
     bars: tuple[SparkBar, ...]
+    bar_minutes: int
 
     @property
     def spark_total(self) -> int:
-        return sum(self.per_minute)
+        return sum(self.per_bar)
 
     @property
     def spark_peak(self) -> int:
-        return max(self.per_minute, default=0)
+        return max(self.per_bar, default=0)
 
     @property
     def spark_width(self) -> int:
-        return SPARK_BAR * len(self.per_minute)
+        return SPARK_BAR * len(self.per_bar)
 
     @property
     def spark_height(self) -> int:
         return SPARK_HEIGHT
 
 
-def _spark_bars(per_minute: Sequence[int]) -> tuple[SparkBar, ...]:
-    peak = max(per_minute, default=0)
+def _spark_bars(per_bar: Sequence[int], bar_minutes: int) -> tuple[SparkBar, ...]:
+    peak = max(per_bar, default=0)
     bars = []
-    for i, n in enumerate(per_minute):
+    for i, n in enumerate(per_bar):
         height = 0 if n == 0 or peak == 0 else max(2, round(n * (SPARK_HEIGHT - 2) / peak))
-        bars.append(SparkBar(i * SPARK_BAR, SPARK_HEIGHT - height, height, n, len(per_minute) - 1 - i))
+        bars.append(
+            SparkBar(i * SPARK_BAR, SPARK_HEIGHT - height, height, n, (len(per_bar) - 1 - i) * bar_minutes)
+        )
     return tuple(bars)
 
 
@@ -229,38 +203,38 @@ def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
     )
 
 
-def fleet_runtime_rows(*, now: datetime) -> list[RuntimeRow]:
-    """Every runtime with its trims in the last hour and per minute over the last SPARK_MINUTES minutes."""
-    this_minute = now.replace(second=0, microsecond=0)
-    starts = [this_minute - timedelta(minutes=SPARK_MINUTES - 1 - i) for i in range(SPARK_MINUTES)]
-    ends = [Q(received_at__lt=start) for start in starts[1:]] + [Q(received_at__lte=now)]
-    # One pass over the hour, counted per runtime with one filtered COUNT per minute: plain range
-    # comparisons (truncating every row's timestamp in SQL is several times slower on SQLite).
-    minutes = {
-        f"m{i}": Count("id", filter=Q(received_at__gte=starts[i]) & ends[i]) for i in range(SPARK_MINUTES)
-    }
+def fleet_runtime_rows(*, now: datetime, time_range: TimeRange | None = None) -> list[RuntimeRow]:
+    """Every runtime with its trims in the range, bucketed for the sparkline, from ``RuntimeMinute``.
+
+    One grouped query over at most (runtimes × minutes, or hours for 24 h and 7 d) rollup rows; the bucket
+    is integer arithmetic on the epoch minute, so it is the same on PostgreSQL and SQLite.
+    """
+    time_range = time_range or RANGES[DEFAULT_RANGE]
+    first, last = time_range.first_minute(now), epoch_minute(now)
+    bucket = ExpressionWrapper((F("minute") - first) / time_range.bar_minutes, output_field=IntegerField())
+    rollups = RuntimeHour if time_range.hourly else RuntimeMinute
     counted = (
-        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1), received_at__lte=now)
+        rollups.objects.filter(minute__gte=first, minute__lte=last)
         .order_by()
-        .values("runtime_id")
-        .annotate(hour=Count("id"), **minutes)
-        .values_list("runtime_id", "hour", *minutes)
+        .annotate(bucket=bucket)
+        .values("runtime_id", "bucket")
+        .annotate(n=Sum("trims"))
+        .values_list("runtime_id", "bucket", "n")
     )
-    hour: dict[int, int] = {}
     buckets: dict[int, list[int]] = {}
-    for runtime_id, in_hour, *per_minute in counted:
-        hour[runtime_id] = in_hour
-        buckets[runtime_id] = per_minute
+    for runtime_id, index, n in counted:
+        buckets.setdefault(runtime_id, [0] * time_range.bars)[index] = n
     rows = []
     for runtime in Runtime.objects.order_by("name"):
-        counts = tuple(buckets.get(runtime.pk, [0] * SPARK_MINUTES))
+        counts = tuple(buckets.get(runtime.pk, [0] * time_range.bars))
         rows.append(
             RuntimeRow(
                 runtime=runtime,
                 online=runtime_online(runtime, now=now),
-                trims_hour=hour.get(runtime.pk, 0),
-                per_minute=counts,
-                bars=_spark_bars(counts),
+                trims=sum(counts),
+                per_bar=counts,
+                bars=_spark_bars(counts, time_range.bar_minutes),
+                bar_minutes=time_range.bar_minutes,
             )
         )
     return rows
@@ -283,154 +257,30 @@ class SessionCount:
 def fleet_top_sessions(
     *, filters: FleetFilters, now: datetime, limit: int = TOP_SESSIONS
 ) -> list[SessionCount]:
-    """Sessions with the most trims in the last hour (events without a session id are left out)."""
-    rows = _filtered(
-        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1), received_at__lte=now), filters
-    ).exclude(session_id="")
+    """Sessions with the most trims in the range (no session id: left out), from the session rollups:
+    per minute for the short ranges, per hour (from the start of the range's first hour) for the long
+    ones."""
+    time_range = filters.time_range
+    first = time_range.first_minute(now)
+    rows: QuerySet[SessionMinute] | QuerySet[SessionHour]
+    if time_range.hourly:
+        rows = SessionHour.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
+    else:
+        rows = SessionMinute.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
+    if filters.runtime:
+        rows = rows.filter(runtime__name=filters.runtime)
+    if filters.session:
+        rows = rows.filter(session_id=filters.session)
+    if filters.reason:
+        rows = rows.filter(reason=filters.reason)
     counted = (
-        rows.order_by()
+        rows.exclude(session_id="")
+        .order_by()
         .values("session_id")
-        .annotate(n=Count("id"), last=Max("received_at"))
+        .annotate(n=Sum("trims"), last=Max("last_at"))
         .order_by("-n", "-last", "session_id")[:limit]
     )
     return [SessionCount(r["session_id"], r["n"], r["last"]) for r in counted]
-
-
-# Alerts
-
-
-AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent"]
-
-
-@dataclass(frozen=True, slots=True)
-class Alert:
-    kind: AlertKind
-    message: str
-    session_id: str = ""
-    runtime: str = ""
-    count: int = 0
-    at: datetime | None = None
-    event_id: int | None = None
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
-
-
-@dataclass(frozen=True, slots=True)
-class AlertRules:
-    session_trims_count: int
-    session_trims_minutes: int
-    overflow_failed_minutes: int
-    runtime_silent_minutes: int
-
-
-def _positive(value: object, default: int) -> int:
-    return value if isinstance(value, int) and value > 0 else default
-
-
-def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
-    """The rules from ``settings.TRIMSCOPE_ALERTS`` (or ``config``), each missing value at its default."""
-    raw: Mapping[str, object] = (
-        config if config is not None else getattr(settings, "TRIMSCOPE_ALERTS", DEFAULT_ALERTS)
-    )
-    session = raw.get("session_trims")
-    session_map: Mapping[str, object] = session if isinstance(session, Mapping) else {}
-    return AlertRules(
-        session_trims_count=_positive(session_map.get("count"), 5),
-        session_trims_minutes=_positive(session_map.get("minutes"), 10),
-        overflow_failed_minutes=_positive(raw.get("overflow_failed_minutes"), 60),
-        runtime_silent_minutes=_positive(raw.get("runtime_silent_minutes"), 15),
-    )
-
-
-def _ago(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return "under a minute"
-    if minutes < 120:
-        return f"{minutes} min"
-    hours = minutes // 60
-    if hours < 48:
-        return f"{hours} h"
-    return f"{hours // 24} days"
-
-
-def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None) -> list[Alert]:
-    """Every rule that fires now: busy sessions, failed overflow recoveries, silent runtimes."""
-    now = now or timezone.now()
-    rules = rules or alert_rules()
-    alerts: list[Alert] = []
-
-    window = timedelta(minutes=rules.session_trims_minutes)
-    busy = (
-        TrimEvent.objects.filter(received_at__gte=now - window, received_at__lte=now)
-        .exclude(session_id="")
-        .order_by()
-        .values("session_id")
-        .annotate(n=Count("id"), last=Max("received_at"))
-        .filter(n__gt=rules.session_trims_count)
-        .order_by("-n", "session_id")[:20]
-    )
-    for row in busy:
-        alerts.append(
-            Alert(
-                kind="session_trims",
-                message=(
-                    f"Session {row['session_id']} trimmed {row['n']:,} times in the last "
-                    f"{rules.session_trims_minutes} min (rule: more than {rules.session_trims_count})"
-                ),
-                session_id=row["session_id"],
-                count=row["n"],
-                at=row["last"],
-            )
-        )
-
-    failed = (
-        TrimEvent.objects.filter(
-            received_at__gte=now - timedelta(minutes=rules.overflow_failed_minutes),
-            received_at__lte=now,
-            overflow_recovery="failed",
-        )
-        .select_related("runtime")
-        .order_by("-received_at", "-id")[:20]
-    )
-    for event in failed:
-        where = f"session {event.session_id}" if event.session_id else "a session without an id"
-        alerts.append(
-            Alert(
-                kind="overflow_failed",
-                message=(
-                    f"Overflow recovery failed in {where} on {event.runtime.name} "
-                    f"({_ago(now - event.received_at)} ago)"
-                ),
-                session_id=event.session_id,
-                runtime=event.runtime.name,
-                count=1,
-                at=event.received_at,
-                event_id=event.pk,
-            )
-        )
-
-    silent = Runtime.objects.filter(
-        revoked_at__isnull=True,
-        last_seen_at__isnull=False,
-        last_seen_at__lte=now - timedelta(minutes=rules.runtime_silent_minutes),
-    ).order_by("last_seen_at", "name")[:20]
-    for runtime in silent:
-        assert runtime.last_seen_at is not None  # filtered above
-        alerts.append(
-            Alert(
-                kind="runtime_silent",
-                message=(
-                    f"Runtime {runtime.name} silent for {_ago(now - runtime.last_seen_at)} "
-                    f"(rule: {rules.runtime_silent_minutes} min)"
-                ),
-                runtime=runtime.name,
-                at=runtime.last_seen_at,
-            )
-        )
-    return alerts
 
 
 # The fleet screen
@@ -443,15 +293,16 @@ class FleetScreen:
     runtimes: list[RuntimeRow]
     feed: list[FeedRow]
     top_sessions: list[SessionCount]
-    alerts: list[Alert]
+    alerts: AlertStrip
     reasons: list[str]
+    ranges: Mapping[str, TimeRange] = field(default_factory=lambda: RANGES)
 
 
 def fleet_screen(*, filters: FleetFilters, feed: bool = True, now: datetime | None = None) -> FleetScreen:
     """Everything the fleet page shows; ``feed=False`` for the status poll, which leaves the feed alone."""
     now = now or timezone.now()
     reasons = (
-        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1))
+        SessionMinute.objects.filter(minute__gt=epoch_minute(now) - 60)
         .order_by("reason")
         .values_list("reason", flat=True)
         .distinct()[:50]
@@ -461,10 +312,10 @@ def fleet_screen(*, filters: FleetFilters, feed: bool = True, now: datetime | No
     return FleetScreen(
         filters=filters,
         now=now,
-        runtimes=fleet_runtime_rows(now=now),
+        runtimes=fleet_runtime_rows(now=now, time_range=filters.time_range),
         feed=[feed_row(e) for e in trim_event_list(filters=filters)] if feed else [],
         top_sessions=fleet_top_sessions(filters=filters, now=now),
-        alerts=fleet_alerts(now=now),
+        alerts=fleet_alert_strip(filters=filters, now=now),
         reasons=list(reasons),
     )
 

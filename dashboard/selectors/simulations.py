@@ -7,24 +7,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from dashboard.models import Profile, SimulationRun, Transcript
+from dashboard.selectors.pricing import price_edits
 from dashboard.selectors.profiles import profile_document_from_form
 from dashboard.selectors.transcripts import transcript_parsed
 from simulator import (
     JSON,
     CallView,
     Comparison,
+    CostComparison,
     MessageDiff,
+    PriceEdit,
     ProfileError,
+    ResultCost,
     SimulationResult,
     Timeline,
     call_view,
     changed_contents,
     compare,
+    cost_comparison,
+    load_price_table,
     message_diff,
     message_token_text,
+    price_table_with,
+    profile_cost,
     profile_from_document,
     profile_to_document,
     simulate,
@@ -56,15 +65,60 @@ def simulation_profile(*, profile: Profile, knob_values: Mapping[str, str] | Non
 
 
 @lru_cache(maxsize=32)
-def _replay(sha256: str, fmt: str, document: str, name: str, transcript_id: int) -> SimulationResult:
+def _replay(
+    sha256: str, fmt: str, document: str, name: str, transcript_id: int, gap: float | None = None
+) -> SimulationResult:
     del sha256, fmt  # part of the key: the parsed transcript below is memoised on them
     row = Transcript.objects.get(pk=transcript_id)
-    return simulate(transcript_parsed(transcript=row), profile_from_document(json.loads(document), name=name))
+    profile = profile_from_document(json.loads(document), name=name)
+    return simulate(transcript_parsed(transcript=row), profile, assumed_gap_seconds=gap)
 
 
-def simulation_result(*, transcript: Transcript, profile: DomainProfile) -> SimulationResult:
+def simulation_result(
+    *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
+) -> SimulationResult:
     document = json.dumps(profile_to_document(profile), sort_keys=True)
-    return _replay(transcript.sha256, transcript.format, document, profile.name, transcript.pk)
+    return _replay(
+        transcript.sha256, transcript.format, document, profile.name, transcript.pk, assumed_gap_seconds
+    )
+
+
+@lru_cache(maxsize=32)
+def _cost(
+    sha256: str,
+    document: str,
+    name: str,
+    transcript_id: int,
+    gap: float | None,
+    pricing: str | None,
+    edits: tuple[PriceEdit, ...],
+) -> ResultCost:
+    row = Transcript.objects.get(pk=transcript_id)
+    profile = profile_from_document(json.loads(document), name=name)
+    result = _replay(sha256, row.format, document, name, transcript_id, gap)
+    table = price_table_with(load_price_table(), edits)
+    parsed = transcript_parsed(transcript=row)
+    return profile_cost(parsed, profile, result, pricing=pricing, assumed_gap_seconds=gap, table=table)
+
+
+def simulation_cost(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    user: User | AnonymousUser | None,
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
+) -> ResultCost:
+    """What the replay of ``transcript`` through ``profile`` costs, at the prices in effect for ``user``.
+
+    Raises:
+        PriceTableError: ``pricing`` names no entry of the table.
+    """
+    document = json.dumps(profile_to_document(profile), sort_keys=True)
+    edits = price_edits(user=user)
+    return _cost(
+        transcript.sha256, document, profile.name, transcript.pk, assumed_gap_seconds, pricing, edits
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +135,15 @@ def default_call(result: SimulationResult) -> int:
 
 
 def simulation_screen(
-    *, transcript: Transcript, profile: DomainProfile, call: int | None
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    call: int | None,
+    assumed_gap_seconds: float | None = None,
 ) -> SimulationScreen:
-    result = simulation_result(transcript=transcript, profile=profile)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
     number = min(max(call or default_call(result), 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
@@ -145,13 +205,27 @@ def simulation_run_get(*, run_id: int) -> SimulationRun | None:
 def simulation_run_result(*, run: SimulationRun) -> SimulationResult:
     """The run's per-call result, replayed again from the stored transcript text and profile document."""
     profile = profile_from_document(run.document, name=run.profile_name)
-    return simulation_result(transcript=run.transcript, profile=profile)
+    return simulation_result(
+        transcript=run.transcript, profile=profile, assumed_gap_seconds=run.assumed_gap_seconds
+    )
 
 
-def simulation_compare(
-    *, transcript: Transcript, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
-) -> Comparison:
-    """Stored profiles, then inline documents (named ``inline profile 1``...), replayed side by side.
+def simulation_run_cost(*, run: SimulationRun, user: User | AnonymousUser | None) -> ResultCost:
+    """The run's cost at the pricing it asked for and the prices in effect for ``user`` now."""
+    profile = profile_from_document(run.document, name=run.profile_name)
+    return simulation_cost(
+        transcript=run.transcript,
+        profile=profile,
+        user=user,
+        pricing=run.pricing or None,
+        assumed_gap_seconds=run.assumed_gap_seconds,
+    )
+
+
+def simulation_compare_profiles(
+    *, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
+) -> list[DomainProfile]:
+    """Stored profiles, then inline documents (named ``inline profile 1``...), to compare.
 
     Raises:
         ProfileError: not 2 or 3 profiles in all, or an inline document is invalid (``field`` is then
@@ -170,7 +244,41 @@ def simulation_compare(
             profiles.append(profile_from_document(document, name=f"inline profile {i + 1}"))
         except ProfileError as exc:
             raise ProfileError(f"profiles[{i}].{exc.field}", exc.problem, allowed=exc.allowed) from exc
+    return profiles
+
+
+def simulation_compare(
+    *, transcript: Transcript, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
+) -> Comparison:
+    """Stored profiles, then inline documents, replayed side by side (see ``simulation_compare_profiles``)."""
+    profiles = simulation_compare_profiles(profile_rows=profile_rows, documents=documents)
     return comparison(transcript=transcript, profiles=profiles)[1]
+
+
+def comparison_costs(
+    *,
+    transcript: Transcript,
+    profiles: Sequence[DomainProfile],
+    user: User | AnonymousUser | None,
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
+) -> tuple[list[ResultCost], CostComparison]:
+    """Each compared profile's cost, and the costs side by side (the first profile is the reference).
+
+    Raises:
+        PriceTableError: ``pricing`` names no entry of the table.
+    """
+    costs = [
+        simulation_cost(
+            transcript=transcript,
+            profile=p,
+            user=user,
+            pricing=pricing,
+            assumed_gap_seconds=assumed_gap_seconds,
+        )
+        for p in profiles
+    ]
+    return costs, cost_comparison([c.session for c in costs])
 
 
 def comparison_message_diff(

@@ -18,6 +18,20 @@ from dashboard.services.fleet import (
     trim_event_ingest,
     trim_events_ingest,
 )
+from dashboard.services.fleet_alerts import (
+    AlertInvalid,
+    alert_acknowledge,
+    alert_mute,
+    alert_thresholds_update,
+    alert_unmute,
+)
+from dashboard.services.fleet_rollups import (
+    fleet_prune,
+    fleet_prune_schedule,
+    trim_rollups_add,
+    trim_rollups_rebuild,
+)
+from dashboard.services.pricing import price_override_delete, price_override_set
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -38,6 +52,15 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "AlertInvalid",
+    "alert_acknowledge",
+    "alert_mute",
+    "alert_thresholds_update",
+    "alert_unmute",
+    "fleet_prune",
+    "fleet_prune_schedule",
+    "trim_rollups_add",
+    "trim_rollups_rebuild",
     "IngestFailed",
     "Ingested",
     "ProfileNameTaken",
@@ -47,6 +70,8 @@ __all__ = [
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",
+    "price_override_delete",
+    "price_override_set",
     "profile_create",
     "profile_delete",
     "profile_duplicate",
