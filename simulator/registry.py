@@ -28,6 +28,7 @@ SPECS: tuple[AnyRuntimeSpec, ...] = (
     zeroclaw.PROPOSED,
     zeroclaw.RELEASED,
     openclaw.V2026_7_1,
+    openclaw.V2026_9_6,
     ai_profile.V0_1_7,
     # The no-management baseline last: it is never detected from an untagged document.
     as_recorded.AS_RECORDED,

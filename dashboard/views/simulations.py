@@ -111,6 +111,9 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "events_json": [
                 json.dumps(e, ensure_ascii=False, indent=1) for e in wire_frames(screen.call.call.events)
             ],
+            "has_images": any("image-cleanup" in b.marks for b in screen.timeline.bars),
+            "has_inactive": any("pruning-inactive" in b.marks for b in screen.timeline.bars),
+            "has_compaction": any("compaction" in b.marks for b in screen.timeline.bars),
             "window_total": screen.call.window or 0,
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }
