@@ -1,17 +1,18 @@
-"""Reads for the simulation and compare screens: replays memoised by transcript content and profile."""
+"""Reads for the simulation and compare screens: replays kept in ``dashboard.memo`` by transcript content
+and canonical profile document."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from django.db.models import QuerySet
 
+from dashboard import memo
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.profiles import profile_document_from_form
-from dashboard.selectors.transcripts import transcript_parsed
+from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
     CallView,
@@ -55,16 +56,18 @@ def simulation_profile(*, profile: Profile, knob_values: Mapping[str, str] | Non
     )
 
 
-@lru_cache(maxsize=32)
-def _replay(sha256: str, fmt: str, document: str, name: str, transcript_id: int) -> SimulationResult:
-    del sha256, fmt  # part of the key: the parsed transcript below is memoised on them
-    row = Transcript.objects.get(pk=transcript_id)
-    return simulate(transcript_parsed(transcript=row), profile_from_document(json.loads(document), name=name))
-
-
 def simulation_result(*, transcript: Transcript, profile: DomainProfile) -> SimulationResult:
+    """The replay of a transcript through a profile, kept by content and canonical document."""
     document = json.dumps(profile_to_document(profile), sort_keys=True)
-    return _replay(transcript.sha256, transcript.format, document, profile.name, transcript.pk)
+    key = memo.ReplayKey(transcript_key(transcript), document, profile.name)
+    return memo.REPLAYS.get_or_compute(
+        key,
+        # Replayed from the canonical document, so two equal profiles give the one kept result.
+        lambda: simulate(
+            transcript_parsed(transcript=transcript),
+            profile_from_document(json.loads(document), name=profile.name),
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +94,9 @@ def simulation_screen(
     return SimulationScreen(result, timeline(result), view, {k: v[1] for k, v in changed.items()})
 
 
-@lru_cache(maxsize=20_000)
-def _message_tokens(sha256: str, index: int, text: str) -> int:
-    del sha256, index
-    return tiktoken_count(text)
+def _message_tokens(transcript: Transcript, index: int, text: str) -> int:
+    key = memo.MessageKey(transcript_key(transcript), index)
+    return memo.MESSAGE_TOKENS.get_or_compute(key, lambda: tiktoken_count(text))
 
 
 def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
@@ -105,7 +107,7 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
     sent = full = 0
     for native, origin in enumerate(result.origins[: call.available]):
         for index in origin:
-            count = _message_tokens(transcript.sha256, index, message_token_text(parsed.messages[index]))
+            count = _message_tokens(transcript, index, message_token_text(parsed.messages[index]))
             full += count
             if native in sent_natives:
                 changed = screen.changed_texts.get(native)
@@ -114,7 +116,7 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
     in_history = {i for origin in result.origins for i in origin}
     for index, message in enumerate(parsed.messages[: call.message_index]):
         if index not in in_history:
-            count = _message_tokens(transcript.sha256, index, message_token_text(message))
+            count = _message_tokens(transcript, index, message_token_text(message))
             sent += count
             full += count
     return sent, full

@@ -2,19 +2,20 @@
 
 Listing and revoking work with the session or a bearer token (always scoped to that token's user);
 creating needs the browser session, so a leaked token cannot mint replacements that outlive its own
-revocation. Revoking a token also revokes every runtime registered with it (see api_runtimes). Another
-user's token answers 404, as if it did not exist.
+revocation. Revoking a token also revokes every fleet runtime registered with it (see
+``dashboard.api.runtimes``). Another user's token answers 404, as if it did not exist.
 """
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from ninja import Router, Status
 from ninja.errors import AuthenticationError
 
 from dashboard import selectors, services
+from dashboard.api.errors import get_or_404
 from dashboard.auth import SessionWithCsrfAuth
 from dashboard.models import ApiToken
 from dashboard.schemas import ApiTokenCreatedOut, ApiTokenIn, ApiTokenOut, ErrorOut
@@ -30,10 +31,7 @@ def _user(request: HttpRequest) -> User:
 
 
 def _token_or_404(request: HttpRequest, token_id: int) -> ApiToken:
-    token = selectors.api_token_get(user=_user(request), token_id=token_id)
-    if token is None:
-        raise Http404(f"no token with id {token_id}")
-    return token
+    return get_or_404(selectors.api_token_get(user=_user(request), token_id=token_id), "token", token_id)
 
 
 @router.get("", response=list[ApiTokenOut])

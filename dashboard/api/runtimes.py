@@ -8,11 +8,12 @@ API token is revoked when that API token is (dashboard.services.tokens).
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from ninja import Router, Status
-from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import AuthenticationError
 
 from dashboard import selectors, services
+from dashboard.api.errors import get_or_404
 from dashboard.auth import request_api_token
 from dashboard.models import Runtime
 from dashboard.schemas import ErrorOut, RuntimeCreatedOut, RuntimeIn, RuntimeOut
@@ -38,17 +39,11 @@ def create_runtime(request: HttpRequest, payload: RuntimeIn) -> Status[dict[str,
             )
     except ApiTokenRevoked as exc:
         raise AuthenticationError() from exc
-    except services.RuntimeNameTaken as exc:
-        raise HttpError(409, exc.message) from exc
-    except services.RuntimeInvalid as exc:
-        raise HttpError(422, exc.message) from exc
     return Status(201, {**RuntimeOut.from_orm(runtime).dict(), "token": token})
 
 
 @router.post("/{runtime_id}/revoke", response={200: RuntimeOut, 404: ErrorOut})
 def revoke_runtime(request: HttpRequest, runtime_id: int) -> Runtime:
-    runtime = selectors.runtime_get(runtime_id=runtime_id)
-    if runtime is None:
-        raise Http404(f"no runtime with id {runtime_id}")
+    runtime = get_or_404(selectors.runtime_get(runtime_id=runtime_id), "runtime", runtime_id)
     services.runtime_revoke(runtime=runtime)
     return runtime

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest
 from ninja import Router
 from ninja.errors import AuthenticationError
 from ninja.security import HttpBearer
 
 from dashboard import selectors, services
+from dashboard.errors import ApplicationError
 from dashboard.fleet_schemas import FrameError, check_runtime, parse_frame
 from dashboard.models import Runtime
 from dashboard.schemas import ErrorOut, EventBatchIn, EventBatchOut, EventResultOut
@@ -37,22 +38,18 @@ def _rejected(index: int, exc: FrameError) -> EventResultOut:
 
 
 @router.post("", response={200: EventBatchOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut})
-def ingest_events(request: HttpRequest, payload: EventBatchIn) -> EventBatchOut | JsonResponse:
+def ingest_events(request: HttpRequest, payload: EventBatchIn) -> EventBatchOut:
     runtime = request.auth  # type: ignore[attr-defined]  # set by ninja from RuntimeTokenAuth
     if not isinstance(runtime, Runtime):
         raise AuthenticationError()
     wait = ingest_throttle(runtime_id=runtime.pk, events=len(payload.events))
     if wait > 0:
         seconds = math.ceil(wait)
-        response = JsonResponse(
-            {
-                "message": f"runtime {runtime.name!r} is over its ingestion rate; retry in {seconds} s",
-                "extra": {"retry_after": seconds},
-            },
+        raise ApplicationError(
+            f"runtime {runtime.name!r} is over its ingestion rate; retry in {seconds} s",
+            {"retry_after": seconds},
             status=429,
         )
-        response["Retry-After"] = str(seconds)
-        return response
     results: list[EventResultOut] = []
     for index, data in enumerate(payload.events):
         try:

@@ -3,16 +3,17 @@
 A run stores its inputs and summary numbers only; ``GET /simulations/{id}`` replays it again from the
 transcript's text and the stored profile document, which gives the same result as the ``POST`` did
 (replays are deterministic). A bad profile is a ``ProfileError`` (422, ``extra.field``/``extra.allowed``),
-an unknown id a 404, both mapped once in ``dashboard/api.py``.
+an unknown id a 404, both mapped once in ``dashboard/api/errors.py``.
 """
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from ninja import Router, Status
 
 from dashboard import selectors, services
+from dashboard.api.errors import get_or_404
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.schemas import (
     CompareIn,
@@ -29,24 +30,15 @@ compare_router = Router(tags=["simulations"])
 
 
 def _transcript_or_404(transcript_id: int) -> Transcript:
-    transcript = selectors.transcript_get(transcript_id=transcript_id)
-    if transcript is None:
-        raise Http404(f"no transcript with id {transcript_id}")
-    return transcript
+    return get_or_404(selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id)
 
 
 def _profile_or_404(profile_id: int) -> Profile:
-    profile = selectors.profile_get(profile_id=profile_id)
-    if profile is None:
-        raise Http404(f"no profile with id {profile_id}")
-    return profile
+    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def _run_or_404(run_id: int) -> SimulationRun:
-    run = selectors.simulation_run_get(run_id=run_id)
-    if run is None:
-        raise Http404(f"no simulation run with id {run_id}")
-    return run
+    return get_or_404(selectors.simulation_run_get(run_id=run_id), "simulation run", run_id)
 
 
 def _detail(run: SimulationRun, result: SimulationResult) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """The profiles API: CRUD, import of a pasted TOML/JSON block, export as TOML or JSON.
 
 A bad document is a ``ProfileError`` (422, ``extra.field``/``extra.allowed``) and stores nothing; a
-name clash is 409. Both are mapped once, in ``dashboard/api.py``.
+name clash is 409. Both are mapped once, in ``dashboard/api/errors.py``.
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Literal
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from dashboard import selectors, services
+from dashboard.api.errors import get_or_404
 from dashboard.models import Profile
 from dashboard.schemas import (
     ConfigPreviewOut,
@@ -28,10 +29,7 @@ router = Router(tags=["profiles"])
 
 
 def _profile_or_404(profile_id: int) -> Profile:
-    profile = selectors.profile_get(profile_id=profile_id)
-    if profile is None:
-        raise Http404(f"no profile with id {profile_id}")
-    return profile
+    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 @router.get("", response=list[ProfileOut])
