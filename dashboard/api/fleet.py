@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from ninja import Query, Router
 
-from dashboard import selectors
+from dashboard import presenters, selectors
 from dashboard.models import TrimEvent
 from dashboard.schemas import FleetAlertOut, FleetEventFilterIn, FleetEventOut
 
@@ -17,7 +17,7 @@ router = Router(tags=["fleet"])
 
 
 @router.get("/alerts", response=list[FleetAlertOut])
-def list_alerts(request: HttpRequest) -> list[selectors.Alert]:
+def list_alerts(request: HttpRequest) -> list[presenters.Alert]:
     return selectors.fleet_alerts()
 
 

@@ -1,24 +1,40 @@
 """Reads for watching the fleet: runtime rows, the event feed, top sessions, alerts, one session's events.
 
+Queries only: how rows are shown (sparkline geometry, alert wording, the session's links to the
+simulation) is in ``dashboard.presenters.fleet``. "Runtime" here is a fleet runtime (the ``Runtime``
+model: a registered process streaming trim events), not a reproduced runtime kind of the simulator.
+
 Every time window is measured against ``now`` (an argument, so tests pin the clock) on
 ``TrimEvent.received_at``, which is indexed alone and with ``runtime`` and ``session_id``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db.models import Count, Max, Q, QuerySet
-from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
-from dashboard.selectors.simulations import simulation_profile, simulation_result
+from dashboard.presenters.fleet import (
+    Alert,
+    FeedRow,
+    RuntimeRow,
+    SessionCount,
+    SessionScreen,
+    busy_session_alert,
+    feed_row,
+    overflow_failed_alert,
+    runtime_row,
+    session_event_rows,
+    silent_runtime_alert,
+)
+from dashboard.selectors.profiles import profile_domain
+from dashboard.selectors.simulations import simulation_result
 from simulator import SimulatorError
 
 ONLINE_SECONDS = 60
@@ -30,10 +46,6 @@ FEED_LIMIT = 50
 TOP_SESSIONS = 10
 SESSION_EVENTS_LIMIT = 1000
 FILTER_MAX = 200
-
-# Sparkline geometry (SVG user units): one bar per minute.
-SPARK_BAR = 4
-SPARK_HEIGHT = 24
 
 DEFAULT_ALERTS: dict[str, object] = {
     "session_trims": {"count": 5, "minutes": 10},
@@ -82,88 +94,11 @@ def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[Trim
     return rows
 
 
-def fleet_session_url(session_id: str) -> str:
-    """The session page's URL, or "" when there is no id (or one no URL can carry, e.g. a newline)."""
-    if not session_id:
-        return ""
-    try:
-        return reverse("fleet-session", args=[session_id])
-    except NoReverseMatch:
-        return ""
-
-
 # The event feed
 
 
-@dataclass(frozen=True, slots=True)
-class FeedRow:
-    """One row of the live feed, built from a stored event or from its group message alike."""
-
-    id: int
-    at: datetime
-    runtime: str
-    session_id: str
-    reason: str
-    dropped_messages: int
-    kept_turns: int
-    tokens_before: int | None
-    tokens_after: int | None
-    overflow_recovery: str
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
-
-
-def feed_row(event: TrimEvent) -> FeedRow:
-    return FeedRow(
-        id=event.pk,
-        at=event.occurred_at,
-        runtime=event.runtime.name,
-        session_id=event.session_id,
-        reason=event.reason,
-        dropped_messages=event.dropped_messages,
-        kept_turns=event.kept_turns,
-        tokens_before=event.tokens_before,
-        tokens_after=event.tokens_after,
-        overflow_recovery=event.overflow_recovery,
-    )
-
-
-def _as_int(value: object) -> int:
-    return value if isinstance(value, int) else 0
-
-
-def _as_opt_int(value: object) -> int | None:
-    return value if isinstance(value, int) else None
-
-
-def _as_str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def feed_row_from_message(message: Mapping[str, object]) -> FeedRow:
-    """The row for a ``fleet.event`` group message (``dashboard.events.event_message``); no query."""
-    raw_at = _as_str(message.get("occurred_at")) or _as_str(message.get("received_at"))
-    try:
-        at = datetime.fromisoformat(raw_at)
-    except ValueError:
-        at = timezone.now()
-    return FeedRow(
-        id=_as_int(message.get("id")),
-        at=at,
-        runtime=_as_str(message.get("runtime")),
-        session_id=_as_str(message.get("session_id")),
-        reason=_as_str(message.get("reason")),
-        dropped_messages=_as_int(message.get("dropped_messages")),
-        kept_turns=_as_int(message.get("kept_turns")),
-        tokens_before=_as_opt_int(message.get("tokens_before")),
-        tokens_after=_as_opt_int(message.get("tokens_after")),
-        overflow_recovery=_as_str(message.get("overflow_recovery")),
-    )
-
-
 def feed_row_matches(row: FeedRow, filters: FleetFilters) -> bool:
+    """Whether a live row passes the filters (the same test ``_filtered`` makes in SQL)."""
     return (
         (not filters.runtime or row.runtime == filters.runtime)
         and (not filters.session or row.session_id == filters.session)
@@ -177,50 +112,7 @@ def trim_event_list(*, filters: FleetFilters, limit: int = FEED_LIMIT) -> QueryS
     return _filtered(rows, filters)[:limit]
 
 
-# Runtimes
-
-
-@dataclass(frozen=True, slots=True)
-class SparkBar:
-    x: int
-    y: int
-    height: int
-    count: int
-    minutes_ago: int
-
-
-@dataclass(frozen=True, slots=True)
-class RuntimeRow:
-    runtime: Runtime
-    online: bool
-    trims_hour: int
-    per_minute: tuple[int, ...]  # the last SPARK_MINUTES minutes, oldest first, the current one last
-    bars: tuple[SparkBar, ...]
-
-    @property
-    def spark_total(self) -> int:
-        return sum(self.per_minute)
-
-    @property
-    def spark_peak(self) -> int:
-        return max(self.per_minute, default=0)
-
-    @property
-    def spark_width(self) -> int:
-        return SPARK_BAR * len(self.per_minute)
-
-    @property
-    def spark_height(self) -> int:
-        return SPARK_HEIGHT
-
-
-def _spark_bars(per_minute: Sequence[int]) -> tuple[SparkBar, ...]:
-    peak = max(per_minute, default=0)
-    bars = []
-    for i, n in enumerate(per_minute):
-        height = 0 if n == 0 or peak == 0 else max(2, round(n * (SPARK_HEIGHT - 2) / peak))
-        bars.append(SparkBar(i * SPARK_BAR, SPARK_HEIGHT - height, height, n, len(per_minute) - 1 - i))
-    return tuple(bars)
+# Fleet runtimes
 
 
 def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
@@ -251,33 +143,18 @@ def fleet_runtime_rows(*, now: datetime) -> list[RuntimeRow]:
     for runtime_id, in_hour, *per_minute in counted:
         hour[runtime_id] = in_hour
         buckets[runtime_id] = per_minute
-    rows = []
-    for runtime in Runtime.objects.order_by("name"):
-        counts = tuple(buckets.get(runtime.pk, [0] * SPARK_MINUTES))
-        rows.append(
-            RuntimeRow(
-                runtime=runtime,
-                online=runtime_online(runtime, now=now),
-                trims_hour=hour.get(runtime.pk, 0),
-                per_minute=counts,
-                bars=_spark_bars(counts),
-            )
+    return [
+        runtime_row(
+            runtime,
+            online=runtime_online(runtime, now=now),
+            trims_hour=hour.get(runtime.pk, 0),
+            per_minute=buckets.get(runtime.pk, [0] * SPARK_MINUTES),
         )
-    return rows
+        for runtime in Runtime.objects.order_by("name")
+    ]
 
 
 # Top sessions
-
-
-@dataclass(frozen=True, slots=True)
-class SessionCount:
-    session_id: str
-    trims: int
-    last_at: datetime
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
 
 
 def fleet_top_sessions(
@@ -297,24 +174,6 @@ def fleet_top_sessions(
 
 
 # Alerts
-
-
-AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent"]
-
-
-@dataclass(frozen=True, slots=True)
-class Alert:
-    kind: AlertKind
-    message: str
-    session_id: str = ""
-    runtime: str = ""
-    count: int = 0
-    at: datetime | None = None
-    event_id: int | None = None
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,18 +203,6 @@ def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
     )
 
 
-def _ago(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return "under a minute"
-    if minutes < 120:
-        return f"{minutes} min"
-    hours = minutes // 60
-    if hours < 48:
-        return f"{hours} h"
-    return f"{hours // 24} days"
-
-
 def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None) -> list[Alert]:
     """Every rule that fires now: busy sessions, failed overflow recoveries, silent runtimes."""
     now = now or timezone.now()
@@ -374,15 +221,12 @@ def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None
     )
     for row in busy:
         alerts.append(
-            Alert(
-                kind="session_trims",
-                message=(
-                    f"Session {row['session_id']} trimmed {row['n']:,} times in the last "
-                    f"{rules.session_trims_minutes} min (rule: more than {rules.session_trims_count})"
-                ),
+            busy_session_alert(
                 session_id=row["session_id"],
-                count=row["n"],
-                at=row["last"],
+                trims=row["n"],
+                last_at=row["last"],
+                minutes=rules.session_trims_minutes,
+                limit=rules.session_trims_count,
             )
         )
 
@@ -395,22 +239,7 @@ def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None
         .select_related("runtime")
         .order_by("-received_at", "-id")[:20]
     )
-    for event in failed:
-        where = f"session {event.session_id}" if event.session_id else "a session without an id"
-        alerts.append(
-            Alert(
-                kind="overflow_failed",
-                message=(
-                    f"Overflow recovery failed in {where} on {event.runtime.name} "
-                    f"({_ago(now - event.received_at)} ago)"
-                ),
-                session_id=event.session_id,
-                runtime=event.runtime.name,
-                count=1,
-                at=event.received_at,
-                event_id=event.pk,
-            )
-        )
+    alerts.extend(overflow_failed_alert(event, now=now) for event in failed)
 
     silent = Runtime.objects.filter(
         revoked_at__isnull=True,
@@ -420,14 +249,8 @@ def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None
     for runtime in silent:
         assert runtime.last_seen_at is not None  # filtered above
         alerts.append(
-            Alert(
-                kind="runtime_silent",
-                message=(
-                    f"Runtime {runtime.name} silent for {_ago(now - runtime.last_seen_at)} "
-                    f"(rule: {rules.runtime_silent_minutes} min)"
-                ),
-                runtime=runtime.name,
-                at=runtime.last_seen_at,
+            silent_runtime_alert(
+                runtime, last_seen_at=runtime.last_seen_at, now=now, minutes=rules.runtime_silent_minutes
             )
         )
     return alerts
@@ -472,49 +295,17 @@ def fleet_screen(*, filters: FleetFilters, feed: bool = True, now: datetime | No
 # One session
 
 
-CallSource = Literal["reported", "nearest", ""]
-
-
-@dataclass(frozen=True, slots=True)
-class SessionEventRow:
-    number: int
-    event: TrimEvent
-    call: int | None
-    call_source: CallSource
-    call_note: str
-    url: str
-
-
-@dataclass(frozen=True, slots=True)
-class SessionScreen:
-    session_id: str
-    rows: list[SessionEventRow]
-    total: int
-    runtimes: list[str]
-    transcript: Transcript | None
-    profiles: list[Profile]
-    profile: Profile | None
-    replay_trims: int | None
-    replay_calls: int | None
-    replay_error: str
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def _trimmed_calls(transcript: Transcript, profile: Profile) -> tuple[list[int], int]:
-    result = simulation_result(transcript=transcript, profile=simulation_profile(profile=profile))
+    result = simulation_result(transcript=transcript, profile=profile_domain(profile=profile))
     return [c.number for c in result.calls if c.trimmed], len(result.calls)
 
 
 def fleet_session(*, session_id: str, profile_id: int | None = None) -> SessionScreen:
     """A session's trim events in time order, linked to the simulation of its transcript when uploaded.
 
-    The call is the one the runtime reported (``call_number``) when it did. Otherwise the k-th event is
-    matched to the k-th call the replay under the chosen profile trimmed (the nearest call by count of
-    events), and the row says so.
+    The replay under the chosen profile (the first ZeroClaw profile by default) is run only when an
+    event did not report its call; ``dashboard.presenters.fleet.session_event_rows`` matches events to
+    calls.
     """
     events_qs = TrimEvent.objects.filter(session_id=session_id).select_related("runtime")
     total = events_qs.count()
@@ -538,33 +329,9 @@ def fleet_session(*, session_id: str, profile_id: int | None = None) -> SessionS
         except SimulatorError as exc:
             error = f"the replay under {profile.name} failed: {exc.message}"
 
-    rows: list[SessionEventRow] = []
-    for number, event in enumerate(events, start=1):
-        call: int | None = None
-        source: CallSource = ""
-        note = ""
-        if event.call_number is not None:
-            call, source, note = event.call_number, "reported", "call reported by the runtime"
-        elif trimmed is not None and calls:
-            source = "nearest"
-            if number <= len(trimmed):
-                call = trimmed[number - 1]
-                note = f"nearest: the replay's {_ordinal(number)} trim"
-            elif trimmed:
-                call = trimmed[-1]
-                note = f"nearest: the replay's last trim (it trims {len(trimmed):,} times)"
-            else:
-                call = calls
-                note = "the replay never trims under this profile; last call"
-        url = ""
-        if call is not None and transcript is not None and profile is not None:
-            query = urlencode({"transcript": transcript.pk, "profile": profile.pk, "call": call})
-            url = f"{reverse('simulation')}?{query}"
-        rows.append(SessionEventRow(number, event, call, source, note, url))
-
     return SessionScreen(
         session_id=session_id,
-        rows=rows,
+        rows=session_event_rows(events, trimmed=trimmed, calls=calls, transcript=transcript, profile=profile),
         total=total,
         runtimes=runtimes,
         transcript=transcript,

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 
 from dashboard import memo
 from dashboard.models import Profile, SimulationRun, Transcript
-from dashboard.selectors.profiles import profile_document_from_form
+from dashboard.selectors.profiles import profile_domain
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
@@ -33,27 +33,6 @@ from simulator import (
     timeline,
 )
 from simulator import Profile as DomainProfile
-
-
-def simulation_document(*, profile: Profile, knob_values: Mapping[str, str] | None = None) -> dict[str, JSON]:
-    """The stored profile's document with the simulation screen's knob edits on top (not validated)."""
-    document: dict[str, JSON] = dict(profile.settings)
-    if not knob_values:
-        return document
-    return profile_document_from_form(
-        text=json.dumps(document), knob_values=knob_values, knobs_runtime=profile.runtime, source="knobs"
-    )
-
-
-def simulation_profile(*, profile: Profile, knob_values: Mapping[str, str] | None = None) -> DomainProfile:
-    """The stored profile, with the simulation screen's knob edits on top when there are any.
-
-    Raises:
-        ProfileError: naming the knob whose value is not allowed.
-    """
-    return profile_from_document(
-        simulation_document(profile=profile, knob_values=knob_values), name=profile.name
-    )
 
 
 def simulation_result(*, transcript: Transcript, profile: DomainProfile) -> SimulationResult:
@@ -165,7 +144,7 @@ def simulation_compare(
             f"{count} profiles given",
             allowed=f"{COMPARE_MIN} to {COMPARE_MAX} profiles (profile_ids and inline profiles together)",
         )
-    profiles = [simulation_profile(profile=row) for row in profile_rows]
+    profiles = [profile_domain(profile=row) for row in profile_rows]
     for i, document in enumerate(documents):
         try:
             profiles.append(profile_from_document(document, name=f"inline profile {i + 1}"))

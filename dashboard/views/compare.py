@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from dashboard import selectors
+from dashboard import forms, selectors
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 
@@ -43,7 +43,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         "slots": [chosen[i].pk if i < len(chosen) else None for i in range(MAX_PROFILES)],
     }
     if transcript is not None and len(chosen) >= 2:
-        domains = [selectors.simulation_profile(profile=p) for p in chosen]
+        domains = [forms.simulation_profile(profile=p) for p in chosen]
         results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
         first = comparison.first_difference

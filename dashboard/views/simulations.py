@@ -14,7 +14,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from dashboard import selectors
+from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.profiles import KNOB_PREFIX
@@ -59,15 +59,15 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     knob_values = _knob_values(request)
     knob_error = None
     try:
-        domain = selectors.simulation_profile(profile=profile, knob_values=knob_values)
+        domain = forms.simulation_profile(profile=profile, knob_values=knob_values)
         edited = bool(knob_values)
     except ProfileError as exc:
         # Show the error next to the knob and keep simulating the stored profile.
         knob_error = exc
-        domain = selectors.simulation_profile(profile=profile)
+        domain = forms.simulation_profile(profile=profile)
         edited = False
-    document = selectors.simulation_document(profile=profile, knob_values=knob_values)
-    runtime, knobs = selectors.profile_knobs(document=document)
+    document = forms.simulation_document(profile=profile, knob_values=knob_values)
+    runtime, knobs = forms.profile_knobs(document=document)
     screen = selectors.simulation_screen(
         transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
     )
@@ -91,9 +91,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "knob_runtime": runtime,
             "knob_error": knob_error,
             "knob_error_path": (
-                selectors.profile_error_knob(error=knob_error, fields=knobs)
-                if knob_error is not None
-                else None
+                forms.profile_error_knob(error=knob_error, fields=knobs) if knob_error is not None else None
             ),
             "edited": edited,
             "base_query": urlencode(base),
@@ -122,9 +120,9 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse("")
     knob_values = _knob_values(request)
     try:
-        domain = selectors.simulation_profile(profile=profile, knob_values=knob_values)
+        domain = forms.simulation_profile(profile=profile, knob_values=knob_values)
     except ProfileError:
-        domain = selectors.simulation_profile(profile=profile)
+        domain = forms.simulation_profile(profile=profile)
     screen = selectors.simulation_screen(
         transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
     )

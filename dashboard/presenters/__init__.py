@@ -1,0 +1,35 @@
+"""Presenters: how read values are shown — view models, SVG geometry, wording — as pure functions.
+
+What lives here: ``fleet`` (feed rows, sparkline bars, alert messages, a session's events linked to the
+simulation). Presenters take rows and numbers and return frozen view models; they make no query and
+write nothing. What may import them: selectors (to build a screen), views, consumers and the API. They
+import models only as values, and never selectors or services.
+"""
+
+from __future__ import annotations
+
+from dashboard.presenters.fleet import (
+    Alert,
+    FeedRow,
+    RuntimeRow,
+    SessionCount,
+    SessionEventRow,
+    SessionScreen,
+    SparkBar,
+    feed_row,
+    feed_row_from_message,
+    fleet_session_url,
+)
+
+__all__ = [
+    "Alert",
+    "FeedRow",
+    "RuntimeRow",
+    "SessionCount",
+    "SessionEventRow",
+    "SessionScreen",
+    "SparkBar",
+    "feed_row",
+    "feed_row_from_message",
+    "fleet_session_url",
+]
