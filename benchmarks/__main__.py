@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import dashboard_pages, fleet_load, langchain_baseline, replay
+from benchmarks import corpus, dashboard_pages, fleet_load, langchain_baseline, replay
 from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -36,6 +36,8 @@ def main() -> None:
     numbers = langchain_baseline.run(10_000, sample_every=25 if args.quick else 1)
     at_10k = {r.preset: r.seconds for r in rows if r.messages == 10_000}
     lines += langchain_baseline.report(numbers, at_10k) + [""]
+    print("corpus evaluation …", flush=True)
+    lines += corpus.report(corpus.run(40 if args.quick else corpus.SESSIONS)) + [""]
     print("dashboard …", flush=True)
     lines += dashboard_pages.report(dashboard_pages.run()) + [""]
     print("live ingestion …", flush=True)

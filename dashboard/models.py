@@ -207,3 +207,31 @@ class TrimEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.runtime} {self.session_id} {self.reason}"
+
+
+# Corpus evaluation lives in its own module; imported here so Django registers the models with the app.
+from dashboard.corpus_models import (  # noqa: E402
+    Corpus,
+    CorpusFailure,
+    Evaluation,
+    EvaluationChunk,
+    EvaluationProfile,
+    EvaluationResult,
+    TuneRun,
+)
+
+__all__ = [
+    "ApiToken",
+    "Corpus",
+    "CorpusFailure",
+    "Evaluation",
+    "EvaluationChunk",
+    "EvaluationProfile",
+    "EvaluationResult",
+    "Profile",
+    "Runtime",
+    "SimulationRun",
+    "Transcript",
+    "TrimEvent",
+    "TuneRun",
+]

@@ -10,10 +10,15 @@ from channels.auth import AuthMiddlewareStack
 from channels.security.websocket import AllowedHostsOriginValidator
 from django.urls import URLPattern, path
 
+from dashboard.consumers.evaluation import EvaluationConsumer
 from dashboard.consumers.fleet import FleetConsumer
 from dashboard.consumers.runtime import RuntimeConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/runtime/", RuntimeConsumer.as_asgi()),
     path("ws/fleet/", AllowedHostsOriginValidator(AuthMiddlewareStack(FleetConsumer.as_asgi()))),
+    path(
+        "ws/evaluations/<int:evaluation_id>/",
+        AllowedHostsOriginValidator(AuthMiddlewareStack(EvaluationConsumer.as_asgi())),
+    ),
 ]

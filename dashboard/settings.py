@@ -92,6 +92,8 @@ INSTALLED_APPS = [
     "ninja",  # serves the /api/docs Swagger UI from its own static files, not a CDN
     "django_htmx",
     "template_partials",
+    "django_tasks",
+    "django_tasks_db",
     "dashboard",
 ]
 
@@ -270,3 +272,16 @@ TRIMSCOPE_THROTTLE_KEY_PREFIX = "trimscope-throttle"  # Redis keys; tests give e
 # A /ws/fleet/ socket re-checks its session this often (sign-out closes it at once; expiry, deletion or a
 # password change within this many seconds).
 TRIMSCOPE_SESSION_CHECK_SECONDS = float(os.environ.get("TRIMSCOPE_SESSION_CHECK_SECONDS", "15"))
+
+# Corpus evaluations run as tasks (django-tasks, the backport of Django 6's django.tasks) stored in the
+# database (django-tasks-db); `manage.py db_worker` runs them, on any machine that shares the database.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# A chunk's lease: a chunk still running this long after its worker last reported is enqueued again.
+TRIMSCOPE_EVALUATION_LEASE_SECONDS = float(os.environ.get("TRIMSCOPE_EVALUATION_LEASE_SECONDS", "60"))
+# Work per chunk, in transcript messages × profiles: big enough that a task's own cost (claiming the row,
+# storing its result, the worker's poll) stays under 5 % of the work.
+TRIMSCOPE_EVALUATION_CHUNK_MESSAGES = int(os.environ.get("TRIMSCOPE_EVALUATION_CHUNK_MESSAGES", "20000"))
+TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES = int(os.environ.get("TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES", "10000"))
+TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES = int(
+    os.environ.get("TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES", str(500 * 1024 * 1024))
+)

@@ -3,7 +3,17 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path
 
 from dashboard.api import api
-from dashboard.views import auth, compare, fleet, profiles, runtimes, simulations, tokens, transcripts
+from dashboard.views import (
+    auth,
+    compare,
+    corpora,
+    fleet,
+    profiles,
+    runtimes,
+    simulations,
+    tokens,
+    transcripts,
+)
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", api.urls),
@@ -29,6 +39,18 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("tokens/", tokens.token_list, name="token-list"),
     path("tokens/create/", tokens.token_create, name="token-create"),
     path("tokens/<int:token_id>/revoke/", tokens.token_revoke, name="token-revoke"),
+    path("corpora/", corpora.corpus_list, name="corpus-list"),
+    path("corpora/create/", corpora.corpus_create, name="corpus-create"),
+    path("corpora/<int:corpus_id>/", corpora.corpus_detail, name="corpus-detail"),
+    path("corpora/<int:corpus_id>/add/", corpora.corpus_add, name="corpus-add"),
+    path("corpora/<int:corpus_id>/evaluate/", corpora.evaluation_create, name="evaluation-create"),
+    path("corpora/<int:corpus_id>/tune/", corpora.tune_create, name="tune-create"),
+    path("evaluations/<int:evaluation_id>/", corpora.evaluation_detail, name="evaluation-detail"),
+    path("evaluations/<int:evaluation_id>/cancel/", corpora.evaluation_cancel, name="evaluation-cancel"),
+    path("evaluations/<int:evaluation_id>/rerun/", corpora.evaluation_rerun, name="evaluation-rerun"),
+    path("tune/<int:tune_id>/", corpora.tune_detail, name="tune-detail"),
+    path("tune/<int:tune_id>/export.<str:fmt>", corpora.tune_export, name="tune-export"),
+    path("tune/<int:tune_id>/save/", corpora.tune_save, name="tune-save"),
     path("runtimes/", runtimes.runtime_list, name="runtime-list"),
     path("runtimes/create/", runtimes.runtime_create, name="runtime-create"),
     path("runtimes/<int:runtime_id>/revoke/", runtimes.runtime_revoke, name="runtime-revoke"),

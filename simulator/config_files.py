@@ -26,6 +26,7 @@ from typing import Literal, TypeAlias
 
 import json5
 
+from simulator import jsonlimits
 from simulator.config_keys import ConfigFile, as_json
 from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
@@ -72,7 +73,9 @@ def parse_config_text(text: str, *, filename: str | None = None, syntax: Syntax 
     kind = _syntax_of(text, filename, syntax)
     if kind == "toml":
         try:
-            return as_json(tomllib.loads(text))
+            return as_json(jsonlimits.toml_loads(text))
+        except jsonlimits.DocumentRejected as exc:
+            raise ProfileError("(document)", exc.reason, allowed="a config document") from exc
         except tomllib.TOMLDecodeError as exc:
             if syntax == "auto" and text.lstrip().startswith("["):
                 # A JSON list (ai-profile presets) also starts with "[".
@@ -87,7 +90,21 @@ def parse_config_text(text: str, *, filename: str | None = None, syntax: Syntax 
 def _json5(text: str) -> JSON:
     try:
         value: object = json5.loads(text)
+        # The document is kept as JSON: bounded nesting, no NUL or lone surrogate (PostgreSQL, UTF-8).
+        jsonlimits.check_tree(value, nul=False)
+    except RecursionError:
+        raise ProfileError(
+            "(document)",
+            f"JSON5 nested deeper than {jsonlimits.MAX_DEPTH} levels",
+            allowed="a config document",
+        ) from None
+    except jsonlimits.DocumentRejected as exc:
+        raise ProfileError("(document)", exc.reason, allowed="a config document") from exc
     except ValueError as exc:
+        if "integer string conversion" in str(exc):  # int() over sys.get_int_max_str_digits() digits
+            raise ProfileError(
+                "(document)", jsonlimits.too_long_number(), allowed="a config document"
+            ) from None
         match = _JSON5_ERROR.match(str(exc))
         where = (
             f"line {match['line']}"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tomllib
 
 from simulator.jsonvalue import JSON
 
@@ -56,6 +57,25 @@ def loads(text: str) -> JSON:
     except ValueError:  # int() over sys.get_int_max_str_digits() digits
         raise DocumentRejected(too_long_number()) from None
     check_tree(value, strings=may_hold_surrogates(text))
+    return value
+
+
+def toml_loads(text: str) -> dict[str, object]:
+    """``tomllib.loads`` within the limits (``TOMLDecodeError`` passes through).
+
+    Raises:
+        DocumentRejected: nesting too deep for the parser, or a number over 4,300 digits.
+    """
+    # tomllib recurses per nesting level and int() caps digits: both are limits, not crashes.
+    try:
+        value: dict[str, object] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise DocumentRejected(f"TOML nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError:  # int() over sys.get_int_max_str_digits() digits
+        raise DocumentRejected(too_long_number()) from None
+    check_tree(value, nul=False)
     return value
 
 

@@ -138,7 +138,7 @@ def profile_document_from_text(
     """
     use_json = syntax == "json" or (syntax == "auto" and text.lstrip().startswith("{"))
     try:
-        doc: JSON = jsonlimits.loads(text) if use_json else _toml_json(_toml_loads(text))
+        doc: JSON = jsonlimits.loads(text) if use_json else _toml_json(jsonlimits.toml_loads(text))
     except json.JSONDecodeError as exc:
         raise ProfileError(
             "(document)",
@@ -161,19 +161,6 @@ def _within_limits(doc: Mapping[str, JSON]) -> None:
         jsonlimits.check_tree(doc, nul=False)
     except jsonlimits.DocumentRejected as exc:
         raise ProfileError("(document)", exc.reason, allowed="a profile document") from exc
-
-
-def _toml_loads(text: str) -> dict[str, object]:
-    # tomllib recurses per nesting level and int() caps digits: both are limits, not crashes.
-    try:
-        value: dict[str, object] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        raise
-    except RecursionError:
-        raise jsonlimits.DocumentRejected(f"TOML nested deeper than {jsonlimits.MAX_DEPTH} levels") from None
-    except ValueError:  # int() over sys.get_int_max_str_digits() digits
-        raise jsonlimits.DocumentRejected(jsonlimits.too_long_number()) from None
-    return value
 
 
 def _toml_json(value: object, path: str = "") -> JSON:

@@ -2,7 +2,8 @@
 
 What lives here: ``api`` (mounted at ``/api/`` by ``dashboard.urls``) and, one module per area, its
 router: ``transcripts``, ``profiles``, ``simulations`` (and compare), ``tokens``, ``runtimes`` (fleet
-runtimes), ``events`` (their ingestion) and ``fleet`` (alerts and the event feed). ``errors`` holds the
+runtimes), ``events`` (their ingestion), ``fleet`` (alerts and the event feed) and ``corpora``
+(corpora, evaluations, profile searches). ``errors`` holds the
 one get-or-404 and the one error handler: every error is ``{"message", "extra"}`` with a 4xx status.
 
 Handlers are thin: validate (the ``dashboard.schemas`` In/Out pairs), call one service or selector,
@@ -15,7 +16,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from ninja import NinjaAPI
 
-from dashboard.api import events, fleet, profiles, runtimes, simulations, tokens, transcripts
+from dashboard.api import corpora, events, fleet, profiles, runtimes, simulations, tokens, transcripts
 from dashboard.api.errors import install_error_handler
 from dashboard.auth import API_AUTH
 
@@ -37,5 +38,8 @@ api.add_router("/tokens", tokens.router)
 api.add_router("/events", events.router)
 api.add_router("/runtimes", runtimes.router)
 api.add_router("/fleet", fleet.router)
+api.add_router("/corpora", corpora.corpora_router)
+api.add_router("/evaluations", corpora.evaluations_router)
+api.add_router("/tune", corpora.tune_router)
 
 __all__ = ["api"]

@@ -1,9 +1,10 @@
-"""Presenters: how read values are shown — view models, SVG geometry, wording — as pure functions.
+"""Presenters: how read values are shown (view models, SVG geometry, wording), as pure functions.
 
 What lives here: ``fleet`` (feed rows, sparkline bars, alert messages, a session's events linked to the
-simulation). Presenters take rows and numbers and return frozen view models; they make no query and
-write nothing. What may import them: selectors (to build a screen), views, consumers and the API. They
-import models only as values, and never selectors or services.
+simulation) and ``charts`` (the evaluation and tune pages' SVG histograms, CDF and Pareto scatter).
+Presenters take rows and numbers and return frozen view models or markup; they make no query and write
+nothing. What may import them: selectors (to build a screen), views, consumers and the API. They import
+models only as values, and never selectors, services or forms (an import-linter contract says so).
 """
 
 from __future__ import annotations

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+
+import orjson
 
 from simulator.jsonlimits import (
     MAX_DEPTH,
@@ -69,8 +72,32 @@ class Document:
     warnings: tuple[str, ...] = ()
 
 
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
 def _loads(text: str, line: int | None) -> JSON:
-    """``json.loads`` with the limits of :mod:`simulator.jsonlimits` (``JSONDecodeError`` passes through)."""
+    """Decode one JSON text within the limits of :mod:`simulator.jsonlimits`.
+
+    orjson for speed; the standard library for anything orjson rejects, so what ``json.loads`` accepts
+    (NaN, integers over 64 bits) still parses and errors keep the standard library's message with its
+    line and column (``JSONDecodeError`` passes through). The limits are checked on the value either way.
+    """
+    if _LONG_DIGITS.search(text) is not None:
+        # orjson reads an integer beyond 64 bits as a float; the standard library keeps it exact.
+        value: JSON = _stdlib_loads(text, line)
+    else:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            value = _stdlib_loads(text, line)
+    try:
+        check_tree(value, strings=may_hold_surrogates(text))
+    except DocumentRejected as exc:
+        raise JsonDecodeFailure(exc.reason, line) from None
+    return value
+
+
+def _stdlib_loads(text: str, line: int | None) -> JSON:
     try:
         value: JSON = json.loads(text)
     except json.JSONDecodeError:
@@ -79,10 +106,6 @@ def _loads(text: str, line: int | None) -> JSON:
         raise JsonDecodeFailure(f"JSON nested deeper than {MAX_DEPTH} levels", line) from None
     except ValueError:  # int() over sys.get_int_max_str_digits() digits
         raise JsonDecodeFailure(too_long_number(), line) from None
-    try:
-        check_tree(value, strings=may_hold_surrogates(text))
-    except DocumentRejected as exc:
-        raise JsonDecodeFailure(exc.reason, line) from None
     return value
 
 

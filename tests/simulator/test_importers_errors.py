@@ -82,3 +82,20 @@ def test_error_carries_structured_fields_for_the_dashboard():
         parse_transcript('{"type":"session","version":3,"id":"s"}\n{"type":"bogus","id":"x","parentId":null}')
     assert info.value.extra["line"] == 2
     assert info.value.extra["formats_tried"][0] == "openclaw"
+
+
+def test_what_the_standard_library_accepts_still_parses_with_the_fast_decoder():
+    """NaN and integers over 64 bits are rejected by orjson but read by json.loads, so they still parse."""
+    from simulator.importers._common import decode
+
+    doc = decode('{"a": NaN, "b": 123456789012345678901234567890}')
+    assert isinstance(doc.value, dict) and doc.value["b"] == 123456789012345678901234567890
+
+
+def test_invalid_json_keeps_the_standard_library_message_with_line_and_column():
+    from simulator.importers._common import JsonDecodeFailure, decode
+
+    with pytest.raises(JsonDecodeFailure) as info:
+        decode('{\n  "a": [1, 2,,]\n}')
+    assert info.value.reason == "invalid JSON: Expecting value (line 2, column 14)"
+    assert info.value.line == 2

@@ -1,0 +1,196 @@
+"""Corpus evaluation against the standard library's ``json.loads`` reading the same files.
+
+The corpus: ``SESSIONS`` synthetic coding sessions (``simulator.synthetic``, OpenClaw JSONL) of 10 to
+~150 turns, written to a temporary folder. Side by side in one run:
+
+* ``json.loads`` reading every file (one call per JSONL line) on one core -- the yardstick;
+* ``python -m simulator evaluate`` doing the same work in process (``CorpusPool``, 2 workers, one profile),
+  with and without the cost model, the pool's start and the parsing included;
+* where the time goes, on one core: parse, the o200k counts the cost model needs, replay, metrics, cost.
+
+``python -m benchmarks.corpus`` prints the section and writes it into docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.common import best_of, ms
+from simulator.corpus_pool import CorpusPool
+from simulator.evaluate import PreparedTranscript, summarise
+from simulator.evaluate.metrics import measure
+from simulator.importers import parse_transcript
+from simulator.presets import PRESETS_BY_KEY
+from simulator.profiles import profile_from_document
+from simulator.replay import simulate
+from simulator.synthetic import synthetic_openclaw_session
+
+SESSIONS = 120
+PROFILE = "zeroclaw-documented"
+WORKERS = 2
+OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+HEADING = "## Corpus evaluation"
+
+
+def write_corpus(folder: Path, sessions: int = SESSIONS) -> list[Path]:
+    files = []
+    for i in range(sessions):
+        path = folder / f"session-{i:03}.jsonl"
+        turns = 10 + (i * 37) % 140
+        path.write_text(
+            synthetic_openclaw_session(turns, tool_result_chars=1500, session_id=f"bench-{i}"),
+            encoding="utf-8",
+        )
+        files.append(path)
+    return files
+
+
+def _json_loads_all(files: list[Path]) -> int:
+    n = 0
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                json.loads(line)
+                n += 1
+    return n
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have been waited for."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _evaluate(files: list[Path], *, priced: bool) -> int:
+    profile = profile_from_document(dict(PRESETS_BY_KEY[PROFILE].document), name=PROFILE)
+    with CorpusPool(files, workers=WORKERS, priced=priced) as pool:
+        (rows,) = pool.evaluate([profile])
+    return summarise(profile.name, profile.runtime, rows).calls
+
+
+def _cpu_of(fn: Callable[[], object]) -> float:
+    start = _cpu()
+    fn()
+    return _cpu() - start
+
+
+def _stages(files: list[Path]) -> dict[str, float]:
+    profile = profile_from_document(dict(PRESETS_BY_KEY[PROFILE].document), name=PROFILE)
+    out: dict[str, float] = {}
+    start = time.perf_counter()
+    texts = [p.read_text(encoding="utf-8") for p in files]
+    out["read files"] = time.perf_counter() - start
+    start = time.perf_counter()
+    transcripts = [parse_transcript(t) for t in texts]
+    out["parse (importers)"] = time.perf_counter() - start
+    start = time.perf_counter()
+    bare = [PreparedTranscript.of(t, source="", priced=False) for t in transcripts]
+    out["turn map"] = time.perf_counter() - start
+    start = time.perf_counter()
+    priced = [PreparedTranscript.of(t, source="") for t in transcripts]
+    out["o200k counts for the cost model"] = time.perf_counter() - start - out["turn map"]
+    start = time.perf_counter()
+    results = [simulate(t, profile) for t in transcripts]
+    out["replay"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for p, r in zip(bare, results, strict=True):
+        measure(p, profile, r)
+    out["metrics"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for p, r in zip(priced, results, strict=True):
+        measure(p, profile, r)
+    out["cost model (requests, cache, prices)"] = time.perf_counter() - start - out["metrics"]
+    return out
+
+
+def run(sessions: int = SESSIONS) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        files = write_corpus(Path(tmp), sessions)
+        size = sum(p.stat().st_size for p in files)
+        baseline, lines = best_of(3, lambda: _json_loads_all(files))
+        unpriced, calls = best_of(2, lambda: _evaluate(files, priced=False))
+        priced, _ = best_of(2, lambda: _evaluate(files, priced=True))
+        stages = _stages(files)
+        cpu_base = _cpu_of(lambda: _json_loads_all(files))
+        cpu_eval = _cpu_of(lambda: _evaluate(files, priced=False))
+    return {
+        "cpu_json_loads": cpu_base,
+        "cpu_evaluate": cpu_eval,
+        "sessions": sessions,
+        "bytes": size,
+        "lines": lines,
+        "calls": calls,
+        "json_loads": baseline,
+        "evaluate": unpriced,
+        "evaluate_priced": priced,
+        "stages": stages,
+    }
+
+
+def report(n: dict[str, object]) -> list[str]:
+    base = float(n["json_loads"])  # type: ignore[arg-type]
+    unpriced = float(n["evaluate"])  # type: ignore[arg-type]
+    priced = float(n["evaluate_priced"])  # type: ignore[arg-type]
+    stages: dict[str, float] = n["stages"]  # type: ignore[assignment]
+    lines = [
+        HEADING,
+        "",
+        f"{n['sessions']} synthetic sessions ({int(n['bytes']) / 1e6:.1f} MB, {n['lines']:,} JSONL lines, "  # type: ignore[call-overload]
+        f"{n['calls']:,} model calls), profile `{PROFILE}`, best of 2-3 runs. Goal: evaluating with "
+        f"{WORKERS} workers costs at most 2× `json.loads` reading the same files on one core.",
+        "",
+        "| | wall time | × json.loads |",
+        "|---|---:|---:|",
+        f"| `json.loads` of every line, 1 core | {ms(base)} | 1.0× |",
+        f"| evaluate, {WORKERS} workers, no cost model (`--no-cost`) | {ms(unpriced)} "
+        f"| {unpriced / base:.1f}× |",
+        f"| evaluate, {WORKERS} workers, with the cost model | {ms(priced)} | {priced / base:.1f}× |",
+        "",
+        f"CPU time (all processes): `json.loads` {ms(float(n['cpu_json_loads']))}, evaluate without the cost "  # type: ignore[arg-type]
+        f"model {ms(float(n['cpu_evaluate']))} "  # type: ignore[arg-type]
+        f"({float(n['cpu_evaluate']) / float(n['cpu_json_loads']):.1f}×); "  # type: ignore[arg-type]
+        f"machine load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.",
+        "",
+        "Where the time goes, one core (× `json.loads`):",
+        "",
+        "| stage | time | × json.loads |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {name} | {ms(t)} | {t / base:.1f}× |" for name, t in stages.items()]
+    ratio = unpriced / base
+    ordered = sorted(stages.items(), key=lambda kv: -kv[1])
+    lines += [
+        "",
+        f"Goal {'met' if ratio <= 2 else 'not met'}: {ratio:.1f}× without the cost model, "
+        f"{priced / base:.1f}× with it. The largest stages are {ordered[0][0]} ({ordered[0][1] / base:.1f}×) "
+        f"and {ordered[1][0]} ({ordered[1][1] / base:.1f}×); JSON decoding itself (orjson, with the standard "
+        "library only for what orjson rejects) is a small part of parsing -- the rest is building the "
+        "transcript model. The "
+        "numbers are wall-clock on a machine shared with other jobs, so compare ratios within one run.",
+    ]
+    return lines
+
+
+def write(section: list[str]) -> None:
+    """Replace (or append) the corpus section of docs/benchmarks.md."""
+    text = OUT.read_text(encoding="utf-8") if OUT.exists() else "# Benchmarks\n"
+    if HEADING in text:
+        head, _, rest = text.partition(HEADING)
+        after = rest.find("\n## ")
+        tail = rest[after:] if after >= 0 else "\n"
+        text = head + "\n".join(section) + "\n" + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
+    OUT.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    section = report(run())
+    print("\n".join(section))
+    write(section)

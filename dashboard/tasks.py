@@ -1,0 +1,27 @@
+"""Tasks (django-tasks, stored by django-tasks-db, run by ``manage.py db_worker``). Each is a thin call
+into a service, so the work can also be run and tested without a worker."""
+
+from __future__ import annotations
+
+from django_tasks import task
+
+
+@task()
+def evaluation_chunk_task(chunk_id: int) -> int:
+    from dashboard.services.evaluations import evaluation_chunk_run
+
+    return evaluation_chunk_run(chunk_id=chunk_id)
+
+
+@task()
+def evaluation_watch_task(evaluation_id: int) -> None:
+    from dashboard.services.evaluations import evaluation_watch
+
+    evaluation_watch(evaluation_id=evaluation_id)
+
+
+@task()
+def tune_task(tune_id: int) -> None:
+    from dashboard.services.evaluations import tune_execute
+
+    tune_execute(tune_id=tune_id)
