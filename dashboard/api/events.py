@@ -18,6 +18,7 @@ from ninja.errors import AuthenticationError
 from ninja.security import HttpBearer
 
 from dashboard import selectors, services
+from dashboard.api.docs import body_example
 from dashboard.errors import ApplicationError
 from dashboard.fleet_schemas import FrameError, check_runtime, parse_frame
 from dashboard.models import Runtime
@@ -37,8 +38,18 @@ def _rejected(index: int, exc: FrameError) -> EventResultOut:
     return EventResultOut(index=index, status="rejected", message=exc.message, field=exc.field or None)
 
 
-@router.post("", response={200: EventBatchOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut})
+@router.post(
+    "",
+    response={200: EventBatchOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut},
+    summary="Send trim events (runtime token)",
+    openapi_extra=body_example(EventBatchIn),
+)
 def ingest_events(request: HttpRequest, payload: EventBatchIn) -> EventBatchOut:
+    """The HTTP fallback to `/ws/runtime/`, authenticated with the runtime's own token. Each frame (a ZeroClaw
+    wire shape or a Trimscope envelope) is checked and stored on its own: `stored`, `duplicate` (a
+    resend) or `rejected` with the field at fault, in frame order. Over the runtime's ingestion rate:
+    429 with `Retry-After`, nothing stored.
+    """
     runtime = request.auth  # type: ignore[attr-defined]  # set by ninja from RuntimeTokenAuth
     if not isinstance(runtime, Runtime):
         raise AuthenticationError()

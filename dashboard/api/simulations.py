@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from ninja import Router, Status
 
 from dashboard import selectors, services
+from dashboard.api.docs import body_example
 from dashboard.api.errors import get_or_404
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.schemas import (
@@ -45,13 +46,23 @@ def _detail(run: SimulationRun, result: SimulationResult) -> dict[str, object]:
     return {**SimulationRunOut.from_orm(run).dict(), "result": result_to_json(result)}
 
 
-@router.get("", response=list[SimulationRunOut])
+@router.get("", response=list[SimulationRunOut], summary="List simulation runs")
 def list_simulations(request: HttpRequest, transcript_id: int | None = None) -> QuerySet[SimulationRun]:
+    """Stored runs (inputs and summary numbers), newest first; `transcript_id` keeps one transcript's runs."""
     return selectors.simulation_run_list(transcript_id=transcript_id)
 
 
-@router.post("", response={201: SimulationRunDetailOut, 404: ErrorOut, 422: ErrorOut})
+@router.post(
+    "",
+    response={201: SimulationRunDetailOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Run a simulation",
+    openapi_extra=body_example(SimulationIn),
+)
 def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dict[str, object]]:
+    """Replays a transcript through a stored profile (`profile_id`) or an inline document (`profile`) and
+    stores the run; the answer carries the per-call replay. An invalid inline profile answers 422 naming
+    the field.
+    """
     transcript = _transcript_or_404(payload.transcript_id)
     profile_row = None if payload.profile_id is None else _profile_or_404(payload.profile_id)
     run, result = services.simulation_create(
@@ -64,20 +75,35 @@ def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dic
     return Status(201, _detail(run, result))
 
 
-@router.get("/{run_id}", response={200: SimulationRunDetailOut, 404: ErrorOut})
+@router.get(
+    "/{run_id}", response={200: SimulationRunDetailOut, 404: ErrorOut}, summary="Read a simulation run"
+)
 def get_simulation(request: HttpRequest, run_id: int) -> dict[str, object]:
+    """The stored run with its per-call replay, recomputed from the transcript's text and the stored document
+    (replays are deterministic, so it equals what the create answered).
+    """
     run = _run_or_404(run_id)
     return _detail(run, selectors.simulation_run_result(run=run))
 
 
-@router.delete("/{run_id}", response={204: None, 404: ErrorOut})
+@router.delete("/{run_id}", response={204: None, 404: ErrorOut}, summary="Delete a simulation run")
 def delete_simulation(request: HttpRequest, run_id: int) -> Status[None]:
+    """Deletes the stored run (the transcript and profile stay)."""
     services.simulation_delete(run=_run_or_404(run_id))
     return Status(204, None)
 
 
-@compare_router.post("", response={200: CompareOut, 404: ErrorOut, 422: ErrorOut})
+@compare_router.post(
+    "",
+    response={200: CompareOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Compare profiles on a transcript",
+    openapi_extra=body_example(CompareIn),
+)
 def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, object]:
+    """Replays one transcript through two or three profiles (stored ids and inline documents together) and
+    answers call by call what each sends, which trimmed, and the first call where they differ. Nothing
+    is stored.
+    """
     transcript = _transcript_or_404(payload.transcript_id)
     rows = [_profile_or_404(profile_id) for profile_id in payload.profile_ids]
     comparison = selectors.simulation_compare(

@@ -7,6 +7,7 @@ from ninja import Router, Status
 from ninja.errors import HttpError
 
 from dashboard import selectors, services
+from dashboard.api.docs import body_example
 from dashboard.api.errors import get_or_404
 from dashboard.models import Transcript
 from dashboard.schemas import (
@@ -29,8 +30,16 @@ def _transcript_or_404(transcript_id: int) -> Transcript:
     return get_or_404(selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id)
 
 
-@router.get("", response=list[TranscriptOut], operation_id="dashboard_api_list_transcripts")
+@router.get(
+    "",
+    response=list[TranscriptOut],
+    operation_id="dashboard_api_list_transcripts",
+    summary="List transcripts",
+)
 def list_transcripts(request: HttpRequest) -> list[Transcript]:
+    """Every stored transcript, newest first, with its counts (messages, turns, tool pairs, orphans, estimated
+    tokens); the text itself is not included.
+    """
     return list(selectors.transcript_list())
 
 
@@ -38,8 +47,15 @@ def list_transcripts(request: HttpRequest) -> list[Transcript]:
     "",
     response={201: TranscriptOut, 409: ErrorOut, 413: ErrorOut, 422: ErrorOut},
     operation_id="dashboard_api_create_transcript",
+    summary="Upload a transcript",
+    openapi_extra=body_example(TranscriptIn),
 )
 def create_transcript(request: HttpRequest, payload: TranscriptIn) -> Status[Transcript]:
+    """Stores a transcript file's text after detecting (or, with `format`, forcing) its format. Content
+    that is already stored answers 409 with the stored transcript's id in `extra`, unless `store_copy` is set;
+    text over the upload limit answers 413, text no reader accepts 422 naming the formats tried and the
+    first bad place.
+    """
     if len(payload.text.encode("utf-8")) > selectors.upload_limit():
         raise HttpError(413, f"transcript is over the {selectors.upload_limit():,} byte limit")
     return Status(
@@ -58,8 +74,13 @@ def create_transcript(request: HttpRequest, payload: TranscriptIn) -> Status[Tra
     "/{transcript_id}",
     response={200: TranscriptDetailOut, 404: ErrorOut},
     operation_id="dashboard_api_get_transcript",
+    summary="Read a transcript",
 )
 def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object]:
+    """The transcript with every message: its turn, role, text, three token counts (the runtime's estimate,
+    o200k, the provider's reported usage), tool call and result links, and flags for orphan and
+    duplicate tool ids; plus the reader's warnings and skipped lines.
+    """
     transcript = _transcript_or_404(transcript_id)
     view = selectors.transcript_overview(transcript=transcript)
     messages: list[MessageOut] = []
@@ -97,8 +118,12 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
 
 
 @router.delete(
-    "/{transcript_id}", response={204: None, 404: ErrorOut}, operation_id="dashboard_api_delete_transcript"
+    "/{transcript_id}",
+    response={204: None, 404: ErrorOut},
+    operation_id="dashboard_api_delete_transcript",
+    summary="Delete a transcript",
 )
 def delete_transcript(request: HttpRequest, transcript_id: int) -> Status[None]:
+    """Deletes the transcript and the simulation runs stored for it."""
     services.transcript_delete(transcript=_transcript_or_404(transcript_id))
     return Status(204, None)
