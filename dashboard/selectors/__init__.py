@@ -1,7 +1,12 @@
-"""Reads, one module per sub-domain: the view models pages, the API and consumers show.
+"""Reads, one module per area: querysets and the view models pages, the API and consumers show.
 
-Who may import: views, the API, consumers and commands. Selectors reach the simulator through its
-facade (``import simulator``) only.
+What lives here: transcripts, profiles, simulations, tokens, fleet (fleet runtimes), fleet_watch (the
+fleet page, feed and alerts), evaluations (corpus evaluation). Selectors only read: they never write,
+and never import services, forms or the edges (an import-linter contract). How a screen is drawn
+(geometry, wording) comes from ``dashboard.presenters``; derived values are kept in ``dashboard.memo``.
+
+Who may import: views, forms, the API, consumers, commands and services. Selectors reach the simulator
+through its facade (``import simulator``) only.
 """
 
 from __future__ import annotations

@@ -316,7 +316,7 @@ def fleet_session(*, session_id: str, profile_id: int | None = None) -> SessionS
     profile = next((p for p in profiles if p.pk == profile_id), None) if profile_id is not None else None
     if profile is None:
         # Default: the first ZeroClaw profile (the runtime whose events these are), else the first one.
-        zeroclaw = [p for p in profiles if p.runtime == Profile.Runtime.ZEROCLAW]
+        zeroclaw = [p for p in profiles if p.runtime == Profile.RuntimeKind.ZEROCLAW]
         profile = next(iter(zeroclaw or profiles), None)
 
     trimmed: list[int] | None = None

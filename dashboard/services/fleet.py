@@ -1,4 +1,5 @@
-"""Runtimes and their trim events: tokens, idempotent ingestion, and the live push after commit."""
+"""Fleet runtimes (the ``Runtime`` model: agent processes streaming trim events) and their trim events:
+tokens, idempotent ingestion, and the live push after commit."""
 
 from __future__ import annotations
 
