@@ -5,14 +5,20 @@ Services raise it (or a subclass) when a request cannot be done as asked; the AP
 (``dashboard.api.errors``), to the one error shape ``{"message", "extra"}`` with ``status``. Errors of the
 simulator (``simulator.SimulatorError``) keep their own hierarchy; a dashboard error that is also one (a
 name already taken is a ``ProfileError`` too, so the profile form shows it by its field) inherits from both.
-Anything may import this module; it imports only the simulator's facade.
+:func:`get_or_404` is the one "a selector found nothing" answer, for the API and the pages alike.
+Anything may import this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeVar
+
+from django.http import Http404
 
 from simulator import JSON
+
+T = TypeVar("T")
 
 
 class ApplicationError(Exception):
@@ -28,3 +34,10 @@ class ApplicationError(Exception):
         self.extra: dict[str, JSON] = dict(extra or {})
         if status is not None:
             self.status = status
+
+
+def get_or_404(found: T | None, what: str, ident: int) -> T:
+    """``found``, or a 404 ``no <what> with id <ident>`` when the selector found nothing."""
+    if found is None:
+        raise Http404(f"no {what} with id {ident}")
+    return found

@@ -1,28 +1,27 @@
-"""The API's errors: one get-or-404 and one handler that answers every refusal as ``{"message", "extra"}``.
+"""The API's one error handler: every refusal is answered as ``{"message", "extra"}`` with its status.
 
 Every exception a handler lets out is turned into an :class:`~dashboard.errors.ApplicationError` here
 (:func:`as_application_error`) and answered by :func:`error_response` with that error's status: the
 dashboard's own errors carry theirs; simulator errors are 422 when the input was read and refused (a
 transcript that cannot be parsed, a profile that is invalid) and 400 otherwise; ninja's validation,
 authentication, throttling and ``HttpError`` and Django's ``Http404`` and ``RequestDataTooBig`` keep their
-statuses. Only ``dashboard.api`` imports this module.
+statuses. ``get_or_404`` (from ``dashboard.errors``) is re-exported for the routers. Only
+``dashboard.api`` imports this module.
 """
 
 from __future__ import annotations
-
-from typing import TypeVar
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
-from dashboard.errors import ApplicationError
+from dashboard.errors import ApplicationError, get_or_404
 from simulator import ProfileError, SimulatorError, TranscriptParseError
 
-T = TypeVar("T")
-
 # Every exception type the one handler is registered for (ninja picks a handler by the exception's MRO).
+__all__ = ["HANDLED", "as_application_error", "error_response", "get_or_404", "install_error_handler"]
+
 HANDLED: tuple[type[Exception], ...] = (
     ApplicationError,
     SimulatorError,
@@ -33,13 +32,6 @@ HANDLED: tuple[type[Exception], ...] = (
     RequestDataTooBig,
     Http404,
 )
-
-
-def get_or_404(found: T | None, what: str, ident: int) -> T:
-    """``found``, or a 404 ``no <what> with id <ident>`` when the selector found nothing."""
-    if found is None:
-        raise Http404(f"no {what} with id {ident}")
-    return found
 
 
 def _validation_message(exc: ValidationError) -> str:

@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import forms, selectors, services
+from dashboard.errors import get_or_404
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 from simulator import ProfileError
@@ -24,10 +25,7 @@ def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
 
 
 def _profile_or_404(profile_id: int) -> Profile:
-    profile = selectors.profile_get(profile_id=profile_id)
-    if profile is None:
-        raise Http404("no such profile")
-    return profile
+    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def _error(exc: ProfileError) -> dict[str, object]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import selectors, services
+from dashboard.errors import get_or_404
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
 
@@ -93,9 +94,9 @@ def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
-    transcript = selectors.transcript_get(transcript_id=transcript_id)
-    if transcript is None:
-        raise Http404("no such transcript")
+    transcript = get_or_404(
+        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
+    )
     view = selectors.transcript_overview(transcript=transcript)
     page = Paginator(view.blocks, TURNS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
@@ -107,8 +108,8 @@ def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpRespo
 
 @require_POST
 def transcript_delete(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
-    transcript = selectors.transcript_get(transcript_id=transcript_id)
-    if transcript is None:
-        raise Http404("no such transcript")
+    transcript = get_or_404(
+        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
+    )
     services.transcript_delete(transcript=transcript)
     return HttpResponseRedirect(reverse("transcript-list"))
