@@ -16,6 +16,7 @@ from dashboard import selectors
 from dashboard.errors import get_or_404
 from dashboard.models import Corpus, Evaluation, TuneRun
 from dashboard.presenters import charts
+from dashboard.presenters import evaluations as evaluations_presenter
 from dashboard.selectors import evaluations as eval_selectors
 from dashboard.services import corpora as corpus_services
 from dashboard.services import evaluations as eval_services
@@ -178,7 +179,7 @@ def evaluation_detail(request: HtmxHttpRequest, evaluation_id: int) -> HttpRespo
             "reports": reports,
             "histograms": histograms,
             "cdfs": cdfs,
-            "comparison": eval_selectors.evaluation_comparison(reports=reports),
+            "comparison": evaluations_presenter.evaluation_comparison(summaries=[r.summary for r in reports]),
         },
     )
 
