@@ -70,6 +70,7 @@ from simulator.replay import (
     simulate,
 )
 from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
+from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
 from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
@@ -88,7 +89,9 @@ __all__ = [
     "TRANSCRIPT_SUFFIXES",
     "AnyRuntimeSpec",
     "BudgetExplanation",
+    "call_counts",
     "call_view",
+    "CallCounts",
     "CallRecord",
     "CallView",
     "cdf_of",

@@ -12,6 +12,10 @@ Shapes are exactly those the conformance vectors use:
   not an AgentMessage either; compaction/branch summaries go back to their own roles, which the pruner sizes
   as 256 chars.
 
+Provider error turns (an assistant message with ``error`` set) are left out of ZeroClaw's and ai-profile's
+messages: a failed call appends no reply to their history. OpenClaw keeps them (pi's session keeps the entry;
+which requests carry it is the replay's business).
+
 Developer instructions (an OpenAI ``developer`` message, role ``SYSTEM`` with variant
 ``developer_instructions``) follow the system rule of each runtime: ZeroClaw holds them as a ``system``
 message where they stand; ai-profile and OpenClaw take instructions only as the request's system prompt, so
@@ -92,6 +96,12 @@ def _thinking(message: Message) -> str | None:
     return "\n".join(texts) if texts else None
 
 
+def _failed(message: Message) -> bool:
+    """A provider error turn: ZeroClaw and an ai-profile app append no reply to the history when the
+    call fails, so the failed message is not part of what they hold or send."""
+    return message.role is Role.ASSISTANT and message.error is not None
+
+
 def _zeroclaw_calls(calls: Sequence[ToolCall]) -> list[JSON]:
     return [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
 
@@ -112,6 +122,8 @@ def to_zeroclaw_chat(messages: Sequence[Message]) -> Converted:
     out: list[JSON] = []
     origins: list[tuple[int, ...]] = []
     for index, message in enumerate(messages):
+        if _failed(message):
+            continue
         text = render_text(message)
         if message.role is Role.ASSISTANT and message.tool_calls:
             envelope: dict[str, JSON] = {
@@ -156,6 +168,8 @@ def to_zeroclaw_conversation(messages: Sequence[Message]) -> Converted:
             group_origin.clear()
 
     for index, message in enumerate(messages):
+        if _failed(message):
+            continue
         result = message.tool_result
         if message.role is Role.TOOL and result is not None and result.call_id:
             entry: dict[str, JSON] = {"tool_call_id": result.call_id, "content": render_text(message)}
@@ -261,7 +275,7 @@ def to_ai_profile(messages: Sequence[Message]) -> Converted:
             result_origin.clear()
 
     for index, message in enumerate(messages):
-        if message.role is Role.SYSTEM:
+        if message.role is Role.SYSTEM or _failed(message):
             continue
         if message.role is Role.TOOL:
             simple = _simple_text(message)

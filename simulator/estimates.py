@@ -56,6 +56,20 @@ def ai_profile_estimate(messages: Sequence[Message]) -> int:
     return estimate_tokens(AiProfileMessage.from_json(m) for m in to_ai_profile(messages).messages)
 
 
+def ai_profile_system_tokens(message: Message) -> int:
+    """ai-profile's estimate of a system message, which the app sends as the request's ``system`` field.
+
+    The crate never sees it (its history leaves system messages out); it is sized as the crate sizes any
+    ``{role, content}`` message so that what a call sends is counted in one estimator.
+    """
+    return message_tokens(AiProfileMessage.from_json({"role": "system", "content": message.text}))
+
+
+def openclaw_system_tokens(message: Message) -> int:
+    """OpenClaw's size of a system message (part of the system prompt, not an AgentMessage), chars / 4."""
+    return math.ceil(estimate_string_chars(message.text) / CHARS_PER_TOKEN)
+
+
 def openclaw_message_chars(native: JSON) -> int:
     """OpenClaw pruner size of one native AgentMessage."""
     return estimate_message_chars(message_from_json(native))

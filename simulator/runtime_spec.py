@@ -20,7 +20,7 @@ from simulator.convert import Converted
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobNote
 from simulator.replay.model import BudgetExplanation, CallRecord, SimulationResult
-from simulator.transcript import Message, Transcript
+from simulator.transcript import Message, Role, Transcript
 
 
 class Settings(Protocol):
@@ -101,6 +101,9 @@ class RuntimeSpec(Generic[S]):
         conformance_module: The module whose ``ADAPTERS`` run those vectors.
         changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
         presets: Ready-made profiles of this version.
+        estimate_outside: This runtime's estimate of a system message it sends outside the history it
+            trims (ai-profile's and OpenClaw's system prompt); ``None`` when every message is held in
+            the history (ZeroClaw).
     """
 
     runtime: str
@@ -123,6 +126,7 @@ class RuntimeSpec(Generic[S]):
     changed_contents: ContentsOf[S] = _no_contents
     knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
     presets: tuple[PresetSource, ...] = ()
+    estimate_outside: Callable[[Message], int] | None = None
 
     @property
     def label(self) -> str:
@@ -166,7 +170,7 @@ class RuntimeSpec(Generic[S]):
         reference: bool = False,
     ) -> SimulationResult:
         inp = ReplayInput(self._owned(settings), profile_name, provider_window, reference)
-        result = self.replay(transcript, inp)
+        result = _with_outside(self.replay(transcript, inp), transcript, self.estimate_outside)
         return replace(
             result,
             runtime=self.runtime,
@@ -182,6 +186,42 @@ class RuntimeSpec(Generic[S]):
 
     def notes(self, settings: object) -> tuple[KnobNote, ...]:
         return self.knob_notes(self._owned(settings))
+
+
+def _with_outside(
+    result: SimulationResult, transcript: Transcript, estimate: Callable[[Message], int] | None
+) -> SimulationResult:
+    """Count what a call sends outside the trimmed history into what it sends (and holds).
+
+    A runtime that sends the system prompt as the request's own field trims only the history, so its
+    replay counts only the history; the request still carries the prompt, so every count of what was
+    sent includes it (``CallRecord.tokens_outside`` says how much of it is outside the history).
+    """
+    if estimate is None:
+        return result
+    held = {index for origin in result.origins for index in origin}
+    outside = tuple(
+        (index, estimate(message))
+        for index, message in enumerate(transcript.messages)
+        if index not in held and message.role is Role.SYSTEM
+    )
+    if not outside:
+        return result
+    calls: list[CallRecord] = []
+    position, tokens = 0, 0
+    for call in result.calls:
+        while position < len(outside) and outside[position][0] < call.message_index:
+            tokens += outside[position][1]
+            position += 1
+        calls.append(
+            replace(
+                call,
+                tokens_full=call.tokens_full + tokens,
+                tokens_sent=call.tokens_sent + tokens,
+                tokens_outside=tokens,
+            )
+        )
+    return replace(result, calls=tuple(calls), outside=outside)
 
 
 class AnyRuntimeSpec(Protocol):

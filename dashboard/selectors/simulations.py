@@ -91,10 +91,11 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
             if native in sent_natives:
                 changed = screen.changed_texts.get(native)
                 sent += count if changed is None or index != origin[0] else tiktoken_count(changed)
-    # System prompts that a runtime sends outside its history count for both.
-    in_history = {i for origin in result.origins for i in origin}
-    for index, message in enumerate(parsed.messages[: call.message_index]):
-        if index not in in_history:
+    # System prompts that a runtime sends outside its history count for both (a failed call's reply
+    # that the runtime does not carry counts for neither).
+    for index, _ in result.outside:
+        if index < call.message_index:
+            message = parsed.messages[index]
             count = _message_tokens(transcript, index, message_token_text(message))
             sent += count
             full += count

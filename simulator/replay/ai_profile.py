@@ -5,7 +5,11 @@ The crate keeps no state: before each request the app trims its full history to
 simulates the provider: when the estimate of what is sent plus ``max_tokens`` exceeds the provider's
 window, the request fails with a context-overflow error and the documented caller loop runs - up to
 ``max_attempts`` rounds of ``trim_history(current, retry_budget(current))``, stopping when a round
-drops nothing (the call then fails). The provider window is the profile's ``provider_window`` or, when
+drops nothing (the call then fails). A transcript's error turn is a call that failed: when its text is a
+context overflow (``is_context_overflow``, read as the body of a 400 since a transcript keeps no status),
+the caller loop retries at half the estimate, and the transcript's next call with the same history is
+that retry (at most ``max_attempts`` of them); any other error ("fetch failed") starts nothing. The
+failed reply is not appended to the history. The provider window is the profile's ``provider_window`` or, when
 unset, the merged limits' context window; with neither there is nothing to overflow.
 
 The simulated provider counts with the crate's own estimator (bytes / 2 + 8 per message), which
@@ -29,6 +33,7 @@ from simulator.replay.model import CallRecord, Fate, FateGroup, Overflow, RetryS
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     Message,
+    is_context_overflow,
     message_tokens,
     retry_budget,
     trim_history,
@@ -37,6 +42,8 @@ from simulator.specs.ai_profile.budget import explain_budget
 from simulator.transcript import Transcript
 
 U32_MAX = 2**32 - 1
+STATUS_OF_TRANSCRIPT_ERRORS = 400
+"""The status an error turn's text is classified under: one ``is_context_overflow`` reads the body of."""
 ESTIMATOR = "ai-profile (compact JSON bytes + role) / 2 + 8"
 
 
@@ -112,7 +119,8 @@ def replay_ai_profile(
         provider_window if provider_window is not None else settings.limits().context_window,
         (ReferenceTrimmer if reference else PrefixTrimmer)(natives, tokens),
     )
-    calls, _ = run_calls(model_calls(transcript, origins), partial(step, session), None)
+    first: _Retry | None = None
+    calls, _ = run_calls(model_calls(transcript, origins), partial(step, session), first)
     return SimulationResult(
         runtime="ai_profile",
         version="0.1.7",
@@ -129,14 +137,33 @@ def replay_ai_profile(
     )
 
 
-def step(session: _Session, state: None, call: ModelCall) -> tuple[CallRecord, None]:
-    """One model call: the up-front trim, then the simulated provider. ai-profile carries no state."""
+@dataclass(frozen=True, slots=True)
+class _Retry:
+    """A context-overflow error the caller answers with a retry at half the estimate."""
+
+    available: int
+    """The failed request's history: the retry is the next call over the same history."""
+    origin: tuple[int, ...]
+    """What the failed request sent."""
+    attempt: int
+    """1-based number of the retry."""
+
+
+def step(session: _Session, state: _Retry | None, call: ModelCall) -> tuple[CallRecord, _Retry | None]:
+    """One model call: the up-front trim, then the simulated provider.
+
+    The crate keeps no state; the caller's overflow loop does (``_Retry``) across an error turn.
+    """
     full = session.prefix[call.available]
     cut = session.trimmer.trim(call.available, session.budget)
-    sent = _up_front(session, cut, full)
-    window = session.window
-    if window is not None and sent.tokens + session.max_tokens > window:
-        sent = _overflow_rounds(session, sent, window)
+    if state is not None and state.available == call.available:
+        sent = _retry(session, state)
+    else:
+        sent = _up_front(session, cut, full)
+        window = session.window
+        if window is not None and sent.tokens + session.max_tokens > window:
+            sent = _overflow_rounds(session, sent, window)
+    retry, notes = _after_error(session, call, sent, state)
     usage = session.transcript.messages[call.message_index].usage
     record = CallRecord(
         number=call.number,
@@ -153,11 +180,54 @@ def step(session: _Session, state: None, call: ModelCall) -> tuple[CallRecord, N
         retries=sent.retries,
         overflow=sent.overflow,
         provider_input_tokens=usage.prompt_tokens if usage is not None else None,
-        notes=(f"the provider rejected the request after {len(sent.retries)} retries",)
-        if sent.overflow == "failed"
-        else (),
+        notes=(
+            (f"the provider rejected the request after {len(sent.retries)} retries",)
+            if sent.overflow == "failed"
+            else ()
+        )
+        + notes,
     )
-    return record, state
+    return record, retry
+
+
+def _after_error(
+    session: _Session, call: ModelCall, sent: _Sent, state: _Retry | None
+) -> tuple[_Retry | None, tuple[str, ...]]:
+    """What the caller does after ``call``: nothing after a reply; after an error, retry or give up."""
+    if call.error is None:
+        return None, ()
+    if not is_context_overflow(STATUS_OF_TRANSCRIPT_ERRORS, call.error):
+        return None, (f"the provider failed the call ({call.error}): not a context overflow, so no retry",)
+    attempt = state.attempt + 1 if state is not None and state.available == call.available else 1
+    if attempt > session.max_attempts:
+        return None, (f"context overflow again after {session.max_attempts} retries: the caller gives up",)
+    origin = tuple(i for start, end in sent.spans for i in range(start, end))
+    note = f"context overflow ({call.error}): retry {attempt} of {session.max_attempts} at half the estimate"
+    return _Retry(call.available, origin, attempt), (note,)
+
+
+def _retry(session: _Session, state: _Retry) -> _Sent:
+    """The caller's retry after a context-overflow error: ``trim_history(sent, retry_budget(sent))``."""
+    current = tuple(session.natives[i] for i in state.origin)
+    budget = retry_budget(current)
+    result = trim_history(current, budget, tokens=[session.tokens[i] for i in state.origin])
+    origin = tuple(state.origin[k] for k in result.kept_indices)
+    spans, _ = ranges(origin)
+    rule = (
+        f"retry {state.attempt} after a context-overflow error: trimmed to half the estimate "
+        f"({fmt(result.estimate_before)} est. → budget {fmt(budget)})"
+    )
+    step_ = RetryStep(
+        state.attempt, budget, result.estimate_before, result.estimate_after, result.dropped, True
+    )
+    return _Sent(
+        spans,
+        result.estimate_after,
+        result.dropped > 0,
+        rule if result.dropped else "",
+        (step_,),
+        "recovered",
+    )
 
 
 def _up_front(session: _Session, cut: PrefixTrim, full: int) -> _Sent:

@@ -12,6 +12,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from simulator.replay.counts import CallCounter
 from simulator.replay.model import CallRecord, Change, SimulationResult
 from simulator.transcript import Role, Transcript
 
@@ -109,6 +110,7 @@ def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comp
         raise ValueError("a comparison needs at least two results")
     count = min(len(r.calls) for r in results)
     systems = system_indices(transcript)
+    counters = [CallCounter(r) for r in results]
     rows: list[CompareRow] = []
     first: int | None = None
     for k in range(count):
@@ -125,18 +127,17 @@ def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comp
                 number=calls[0].number,
                 message_index=calls[0].message_index,
                 tokens_sent=tuple(c.tokens_sent for c in calls),
-                sent_counts=tuple(sum(e - s for s, e in v[0]) for v in views),
+                sent_counts=tuple(n.counts(c).sent for n, c in zip(counters, calls, strict=True)),
                 trimmed=tuple(c.trimmed for c in calls),
                 differs=differs,
             )
         )
     summaries = []
-    for r in results:
+    for r, counter in zip(results, counters, strict=True):
         lost = 0
         if r.calls:
             last = r.calls[-1]
-            sent = sum(e - s for s, e in sent_transcript_spans(r, last, transcript, systems=systems))
-            lost = last.message_index - sent
+            lost = last.message_index - counter.counts(last).sent
         summaries.append(
             CompareSummary(r.profile_name, r.runtime, r.total_tokens_sent, r.trims, r.overflow_failures, lost)
         )

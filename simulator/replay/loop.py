@@ -1,6 +1,9 @@
 """The one replay loop every runtime shares: a runtime's step over each model call of a transcript.
 
-Each assistant message of the transcript is one model call. A runtime's replay prepares what does
+Each assistant message of the transcript is one model call. A provider error turn (``Message.error``) is
+a call too: its request was sent (the history before it) and it failed with no reply. A runtime that does
+not carry the failed message into later requests leaves it out of its native messages; the call is then
+found from the transcript, its request being everything built before it. A runtime's replay prepares what does
 not change between calls (its native messages, sizes, settings), then hands this loop a step
 ``(state, call) -> (record, state)`` and the state before the first call; the loop feeds every call
 through it in order and returns the records and the final state.
@@ -11,13 +14,14 @@ and returns the state to carry forward; the state passed in is not used again.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from simulator.replay.common import call_starts
 from simulator.replay.model import CallRecord
-from simulator.transcript import Transcript
+from simulator.transcript import Role, Transcript
 
 State = TypeVar("State")
 
@@ -32,15 +36,33 @@ class ModelCall:
     """Native messages ``[0, available)`` existed before the call."""
     message_index: int
     """Transcript index of the assistant message this call produced."""
+    error: str | None = None
+    """The provider error the call failed with (the transcript's error turn), ``None`` when it got a reply."""
 
 
 Step = Callable[[State, ModelCall], tuple[CallRecord, State]]
 
 
 def model_calls(transcript: Transcript, origins: Sequence[Sequence[int]]) -> tuple[ModelCall, ...]:
-    """Every model call of ``transcript`` in a runtime's native message space (``origins``)."""
+    """Every model call of ``transcript`` in a runtime's native message space (``origins``).
+
+    Error turns the runtime holds no native message for are calls as well, in transcript order.
+    """
+    messages = transcript.messages
     starts = call_starts(transcript, origins)
-    return tuple(ModelCall(n, available, index) for n, (available, index) in enumerate(starts, start=1))
+    in_history = {index for origin in origins for index in origin}
+    # Where each native starts in the transcript (a native without sources stands where the one before does).
+    firsts: list[int] = []
+    for origin in origins:
+        firsts.append(origin[0] if origin else (firsts[-1] if firsts else -1))
+    for index, message in enumerate(messages):
+        if message.role is Role.ASSISTANT and message.error is not None and index not in in_history:
+            starts.append((bisect_right(firsts, index), index))
+    starts.sort(key=lambda start: start[1])
+    return tuple(
+        ModelCall(n, available, index, messages[index].error)
+        for n, (available, index) in enumerate(starts, start=1)
+    )
 
 
 def run_calls(
@@ -54,5 +76,6 @@ def run_calls(
     records: list[CallRecord] = []
     for call in calls:
         record, state = step(state, call)
-        records.append(record)
+        # Every runtime's failed call is recorded as failed, whatever its step made of the error.
+        records.append(record if call.error is None else replace(record, error=call.error))
     return tuple(records), state

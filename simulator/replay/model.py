@@ -28,6 +28,10 @@ class Fate(StrEnum):
     IMAGE_REPLACED = "image-replaced"
     REINSERTED = "re-added"
     BREADCRUMB = "breadcrumb"
+    FAILED = "failed"
+    """A failed call's error reply, which the runtime does not carry into later requests."""
+    NOT_HELD = "not held"
+    """A transcript message the runtime has no message for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +167,9 @@ class CallRecord:
     """Content rules that fired at this call (prunes, re-added messages); drops are implied by ``sent``."""
     budget: int | None
     tokens_full: int
-    """Runtime estimator: everything available, untrimmed, as the runtime would hold it."""
+    """Runtime estimator: everything available, untrimmed, held (with ``tokens_outside``)."""
     tokens_sent: int
-    """Runtime estimator: what was sent."""
+    """Runtime estimator: everything that was sent (the history and ``tokens_outside``)."""
     trimmed: bool
     drop_rule: str = ""
     """Why the available messages that are not in ``sent`` were left out at this call."""
@@ -175,9 +179,21 @@ class CallRecord:
     overflow: Overflow = "none"
     provider_input_tokens: int | None = None
     notes: tuple[str, ...] = ()
+    tokens_outside: int = 0
+    """Of ``tokens_sent``: the messages sent outside the trimmed history (a system prompt the runtime
+    sends as the request's own field), which no trim touches."""
+    error: str | None = None
+    """The provider error this call failed with (the transcript's error turn): the request was sent, no
+    reply came back. ``None`` for a call that got its reply."""
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
 
     @property
     def sent_count(self) -> int:
+        """Native messages sent plus the breadcrumb note (pages count transcript messages:
+        ``replay/counts.py``)."""
         return sum(end - start for start, end in self.sent) + (self.breadcrumb_at is not None)
 
     @property
@@ -212,6 +228,13 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     runtime_label: str = ""
     version_label: str = ""
+    outside: tuple[tuple[int, int], ...] = ()
+    """``(transcript index, runtime estimate)`` of every message the runtime sends outside the history it
+    trims (ai-profile's and OpenClaw's system prompt and developer instructions), ascending by index."""
+
+    def outside_tokens(self, message_index: int) -> int:
+        """What the call whose reply is at ``message_index`` sent outside the history, in tokens."""
+        return sum(tokens for index, tokens in self.outside if index < message_index)
 
     @property
     def trims(self) -> int:
@@ -224,3 +247,8 @@ class SimulationResult:
     @property
     def overflow_failures(self) -> int:
         return sum(1 for c in self.calls if c.overflow == "failed")
+
+    @property
+    def failed_calls(self) -> int:
+        """Calls the transcript records as failed by the provider (error turns)."""
+        return sum(1 for c in self.calls if c.failed)

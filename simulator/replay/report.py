@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from simulator.jsonvalue import JSON
 from simulator.replay.compare import Comparison
+from simulator.replay.counts import CallCounter, CallCounts
 from simulator.replay.events import wire_frames, wire_shapes
 from simulator.replay.model import CallRecord, SimulationResult
 
@@ -14,14 +15,15 @@ def _n(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def call_to_json(call: CallRecord) -> dict[str, JSON]:
-    return {
+def call_to_json(call: CallRecord, counts: CallCounts | None = None) -> dict[str, JSON]:
+    out: dict[str, JSON] = {
         "number": call.number,
         "message_index": call.message_index,
         "available": call.available,
         "sent": [list(span) for span in call.sent],
         "breadcrumb_at": call.breadcrumb_at,
         "sent_count": call.sent_count,
+        "counts": counts.to_json() if counts is not None else None,
         "budget": call.budget,
         "tokens_full": call.tokens_full,
         "tokens_sent": call.tokens_sent,
@@ -45,10 +47,15 @@ def call_to_json(call: CallRecord) -> dict[str, JSON]:
         "overflow": call.overflow,
         "provider_input_tokens": call.provider_input_tokens,
         "notes": list(call.notes),
+        "failed": call.failed,
+        "error": call.error,
+        "tokens_outside_history": call.tokens_outside,
     }
+    return out
 
 
 def result_to_json(result: SimulationResult) -> dict[str, JSON]:
+    counter = CallCounter(result)
     return {
         "runtime": result.runtime,
         "version": result.version,
@@ -65,12 +72,13 @@ def result_to_json(result: SimulationResult) -> dict[str, JSON]:
             "summary": result.budget.summary,
         },
         "provider_window": result.window,
-        "calls": [call_to_json(c) for c in result.calls],
+        "calls": [call_to_json(c, counter.counts(c)) for c in result.calls],
         "summary": {
             "calls": len(result.calls),
             "trims": result.trims,
             "total_tokens_sent": result.total_tokens_sent,
             "overflow_failures": result.overflow_failures,
+            "failed_calls": result.failed_calls,
         },
         "warnings": list(result.warnings),
         "native_origins": [list(o) for o in result.origins],
@@ -89,10 +97,14 @@ def render_result(result: SimulationResult) -> str:
         f"estimator: {result.estimator}; provider window {_n(result.window)}",
         *(f"warning: {w}" for w in result.warnings),
         "",
-        f"{'call':>5} {'msg':>6} {'sent':>11} {'tokens full':>12} {'sent':>10}  what happened",
+        f"{'call':>5} {'msg':>6} {'sent/held':>11} {'tokens full':>12} {'sent':>10}  what happened",
     ]
+    counter = CallCounter(result)
     for c in result.calls:
+        k = counter.counts(c)
         marks = []
+        if c.failed:
+            marks.append(f"✖ failed: {c.error}")
         if c.trimmed:
             marks.append("✂ trimmed")
         if c.breadcrumb_at is not None:
@@ -100,7 +112,7 @@ def render_result(result: SimulationResult) -> str:
         if c.overflow != "none":
             marks.append(f"overflow {c.overflow}")
         lines.append(
-            f"{c.number:>5} {c.message_index:>6} {c.sent_count:>5}/{c.available:<5} {c.tokens_full:>12,} "
+            f"{c.number:>5} {c.message_index:>6} {k.sent:>5}/{k.held:<5} {c.tokens_full:>12,} "
             f"{c.tokens_sent:>10,}  {', '.join(marks)}"
         )
         if c.trimmed and c.drop_rule:
@@ -112,7 +124,7 @@ def render_result(result: SimulationResult) -> str:
                 f"{'':>32}↳ retry {retry.attempt} at {retry.budget:,}: {retry.tokens_before:,} → "
                 f"{retry.tokens_after:,} ({'fits' if retry.recovered else 'still over'})"
             )
-        if c.trimmed:
+        if c.trimmed or c.failed:
             for note in c.notes:
                 lines.append(f"{'':>32}· {note}")
         if c.events:
@@ -121,7 +133,7 @@ def render_result(result: SimulationResult) -> str:
         "",
         f"{len(result.calls)} calls, {result.trims} trimmed, "
         f"{result.total_tokens_sent:,} tokens sent in all, "
-        f"{result.overflow_failures} overflow failures",
+        f"{result.overflow_failures} overflow failures, {result.failed_calls} failed calls",
     ]
     return "\n".join(lines)
 

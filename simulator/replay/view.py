@@ -8,12 +8,13 @@ including the before/after size of every message a rule changed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.model import CallRecord, Change, Fate, FateGroup, SimulationResult
-from simulator.transcript import Role, Transcript
+from simulator.transcript import Message, Role, Transcript
 
 PREVIEW = 160
 BREADCRUMB_TEXT = "[earlier turns omitted to fit the context window]"
@@ -31,6 +32,8 @@ class Bar:
     trimmed: bool
     overflow: str
     retries: int
+    failed: int = 0
+    """Calls in the bar that the provider failed (the transcript's error turns)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
                 trimmed=any(c.trimmed for c in bucket),
                 overflow=overflow,
                 retries=sum(len(c.retries) for c in bucket),
+                failed=sum(1 for c in bucket if c.failed),
             )
         )
     tops = [b.full for b in bars] + [b.sent for b in bars]
@@ -79,6 +83,9 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
 # -- one call's context ------------------------------------------------------------------------------
 
 RowKind = Literal["message", "dropped-run", "breadcrumb"]
+
+NOT_HELD_FATES = frozenset({Fate.DROPPED, Fate.FAILED, Fate.NOT_HELD})
+"""Fates of messages a call did not send (every other fate is a message that was sent)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +103,12 @@ class Row:
     count: int = 1
     grouped: bool = False
     """The message shares one native message with the row before (its size is counted there)."""
+    role_label: str = ""
+    """The role as shown ("developer instructions" for a Codex ``developer`` message)."""
+
+    @property
+    def sent(self) -> bool:
+        return self.fate not in NOT_HELD_FATES
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +123,18 @@ class CallView:
     call: CallRecord
     rows: tuple[Row, ...]
     segments: tuple[Segment, ...]
-    """What was sent, by kind, in the runtime's estimator; the rest of the window is free."""
+    """What was sent, by kind, in the runtime's estimator: adds up to ``call.tokens_sent`` (for OpenClaw,
+    whose sizes are chars / 4 rounded up per message while a call's total rounds once, up to one token
+    more per message)."""
     window: int | None
+    counts: CallCounts
+    """The call's message counts (``replay/counts.py``); the chips below add up to ``counts.listed``."""
     fate_counts: tuple[tuple[str, int], ...]
+    """The chips: transcript messages per fate, in ``Fate`` order (the breadcrumb note is not one)."""
+
+    @property
+    def sent_tokens(self) -> int:
+        return sum(s.tokens for s in self.segments)
 
 
 def _preview(text: str) -> str:
@@ -125,7 +147,17 @@ def _message_text(transcript: Transcript, index: int) -> str:
     text = message.text
     if not text and message.tool_calls:
         text = ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+    if not text and message.error is not None:
+        text = f"(error) {message.error}"
     return text
+
+
+def _role_label(message: Message) -> str:
+    if message.variant == "developer_instructions":
+        return "developer instructions"
+    if message.error is not None:
+        return "assistant (failed)"
+    return message.role.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +171,7 @@ class _CallIndex:
     truncated: dict[int, Change]
     after: dict[int, int]
     breadcrumb_before: int | None
+    outside: dict[int, int]
 
 
 def _call_index(
@@ -165,6 +198,7 @@ def _call_index(
         {c.native_index: c for c in result.content_changes if c.native_index in sent},
         {k: v[0] for k, v in (changed or {}).items()},
         breadcrumb_before,
+        dict(result.outside),
     )
 
 
@@ -211,8 +245,6 @@ def _sent_row(
     elif native is not None and native in at.truncated:
         change = at.truncated[native]
         fate, rule, size_after = change.fate, change.rule, change.tokens_after
-    if native is None and message.role is Role.SYSTEM:
-        rule = "sent as the system prompt, outside the trimmed history"
     return Row(
         "message",
         fate,
@@ -225,7 +257,59 @@ def _sent_row(
         tokens_before=size,
         tokens_after=size_after,
         grouped=native is not None and index not in at.first_of_native,
+        role_label=_role_label(message),
     )
+
+
+def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int | None) -> Row:
+    """A message the runtime holds no native message for: sent beside the history, or not held at all."""
+    message = transcript.messages[index]
+    if message.role is Role.SYSTEM:
+        fate = Fate.KEPT
+        what = "developer instructions" if message.variant == "developer_instructions" else "system prompt"
+        rule = f"sent as the {what}, outside the trimmed history"
+        size = at.outside.get(index, 0)
+    elif message.error is not None:
+        fate, rule, size = Fate.FAILED, "the provider failed this call; its error is not carried", 0
+    else:
+        fate, rule, size = Fate.NOT_HELD, "not part of what this runtime holds", 0
+    return Row(
+        "message",
+        fate,
+        rule,
+        turn,
+        index,
+        index,
+        role=message.role.value,
+        preview=_preview(_message_text(transcript, index)),
+        tokens_before=size,
+        tokens_after=size,
+        role_label=_role_label(message),
+    )
+
+
+def _segment_key(message: Message) -> str:
+    if message.variant == "developer_instructions":
+        return "developer"
+    return "tool" if message.role is Role.TOOL else message.role.value
+
+
+SEGMENT_LABELS = (
+    ("system", "System"),
+    ("developer", "Developer instructions"),
+    ("user", "User"),
+    ("assistant", "Assistant"),
+    ("tool", "Tool results"),
+    ("breadcrumb", "Breadcrumb"),
+)
+
+
+def _by_fate(rows: Sequence[Row]) -> tuple[tuple[str, int], ...]:
+    by_fate: dict[Fate, int] = {}
+    for row in rows:
+        if row.kind != "breadcrumb":
+            by_fate[row.fate] = by_fate.get(row.fate, 0) + row.count
+    return tuple((fate.value, by_fate[fate]) for fate in Fate if by_fate.get(fate))
 
 
 def call_view(
@@ -237,7 +321,8 @@ def call_view(
 ) -> CallView:
     """Every transcript message available to call ``number`` with its fate and the rule behind it.
 
-    Runs of dropped messages collapse into one row per dropped stretch.
+    Runs of dropped messages collapse into one row per dropped stretch. The counts come from
+    ``replay/counts.py`` (as in the JSON reports); the chips and the window's segments from these rows.
 
     Args:
         transcript: The replayed transcript.
@@ -250,7 +335,7 @@ def call_view(
     at = _call_index(result, call, changed)
     rows: list[Row] = []
     turn = 0
-    segments = {"system": 0, "user": 0, "assistant": 0, "tool": 0}
+    segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
     for index in range(call.message_index):
         message = transcript.messages[index]
         if message.role is Role.USER and message.tool_result is None:
@@ -260,24 +345,28 @@ def call_view(
             rows.append(_breadcrumb_row(turn or None))
         grouped = native is not None and index not in at.first_of_native
         size = 0 if native is None or grouped else result.native_tokens[native]
-        # A message outside the history (e.g. a system prompt ai-profile/OpenClaw send separately) is sent.
-        if native is not None and native not in at.sent:
+        if native is None:
+            row = _outside_row(transcript, at, index, turn or None)
+        elif native not in at.sent:
             _add_dropped(rows, result, call, native, index, turn or None, size)
             continue
-        row = _sent_row(transcript, at, native, index, turn or None, size)
-        category = "tool" if message.role is Role.TOOL else message.role.value
-        segments[category] = segments.get(category, 0) + (0 if grouped else row.tokens_after or 0)
+        else:
+            row = _sent_row(transcript, at, native, index, turn or None, size)
+        if row.sent and not grouped:
+            segments[_segment_key(message)] += row.tokens_after or 0
         rows.append(row)
     if call.breadcrumb_at is not None and at.breadcrumb_before is None:
         rows.append(_breadcrumb_row(turn or None))
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r.fate.value] = counts.get(r.fate.value, 0) + r.count
-    labels = (("system", "System"), ("user", "User"), ("assistant", "Assistant"), ("tool", "Tool results"))
-    segs = tuple(Segment(label, key, segments.get(key, 0)) for key, label in labels)
-    return CallView(
-        call, tuple(rows), segs, result.window or result.budget.window, tuple(sorted(counts.items()))
+    if call.breadcrumb_at is not None:
+        # The note is sent too; its size is what the call sent beyond its messages.
+        segments["breadcrumb"] = max(0, call.tokens_sent - sum(segments.values()))
+    segs = tuple(
+        Segment(label, key, segments[key])
+        for key, label in SEGMENT_LABELS
+        if segments[key] or key in ("system", "user", "assistant", "tool")
     )
+    window = result.window or result.budget.window
+    return CallView(call, tuple(rows), segs, window, call_counts(result, call), _by_fate(rows))
 
 
 # -- timeline geometry (an SVG drawn by the template) ---------------------------------------------------

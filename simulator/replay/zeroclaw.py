@@ -57,6 +57,7 @@ from simulator.runtimes.zeroclaw import (
 from simulator.runtimes.zeroclaw.breadcrumb import insert_breadcrumb_flagged
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
+from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
 from simulator.specs.zeroclaw.budget import explain_budget
@@ -213,7 +214,9 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
         notes=tuple(log.notes),
     )
     next_native = call.available
-    if reported is not None and session.budget > 0 and reported > session.budget:
+    if call.error is not None:
+        record, flag = _failed_call(session, history, flag, call, record, log)
+    elif reported is not None and session.budget > 0 and reported > session.budget:
         record, flag, next_native = _reported_budget(session, history, flag, call, record, reported, log)
     return record, ZeroClawState(history, flag, iteration + 1, next_native)
 
@@ -347,6 +350,51 @@ def _provider_overflow(
     return tuple(retries), "failed", flag
 
 
+def _failed_call(
+    session: _Session, history: History, flag: bool, call: ModelCall, record: CallRecord, log: _CallLog
+) -> tuple[CallRecord, bool]:
+    """The transcript's error turn: the request went out as recorded and the provider answered ``call.error``.
+
+    ``recover_context_overflow`` looks at the error text itself: when ``is_context_window_exceeded``
+    recognises it, the history is trimmed to 2/3 of its estimate for the retry (which is the
+    transcript's next call), so the trim happens after this call's request; any other error
+    ("fetch failed") leaves the history as it was.
+
+    Returns:
+        The call's record (with the recovery round, its event and notes) and the breadcrumb flag.
+    """
+    error = call.error or ""
+    if not is_context_window_exceeded(error):
+        note = f"the provider failed the call ({error}): not a context overflow, so no recovery"
+        return replace(record, notes=record.notes + (note,)), flag
+    before = history.tokens
+    recovery = recover_context_overflow(
+        history.held, error, session.budget, version=session.settings.version, has_leading_breadcrumb=flag
+    )
+    attempt = len(record.retries) + 1
+    if not recovery.recovered:
+        notes = record.notes + ((recovery.log,) if recovery.log else ()) + ("nothing left to trim: no retry",)
+        retry = RetryStep(attempt, recovery.recovery_budget or 0, before, before, 0, False)
+        return replace(record, notes=notes, retries=record.retries + (retry,), overflow="failed"), flag
+    rule = f"provider error {error!r} is a context overflow: recovery to 2/3 of {fmt(before)} est."
+    history.adopt(recovery.history, _recovery_sources(recovery, history.src), call.number, rule)
+    events = record.events
+    if recovery.event is not None:
+        events += (TrimEvent(recovery.event, "overflow_recovery", session.session_id, log.stamp),)
+    dropped = recovery.event.dropped_messages if recovery.event else 0
+    retry = RetryStep(attempt, recovery.recovery_budget or 0, before, history.tokens, dropped, True)
+    note = f"after the error: {rule}; the retry is the next call"
+    record = replace(
+        record,
+        notes=record.notes + (note,),
+        events=events,
+        retries=record.retries + (retry,),
+        overflow="recovered",
+        trimmed=True,
+    )
+    return record, True
+
+
 def _reported_budget(
     session: _Session,
     history: History,
@@ -375,12 +423,13 @@ def _reported_budget(
     events = record.events
     if enforced.event is not None:
         events += (TrimEvent(enforced.event, "reported_budget", session.session_id, log.stamp),)
+    # The trim comes after this call's request: what it dropped is dropped from the next call on, so
+    # this call's drop rule stays the one its request was sent with.
     record = replace(
         record,
-        notes=record.notes + ("after the reply: trimmed to the provider-reported budget",),
+        notes=record.notes + (f"after the reply: {rule}",),
         events=events,
         trimmed=True,
-        drop_rule="; ".join(log.rules),
     )
     return record, enforced.has_leading_breadcrumb, reply_end
 

@@ -138,3 +138,52 @@ def test_uploaded_sample_replays_and_the_token_count_loads(
     expect(page.locator("#sim-body svg.timeline")).to_be_visible()
     expect(page.locator("#sim-body dd[hx-get*='/simulate/tokens/']")).to_have_text(re.compile(r"\d"))
     assert console_errors == []
+
+
+_COUNTS_JS = """() => {
+    const line = document.querySelector('#call-counts');
+    const chips = [...line.querySelectorAll('.fate-chip')]
+        .map(c => [c.dataset.fate, Number(c.dataset.count)]);
+    return {
+        data: Object.fromEntries(Object.entries(line.dataset).map(([k, v]) => [k, Number(v)])),
+        chips: Object.fromEntries(chips),
+        sentence: line.querySelector('.count-sentence').textContent,
+        dropHeading: [...document.querySelectorAll('.why h3')].some(h => h.textContent === 'Dropped'),
+        system: Number((document.querySelector('.seg-legend li .seg-system')?.parentElement.textContent
+            || '0').replace(/[^0-9]/g, '')),
+    };
+}"""
+
+
+def test_the_counts_sentence_and_the_chips_agree_on_each_call_of_each_runtime(
+    signed_in: Page, daphne_url: str, sim_data: SimData, console_errors: list[str]
+) -> None:
+    """Walk calls with the keyboard; at every one the sentence, its data and the chips say the same."""
+    page = signed_in
+    transcript = sim_data.transcript
+    cases = (
+        (sim_data.zeroclaw, f"&{MAX_HISTORY_KNOB}=2"),  # a turn cap: drops and the breadcrumb
+        (sim_data.ai_profile, ""),
+        (sim_data.openclaw, ""),
+    )
+    for profile, knobs in cases:
+        page.goto(f"{daphne_url}/simulate/?transcript={transcript.pk}&profile={profile.pk}{knobs}&call=1")
+        body = page.locator("#sim-body")
+        seen_breadcrumb = False
+        for number in range(1, 9):
+            expect(body).to_have_attribute("data-call", str(number))
+            shown = page.evaluate(_COUNTS_JS)
+            data, chips = shown["data"], shown["chips"]
+            assert data["sent"] + data["dropped"] == data["held"], shown
+            assert sum(chips.values()) == data["listed"] == data["held"] + data["notHeld"], shown
+            assert chips.get("dropped", 0) == data["dropped"], shown
+            assert shown["sentence"].startswith(f"{data['sent']} of {data['held']} message"), shown
+            if data["dropped"] == 0:
+                assert not shown["dropHeading"], shown
+            if profile is sim_data.ai_profile:
+                assert shown["system"] > 0, "ai-profile's system prompt is counted as sent"
+            seen_breadcrumb |= "plus the breadcrumb note" in shown["sentence"]
+            page.keyboard.press("ArrowRight")
+        if profile is sim_data.zeroclaw:
+            assert seen_breadcrumb, "the turn cap trimmed within the first calls"
+    assert console_errors == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simulator.config_files import read_config_text
+from simulator.config_files import parse_config_text, read_config_text
 from simulator.errors import ProfileError
 from simulator.importers import parse_transcript
 from simulator.profiles import (
@@ -331,3 +331,16 @@ def test_knob_notes_come_from_the_runtime_spec_by_knob_path():
     # Runtimes whose knobs have nothing to say give no notes.
     openclaw = _read("openclaw.json5").profiles[0]
     assert openclaw.knob_notes == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a = " + "{b=" * 645 + "1" + "}" * 645, "nested deeper than 128 levels"),
+        ('{"a": ' + "[" * 3000 + "]" * 3000 + "}", "nested deeper than 128 levels"),
+        ("a = " + "1" * 5000, "more than 4,300 digits"),
+    ],
+)
+def test_a_config_over_the_parsers_limits_is_refused_naming_the_limit(text, reason):
+    with pytest.raises(ProfileError, match=reason):
+        parse_config_text(text)

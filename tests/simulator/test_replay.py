@@ -265,9 +265,18 @@ def test_zeroclaw_trims_again_when_the_provider_reports_more_than_the_budget():
     doc = {"runtime_profiles": {"d": {"max_context_tokens": 20_000, "max_history_messages": 100}}}
     result = simulate(transcript, _profile(doc))
     assert all(c.provider_input_tokens == 50_000 for c in result.calls)
-    enforced = [c for c in result.calls if "provider-reported 50,000" in c.drop_rule]
-    assert enforced, [c.drop_rule for c in result.calls]
-    assert any("after the reply" in n for n in enforced[0].notes)
+    enforced = [
+        c for c in result.calls if any("after the reply: provider-reported 50,000" in n for n in c.notes)
+    ]
+    assert enforced, [c.notes for c in result.calls]
+    first = enforced[0]
+    # The trim comes after the call's request: that call dropped nothing, the next one sends less.
+    assert first.trimmed and first.drop_rule == ""
+    assert list(first.sent_indices()) == list(range(first.available))
+    gone = [n for n, at in enumerate(result.dropped_at) if at == first.number]
+    assert gone and all("provider-reported 50,000" in result.drop_rules[n] for n in gone)
+    following = result.calls[first.number]
+    assert not set(gone) & set(following.sent_indices())
 
 
 def test_upstream_legacy_cap_below_the_history_keeps_the_system_prompt_and_the_anchor():

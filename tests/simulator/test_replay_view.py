@@ -48,9 +48,11 @@ def test_a_call_view_collapses_dropped_runs_and_places_the_breadcrumb():
     assert all(r.fate is Fate.KEPT for r in view.rows[3:])
     assert view.rows[1].rule.startswith("token budget 900")
     sent_rows = [r for r in view.rows if r.kind == "message" and not r.grouped]
-    assert sum(s.tokens for s in view.segments) == sum(r.tokens_after or 0 for r in sent_rows)
     # what was sent = the kept messages plus the breadcrumb note (17 tokens of the estimator)
     assert view.call.tokens_sent == sum(r.tokens_after or 0 for r in sent_rows) + 17
+    segments = {s.css: s.tokens for s in view.segments}
+    assert segments["breadcrumb"] == 17
+    assert sum(segments.values()) == view.call.tokens_sent
 
 
 def test_openclaw_call_view_shows_sizes_after_pruning():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simulator.convert import to_ai_profile
-from simulator.estimates import ai_profile_estimate
+from simulator.estimates import ai_profile_estimate, ai_profile_system_tokens
 from simulator.replay.ai_profile import ESTIMATOR, replay_ai_profile
 from simulator.replay.model import SimulationResult
 from simulator.runtime_spec import ReplayInput, RuntimeSpec
@@ -45,6 +45,7 @@ V0_1_7: RuntimeSpec[AiProfileSettings] = RuntimeSpec(
     estimate=ai_profile_estimate,
     estimator=ESTIMATOR,
     replay=_replay,
+    estimate_outside=ai_profile_system_tokens,
     conformance_system="ai_profile",
     conformance_module="simulator.conformance.ai_profile_adapters",
     presets=PRESETS,

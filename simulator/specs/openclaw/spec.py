@@ -7,7 +7,7 @@ plus its own ``version_of``) and one line in ``simulator/registry.py``.
 from __future__ import annotations
 
 from simulator.convert import to_openclaw
-from simulator.estimates import openclaw_estimate_tokens
+from simulator.estimates import openclaw_estimate_tokens, openclaw_system_tokens
 from simulator.replay.model import CallRecord, SimulationResult
 from simulator.replay.openclaw import ESTIMATOR, pruned_contents, replay_openclaw
 from simulator.runtime_spec import ReplayInput, RuntimeSpec
@@ -50,6 +50,7 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     estimator=ESTIMATOR,
     replay=_replay,
     changed_contents=_contents,
+    estimate_outside=openclaw_system_tokens,
     conformance_system="openclaw",
     conformance_module="simulator.conformance.openclaw_adapters",
     presets=PRESETS,
