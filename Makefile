@@ -33,6 +33,7 @@ demo: migrate
 
 # One task worker (manage.py db_worker) runs corpus evaluations; unless DEMO=0, a demo fleet
 # (manage.py demo_fleet) streams simulated trims to the fleet page. Both stop when daphne exits (Ctrl-C too).
+# Retention: fleet_prune --schedule enqueues the hourly prune task (the worker runs it; it re-enqueues itself).
 # Settings read the bind address: debug mode only on loopback, the bind host allowed (dashboard/settings.py).
 # Static files are served by daphne itself here, debug mode or not.
 run: export TRIMSCOPE_HOST := $(HOST)
@@ -41,6 +42,7 @@ run: DEMO_URL := http://$(if $(filter 0.0.0.0 :: [::],$(HOST)),127.0.0.1,$(HOST)
 run: demo
 	@echo "Trimscope on http://$(HOST):$(PORT)/"
 	@case "$(HOST)" in 127.*|localhost|::1|"[::1]") ;; *) echo "Not loopback: debug mode is off. Name the host(s) browsers use in DJANGO_ALLOWED_HOSTS (see README, Deploying)." ;; esac
+	@$(PY) manage.py fleet_prune --schedule >/dev/null
 	@$(PY) manage.py db_worker --no-reload & worker=$$!; demo=; \
 	if [ "$(DEMO)" != "0" ]; then $(PY) manage.py demo_fleet --runtimes 5 --url $(DEMO_URL) & demo=$$!; fi; \
 	trap 'kill $$worker $$demo 2>/dev/null; wait $$worker $$demo 2>/dev/null' EXIT; trap 'exit 130' INT TERM; \

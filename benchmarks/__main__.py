@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import corpus, dashboard_pages, fleet_load, langchain_baseline, replay
+from benchmarks import corpus, dashboard_pages, fleet_load, fleet_pages, langchain_baseline, replay
 from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -19,6 +19,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--quick", action="store_true", help="skip 100k sessions; time every 25th LangChain call"
+    )
+    parser.add_argument(
+        "--fleet-events",
+        type=int,
+        help="events stored for the fleet pages benchmark (default 10,000,000; 200,000 with --quick)",
     )
     args = parser.parse_args()
     sizes = (1_000, 10_000) if args.quick else replay.SIZES
@@ -51,6 +56,17 @@ def main() -> None:
         cwd=OUT.parent.parent,
     )
     lines += fleet_load.report(json.loads(done.stdout.strip().splitlines()[-1]), runtimes) + [""]
+    events = args.fleet_events or (200_000 if args.quick else 10_000_000)
+    print(f"fleet pages at {events:,} events (PostgreSQL) …", flush=True)
+    # A process of its own too: it points Django at a PostgreSQL database it creates.
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.fleet_pages", str(events)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=OUT.parent.parent,
+    )
+    lines += fleet_pages.report(json.loads(done.stdout.strip().splitlines()[-1])) + [""]
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {OUT}")

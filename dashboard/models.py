@@ -217,10 +217,137 @@ class TrimEvent(models.Model):
         indexes = [
             models.Index(fields=["runtime", "received_at"]),
             models.Index(fields=["session_id", "received_at"]),
+            # Failed recoveries are rare: a partial index finds them without scanning the window.
+            models.Index(
+                fields=["received_at"],
+                condition=models.Q(overflow_recovery="failed"),
+                name="trim_event_failed_at",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.runtime} {self.session_id} {self.reason}"
+
+
+class RuntimeRollup(models.Model):
+    """Trims of one runtime in one bucket of time: the sparklines and ``/metrics`` read these.
+
+    ``minute`` is whole minutes since the Unix epoch (UTC) of ``TrimEvent.received_at`` (the bucket's
+    first): integer arithmetic buckets it for any range on every database. Kept longer than the events
+    (``TRIMSCOPE_ROLLUP_RETENTION_DAYS``); maintained at ingestion and rebuilt by ``fleet_rollups``.
+    """
+
+    runtime = models.ForeignKey(Runtime, on_delete=models.CASCADE, related_name="+")
+    minute = models.BigIntegerField()
+    trims = models.PositiveBigIntegerField(default=0)
+    dropped_messages = models.PositiveBigIntegerField(default=0)
+    failed = models.PositiveBigIntegerField(default=0, help_text="failed overflow recoveries")
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"runtime {self.runtime_id} from minute {self.minute}: {self.trims}"
+
+
+class RuntimeMinute(RuntimeRollup):
+    """Per minute: the sparklines of the short ranges (15 min, 1 h)."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime"], name="runtime_minute_once"),
+        ]
+
+
+class RuntimeHour(RuntimeRollup):
+    """Per hour: the sparklines of the long ranges (24 h, 7 d) and the totals of ``/metrics``."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime"], name="runtime_hour_once"),
+        ]
+
+
+class SessionRollup(models.Model):
+    """Trims of one session for one reason on one runtime in one bucket of time.
+
+    ``key`` is a digest of ``(session_id, reason)`` so the unique key stays short whatever the lengths
+    of the two (a B-tree entry holds at most about 2.7 kB on PostgreSQL).
+    """
+
+    runtime = models.ForeignKey(Runtime, on_delete=models.CASCADE, related_name="+")
+    minute = models.BigIntegerField(help_text="the bucket's first minute since the epoch")
+    key = models.CharField(max_length=40)
+    session_id = models.CharField(max_length=200, blank=True)
+    reason = models.CharField(max_length=500)
+    trims = models.PositiveBigIntegerField(default=0)
+    failed = models.PositiveBigIntegerField(default=0)
+    last_at = models.DateTimeField()
+
+    class Meta:
+        abstract = True
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} from minute {self.minute}: {self.trims}"
+
+
+class SessionMinute(SessionRollup):
+    """Per minute: busy-session alerts and the top sessions of the short ranges (15 min, 1 h)."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime", "key"], name="session_minute_once"),
+        ]
+        indexes = [models.Index(fields=["session_id", "minute"])]
+
+
+class SessionHour(SessionRollup):
+    """Per hour (``minute`` is the hour's first): the top sessions of the long ranges (24 h, 7 d), where
+    a session trimmed every minute has sixty times fewer rows to add up than per minute."""
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["minute", "runtime", "key"], name="session_hour_once"),
+        ]
+        indexes = [models.Index(fields=["session_id", "minute"], name="session_hour_session_idx")]
+
+
+class AlertThresholds(models.Model):
+    """The alert rules as the operator edited them on the fleet page (one row; settings until then)."""
+
+    session_trims_count = models.PositiveIntegerField()
+    session_trims_minutes = models.PositiveIntegerField()
+    runtime_silent_minutes = models.PositiveIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"busy > {self.session_trims_count}/{self.session_trims_minutes} min"
+
+
+class AlertSilence(models.Model):
+    """An alert the operator acknowledged (hidden until it fires again) or muted (hidden until unmuted).
+
+    A mute names a rule and, optionally, one runtime or one session; blank means any.
+    """
+
+    class Kind(models.TextChoices):
+        ACK = "ack", "acknowledged"
+        MUTE = "mute", "muted"
+
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    rule = models.CharField(max_length=20)
+    runtime = models.CharField(max_length=120, blank=True)
+    session_id = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.rule} {self.runtime or self.session_id or 'everywhere'}"
 
 
 # Corpus evaluation lives in its own module; imported here so Django registers the models with the app.
@@ -243,7 +370,13 @@ __all__ = [
     "EvaluationProfile",
     "EvaluationResult",
     "Profile",
+    "AlertSilence",
+    "AlertThresholds",
     "Runtime",
+    "RuntimeHour",
+    "RuntimeMinute",
+    "SessionHour",
+    "SessionMinute",
     "SimulationRun",
     "Transcript",
     "TrimEvent",

@@ -319,9 +319,12 @@ class FleetAlertOut(Schema):
     message: str
     session_id: str = Field(description="the session the alert is about, or empty")
     runtime: str = Field(description="the runtime the alert is about, or empty")
-    count: int = Field(description="trims in the window (session_trims), else 1 or 0")
+    count: int = Field(
+        description="the most trims in one window (session_trims), failures of this session on this "
+        "runtime (overflow_failed), or 1 (runtime_silent)"
+    )
     at: datetime | None = Field(description="the latest event, or when the runtime was last seen")
-    event_id: int | None = Field(description="the failed event (overflow_failed)")
+    event_id: int | None = Field(description="the latest failed event (overflow_failed)")
 
 
 class FleetEventFilterIn(Schema):

@@ -213,15 +213,29 @@ TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
 TRIMSCOPE_INGEST_LIMIT = int(os.environ.get("TRIMSCOPE_INGEST_LIMIT", "5000"))
 TRIMSCOPE_INGEST_WINDOW = int(os.environ.get("TRIMSCOPE_INGEST_WINDOW", "10"))
 
-# Fleet alert rules (the fleet page strip and GET /api/fleet/alerts):
-# - session_trims: a session trimmed MORE than `count` times within the last `minutes`;
-# - overflow_failed_minutes: an overflow recovery that failed stays on the strip this long;
+# Fleet alert rules (the fleet page strip and GET /api/fleet/alerts), the defaults until an operator
+# edits them on the fleet page (then the stored thresholds win):
+# - session_trims: a session trimmed MORE than `count` times within `minutes` (minute-aligned windows);
+# - overflow_failed_minutes: how far back the API's alerts look (the page uses its time range);
 # - runtime_silent_minutes: a runtime seen before and silent this long (an open socket beats every 20 s).
 TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
     "runtime_silent_minutes": 15,
 }
+
+# Retention (the fleet_prune task, scheduled by `manage.py fleet_prune --schedule`, which `make run`
+# runs; or `manage.py fleet_prune` from cron): trim events older than this many
+# days are deleted; the per-minute rollups that feed the sparklines, top sessions and /metrics are kept
+# longer.
+TRIMSCOPE_EVENT_RETENTION_DAYS = int(os.environ.get("TRIMSCOPE_EVENT_RETENTION_DAYS", "30"))
+TRIMSCOPE_ROLLUP_RETENTION_DAYS = int(os.environ.get("TRIMSCOPE_ROLLUP_RETENTION_DAYS", "400"))
+# The prune task (django-tasks, run by `manage.py db_worker`) re-enqueues itself this often.
+TRIMSCOPE_PRUNE_EVERY_SECONDS = int(os.environ.get("TRIMSCOPE_PRUNE_EVERY_SECONDS", "3600"))
+
+# GET /metrics (Prometheus text format) answers only a request with `Authorization: Bearer <this>`;
+# unset or empty, /metrics answers 404.
+TRIMSCOPE_METRICS_TOKEN = os.environ.get("TRIMSCOPE_METRICS_TOKEN", "")
 
 LOGGING = {
     "version": 1,

@@ -25,3 +25,11 @@ def tune_task(tune_id: int) -> None:
     from dashboard.services.evaluations import tune_execute
 
     tune_execute(tune_id=tune_id)
+
+
+@task()
+def fleet_prune_task() -> int:
+    """Retention: prune events and rollups past their age, then come back in an hour."""
+    from dashboard.services.fleet_rollups import fleet_prune_and_reschedule
+
+    return fleet_prune_and_reschedule()

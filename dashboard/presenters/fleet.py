@@ -1,5 +1,6 @@
-"""How the fleet pages show what the fleet selectors read: feed rows, sparkline geometry, alert wording,
-session rows linked to the simulation.
+"""How the fleet pages show what the fleet selectors read: feed rows, sparkline geometry, session rows
+linked to the simulation. (Alert rows and their wording are still built in
+``dashboard.selectors.fleet_alerts``.)
 
 Everything here is a pure function of values handed in (rows, counts, ``now``): no query, no settings.
 Times are measured against ``now`` passed by the caller. What may import this module: selectors
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 from urllib.parse import urlencode
 
@@ -19,7 +20,7 @@ from django.utils import timezone
 
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
 
-# Sparkline geometry (SVG user units): one bar per minute.
+# Sparkline geometry (SVG user units): one bar per bucket of the time range.
 SPARK_BAR = 4
 SPARK_HEIGHT = 24
 
@@ -121,40 +122,38 @@ class SparkBar:
 class RuntimeRow:
     runtime: Runtime
     online: bool
-    trims_hour: int
-    per_minute: tuple[int, ...]  # the sparkline's minutes, oldest first, the current one last
+    trims: int  # in the time range
+    per_bar: tuple[int, ...]  # trims per bucket of the range, oldest first, the current one last
     bars: tuple[SparkBar, ...]
+    bar_minutes: int
 
     @property
     def spark_total(self) -> int:
-        return sum(self.per_minute)
+        return sum(self.per_bar)
 
     @property
     def spark_peak(self) -> int:
-        return max(self.per_minute, default=0)
+        return max(self.per_bar, default=0)
 
     @property
     def spark_width(self) -> int:
-        return SPARK_BAR * len(self.per_minute)
+        return SPARK_BAR * len(self.per_bar)
 
     @property
     def spark_height(self) -> int:
         return SPARK_HEIGHT
 
 
-def spark_bars(per_minute: Sequence[int]) -> tuple[SparkBar, ...]:
-    """One bar per minute, scaled to the peak; a minute with any trim is at least 2 units tall."""
-    peak = max(per_minute, default=0)
+def spark_bars(per_bar: Sequence[int], bar_minutes: int) -> tuple[SparkBar, ...]:
+    """One bar per bucket of ``bar_minutes``, scaled to the peak; a bucket with a trim is at least 2 tall."""
+    peak = max(per_bar, default=0)
     bars = []
-    for i, n in enumerate(per_minute):
+    for i, n in enumerate(per_bar):
         height = 0 if n == 0 or peak == 0 else max(2, round(n * (SPARK_HEIGHT - 2) / peak))
-        bars.append(SparkBar(i * SPARK_BAR, SPARK_HEIGHT - height, height, n, len(per_minute) - 1 - i))
+        bars.append(
+            SparkBar(i * SPARK_BAR, SPARK_HEIGHT - height, height, n, (len(per_bar) - 1 - i) * bar_minutes)
+        )
     return tuple(bars)
-
-
-def runtime_row(runtime: Runtime, *, online: bool, trims_hour: int, per_minute: Sequence[int]) -> RuntimeRow:
-    counts = tuple(per_minute)
-    return RuntimeRow(runtime, online, trims_hour, counts, spark_bars(counts))
 
 
 # Top sessions
@@ -169,78 +168,6 @@ class SessionCount:
     @property
     def session_url(self) -> str:
         return fleet_session_url(self.session_id)
-
-
-# Alerts
-
-
-AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent"]
-
-
-@dataclass(frozen=True, slots=True)
-class Alert:
-    kind: AlertKind
-    message: str
-    session_id: str = ""
-    runtime: str = ""
-    count: int = 0
-    at: datetime | None = None
-    event_id: int | None = None
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
-
-
-def ago(delta: timedelta) -> str:
-    """A duration as the alerts say it: "under a minute", "12 min", "3 h", "2 days"."""
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return "under a minute"
-    if minutes < 120:
-        return f"{minutes} min"
-    hours = minutes // 60
-    if hours < 48:
-        return f"{hours} h"
-    return f"{hours // 24} days"
-
-
-def busy_session_alert(*, session_id: str, trims: int, last_at: datetime, minutes: int, limit: int) -> Alert:
-    return Alert(
-        kind="session_trims",
-        message=(
-            f"Session {session_id} trimmed {trims:,} times in the last {minutes} min "
-            f"(rule: more than {limit})"
-        ),
-        session_id=session_id,
-        count=trims,
-        at=last_at,
-    )
-
-
-def overflow_failed_alert(event: TrimEvent, *, now: datetime) -> Alert:
-    where = f"session {event.session_id}" if event.session_id else "a session without an id"
-    return Alert(
-        kind="overflow_failed",
-        message=(
-            f"Overflow recovery failed in {where} on {event.runtime.name} "
-            f"({ago(now - event.received_at)} ago)"
-        ),
-        session_id=event.session_id,
-        runtime=event.runtime.name,
-        count=1,
-        at=event.received_at,
-        event_id=event.pk,
-    )
-
-
-def silent_runtime_alert(runtime: Runtime, *, last_seen_at: datetime, now: datetime, minutes: int) -> Alert:
-    return Alert(
-        kind="runtime_silent",
-        message=f"Runtime {runtime.name} silent for {ago(now - last_seen_at)} (rule: {minutes} min)",
-        runtime=runtime.name,
-        at=last_seen_at,
-    )
 
 
 # One session's events, linked to the simulation

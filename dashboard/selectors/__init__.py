@@ -12,12 +12,11 @@ through its facade (``import simulator``) only.
 from __future__ import annotations
 
 from dashboard.selectors.fleet import runtime_authenticate, runtime_get, runtime_list
+from dashboard.selectors.fleet_alerts import Alert, alert_rules, fleet_alert_strip, fleet_alerts
+from dashboard.selectors.fleet_filters import FleetFilters, fleet_filters
+from dashboard.selectors.fleet_metrics import FleetCollector
 from dashboard.selectors.fleet_watch import (
-    FleetFilters,
-    alert_rules,
     feed_row_matches,
-    fleet_alerts,
-    fleet_filters,
     fleet_screen,
     fleet_session,
     trim_event_list,
@@ -58,7 +57,10 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "Alert",
+    "FleetCollector",
     "FleetFilters",
+    "fleet_alert_strip",
     "alert_rules",
     "feed_row_matches",
     "fleet_alerts",

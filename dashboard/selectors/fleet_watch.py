@@ -1,37 +1,47 @@
 """Reads for watching the fleet: runtime rows, the event feed, top sessions, alerts, one session's events.
 
-Queries only: how rows are shown (sparkline geometry, alert wording, the session's links to the
-simulation) is in ``dashboard.presenters.fleet``. "Runtime" here is a fleet runtime (the ``Runtime``
-model: a registered process streaming trim events), not a reproduced runtime kind of the simulator.
-
-Every time window is measured against ``now`` (an argument, so tests pin the clock) on
-``TrimEvent.received_at``, which is indexed alone and with ``runtime`` and ``session_id``.
+Every time window is measured against ``now`` (an argument, so tests pin the clock). Counts over a time
+range (sparklines, top sessions, busy sessions) come from the per-minute rollups
+(``dashboard.services.fleet_rollups``), so they cost the same at ten million events as at ten; the
+feed and one session's page read the newest events through the ``received_at`` indexes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from urllib.parse import urlencode
+from typing import Literal
 
-from django.conf import settings
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import ExpressionWrapper, F, IntegerField, Max, QuerySet, Sum
 from django.utils import timezone
 
-from dashboard.models import Profile, Runtime, Transcript, TrimEvent
+from dashboard.models import (
+    Profile,
+    Runtime,
+    RuntimeHour,
+    RuntimeMinute,
+    SessionHour,
+    SessionMinute,
+    Transcript,
+    TrimEvent,
+)
 from dashboard.presenters.fleet import (
-    Alert,
     FeedRow,
     RuntimeRow,
     SessionCount,
     SessionScreen,
-    busy_session_alert,
     feed_row,
-    overflow_failed_alert,
-    runtime_row,
     session_event_rows,
-    silent_runtime_alert,
+    spark_bars,
+)
+from dashboard.selectors.fleet_alerts import AlertStrip, fleet_alert_strip
+from dashboard.selectors.fleet_filters import (
+    DEFAULT_RANGE,
+    RANGES,
+    FleetFilters,
+    TimeRange,
+    epoch_minute,
 )
 from dashboard.selectors.profiles import profile_domain
 from dashboard.selectors.simulations import simulation_result
@@ -41,47 +51,9 @@ ONLINE_SECONDS = 60
 """A runtime is online when seen this recently: an open socket refreshes ``last_seen_at`` every
 ``HEARTBEAT_SECONDS`` (dashboard/consumers/runtime.py), so a server killed with the socket open stops
 refreshing it and the runtime goes offline on its own; a connection counter cannot (nothing decrements it)."""
-SPARK_MINUTES = 30
 FEED_LIMIT = 50
 TOP_SESSIONS = 10
 SESSION_EVENTS_LIMIT = 1000
-FILTER_MAX = 200
-
-DEFAULT_ALERTS: dict[str, object] = {
-    "session_trims": {"count": 5, "minutes": 10},
-    "overflow_failed_minutes": 60,
-    "runtime_silent_minutes": 15,
-}
-
-
-# Filters
-
-
-@dataclass(frozen=True, slots=True)
-class FleetFilters:
-    runtime: str = ""
-    session: str = ""
-    reason: str = ""
-
-    @property
-    def active(self) -> bool:
-        return bool(self.runtime or self.session or self.reason)
-
-    @property
-    def query(self) -> str:
-        """The filters as a query string (empty ones left out), for links and the socket URL."""
-        pairs = [("runtime", self.runtime), ("session", self.session), ("reason", self.reason)]
-        return urlencode([(k, v) for k, v in pairs if v])
-
-
-def fleet_filters(params: Mapping[str, str]) -> FleetFilters:
-    """Filters from GET parameters (or a socket's query string); blanks mean "any"."""
-
-    def one(name: str) -> str:
-        value = params.get(name) or ""
-        return value.strip()[:FILTER_MAX]
-
-    return FleetFilters(runtime=one("runtime"), session=one("session"), reason=one("reason"))
 
 
 def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[TrimEvent]:
@@ -98,7 +70,6 @@ def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[Trim
 
 
 def feed_row_matches(row: FeedRow, filters: FleetFilters) -> bool:
-    """Whether a live row passes the filters (the same test ``_filtered`` makes in SQL)."""
     return (
         (not filters.runtime or row.runtime == filters.runtime)
         and (not filters.session or row.session_id == filters.session)
@@ -112,7 +83,7 @@ def trim_event_list(*, filters: FleetFilters, limit: int = FEED_LIMIT) -> QueryS
     return _filtered(rows, filters)[:limit]
 
 
-# Fleet runtimes
+# Runtimes
 
 
 def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
@@ -121,37 +92,41 @@ def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
     )
 
 
-def fleet_runtime_rows(*, now: datetime) -> list[RuntimeRow]:
-    """Every runtime with its trims in the last hour and per minute over the last SPARK_MINUTES minutes."""
-    this_minute = now.replace(second=0, microsecond=0)
-    starts = [this_minute - timedelta(minutes=SPARK_MINUTES - 1 - i) for i in range(SPARK_MINUTES)]
-    ends = [Q(received_at__lt=start) for start in starts[1:]] + [Q(received_at__lte=now)]
-    # One pass over the hour, counted per runtime with one filtered COUNT per minute: plain range
-    # comparisons (truncating every row's timestamp in SQL is several times slower on SQLite).
-    minutes = {
-        f"m{i}": Count("id", filter=Q(received_at__gte=starts[i]) & ends[i]) for i in range(SPARK_MINUTES)
-    }
+def fleet_runtime_rows(*, now: datetime, time_range: TimeRange | None = None) -> list[RuntimeRow]:
+    """Every runtime with its trims in the range, bucketed for the sparkline, from ``RuntimeMinute``.
+
+    One grouped query over at most (runtimes × minutes, or hours for 24 h and 7 d) rollup rows; the bucket
+    is integer arithmetic on the epoch minute, so it is the same on PostgreSQL and SQLite.
+    """
+    time_range = time_range or RANGES[DEFAULT_RANGE]
+    first, last = time_range.first_minute(now), epoch_minute(now)
+    bucket = ExpressionWrapper((F("minute") - first) / time_range.bar_minutes, output_field=IntegerField())
+    rollups = RuntimeHour if time_range.hourly else RuntimeMinute
     counted = (
-        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1), received_at__lte=now)
+        rollups.objects.filter(minute__gte=first, minute__lte=last)
         .order_by()
-        .values("runtime_id")
-        .annotate(hour=Count("id"), **minutes)
-        .values_list("runtime_id", "hour", *minutes)
+        .annotate(bucket=bucket)
+        .values("runtime_id", "bucket")
+        .annotate(n=Sum("trims"))
+        .values_list("runtime_id", "bucket", "n")
     )
-    hour: dict[int, int] = {}
     buckets: dict[int, list[int]] = {}
-    for runtime_id, in_hour, *per_minute in counted:
-        hour[runtime_id] = in_hour
-        buckets[runtime_id] = per_minute
-    return [
-        runtime_row(
-            runtime,
-            online=runtime_online(runtime, now=now),
-            trims_hour=hour.get(runtime.pk, 0),
-            per_minute=buckets.get(runtime.pk, [0] * SPARK_MINUTES),
+    for runtime_id, index, n in counted:
+        buckets.setdefault(runtime_id, [0] * time_range.bars)[index] = n
+    rows = []
+    for runtime in Runtime.objects.order_by("name"):
+        counts = tuple(buckets.get(runtime.pk, [0] * time_range.bars))
+        rows.append(
+            RuntimeRow(
+                runtime=runtime,
+                online=runtime_online(runtime, now=now),
+                trims=sum(counts),
+                per_bar=counts,
+                bars=spark_bars(counts, time_range.bar_minutes),
+                bar_minutes=time_range.bar_minutes,
+            )
         )
-        for runtime in Runtime.objects.order_by("name")
-    ]
+    return rows
 
 
 # Top sessions
@@ -160,100 +135,30 @@ def fleet_runtime_rows(*, now: datetime) -> list[RuntimeRow]:
 def fleet_top_sessions(
     *, filters: FleetFilters, now: datetime, limit: int = TOP_SESSIONS
 ) -> list[SessionCount]:
-    """Sessions with the most trims in the last hour (events without a session id are left out)."""
-    rows = _filtered(
-        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1), received_at__lte=now), filters
-    ).exclude(session_id="")
+    """Sessions with the most trims in the range (no session id: left out), from the session rollups:
+    per minute for the short ranges, per hour (from the start of the range's first hour) for the long
+    ones."""
+    time_range = filters.time_range
+    first = time_range.first_minute(now)
+    rows: QuerySet[SessionMinute] | QuerySet[SessionHour]
+    if time_range.hourly:
+        rows = SessionHour.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
+    else:
+        rows = SessionMinute.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
+    if filters.runtime:
+        rows = rows.filter(runtime__name=filters.runtime)
+    if filters.session:
+        rows = rows.filter(session_id=filters.session)
+    if filters.reason:
+        rows = rows.filter(reason=filters.reason)
     counted = (
-        rows.order_by()
+        rows.exclude(session_id="")
+        .order_by()
         .values("session_id")
-        .annotate(n=Count("id"), last=Max("received_at"))
+        .annotate(n=Sum("trims"), last=Max("last_at"))
         .order_by("-n", "-last", "session_id")[:limit]
     )
     return [SessionCount(r["session_id"], r["n"], r["last"]) for r in counted]
-
-
-# Alerts
-
-
-@dataclass(frozen=True, slots=True)
-class AlertRules:
-    session_trims_count: int
-    session_trims_minutes: int
-    overflow_failed_minutes: int
-    runtime_silent_minutes: int
-
-
-def _positive(value: object, default: int) -> int:
-    return value if isinstance(value, int) and value > 0 else default
-
-
-def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
-    """The rules from ``settings.TRIMSCOPE_ALERTS`` (or ``config``), each missing value at its default."""
-    raw: Mapping[str, object] = (
-        config if config is not None else getattr(settings, "TRIMSCOPE_ALERTS", DEFAULT_ALERTS)
-    )
-    session = raw.get("session_trims")
-    session_map: Mapping[str, object] = session if isinstance(session, Mapping) else {}
-    return AlertRules(
-        session_trims_count=_positive(session_map.get("count"), 5),
-        session_trims_minutes=_positive(session_map.get("minutes"), 10),
-        overflow_failed_minutes=_positive(raw.get("overflow_failed_minutes"), 60),
-        runtime_silent_minutes=_positive(raw.get("runtime_silent_minutes"), 15),
-    )
-
-
-def fleet_alerts(*, now: datetime | None = None, rules: AlertRules | None = None) -> list[Alert]:
-    """Every rule that fires now: busy sessions, failed overflow recoveries, silent runtimes."""
-    now = now or timezone.now()
-    rules = rules or alert_rules()
-    alerts: list[Alert] = []
-
-    window = timedelta(minutes=rules.session_trims_minutes)
-    busy = (
-        TrimEvent.objects.filter(received_at__gte=now - window, received_at__lte=now)
-        .exclude(session_id="")
-        .order_by()
-        .values("session_id")
-        .annotate(n=Count("id"), last=Max("received_at"))
-        .filter(n__gt=rules.session_trims_count)
-        .order_by("-n", "session_id")[:20]
-    )
-    for row in busy:
-        alerts.append(
-            busy_session_alert(
-                session_id=row["session_id"],
-                trims=row["n"],
-                last_at=row["last"],
-                minutes=rules.session_trims_minutes,
-                limit=rules.session_trims_count,
-            )
-        )
-
-    failed = (
-        TrimEvent.objects.filter(
-            received_at__gte=now - timedelta(minutes=rules.overflow_failed_minutes),
-            received_at__lte=now,
-            overflow_recovery="failed",
-        )
-        .select_related("runtime")
-        .order_by("-received_at", "-id")[:20]
-    )
-    alerts.extend(overflow_failed_alert(event, now=now) for event in failed)
-
-    silent = Runtime.objects.filter(
-        revoked_at__isnull=True,
-        last_seen_at__isnull=False,
-        last_seen_at__lte=now - timedelta(minutes=rules.runtime_silent_minutes),
-    ).order_by("last_seen_at", "name")[:20]
-    for runtime in silent:
-        assert runtime.last_seen_at is not None  # filtered above
-        alerts.append(
-            silent_runtime_alert(
-                runtime, last_seen_at=runtime.last_seen_at, now=now, minutes=rules.runtime_silent_minutes
-            )
-        )
-    return alerts
 
 
 # The fleet screen
@@ -266,15 +171,16 @@ class FleetScreen:
     runtimes: list[RuntimeRow]
     feed: list[FeedRow]
     top_sessions: list[SessionCount]
-    alerts: list[Alert]
+    alerts: AlertStrip
     reasons: list[str]
+    ranges: Mapping[str, TimeRange] = field(default_factory=lambda: RANGES)
 
 
 def fleet_screen(*, filters: FleetFilters, feed: bool = True, now: datetime | None = None) -> FleetScreen:
     """Everything the fleet page shows; ``feed=False`` for the status poll, which leaves the feed alone."""
     now = now or timezone.now()
     reasons = (
-        TrimEvent.objects.filter(received_at__gt=now - timedelta(hours=1))
+        SessionMinute.objects.filter(minute__gt=epoch_minute(now) - 60)
         .order_by("reason")
         .values_list("reason", flat=True)
         .distinct()[:50]
@@ -284,15 +190,18 @@ def fleet_screen(*, filters: FleetFilters, feed: bool = True, now: datetime | No
     return FleetScreen(
         filters=filters,
         now=now,
-        runtimes=fleet_runtime_rows(now=now),
+        runtimes=fleet_runtime_rows(now=now, time_range=filters.time_range),
         feed=[feed_row(e) for e in trim_event_list(filters=filters)] if feed else [],
         top_sessions=fleet_top_sessions(filters=filters, now=now),
-        alerts=fleet_alerts(now=now),
+        alerts=fleet_alert_strip(filters=filters, now=now),
         reasons=list(reasons),
     )
 
 
 # One session
+
+
+CallSource = Literal["reported", "nearest", ""]
 
 
 def _trimmed_calls(transcript: Transcript, profile: Profile) -> tuple[list[int], int]:
@@ -303,9 +212,9 @@ def _trimmed_calls(transcript: Transcript, profile: Profile) -> tuple[list[int],
 def fleet_session(*, session_id: str, profile_id: int | None = None) -> SessionScreen:
     """A session's trim events in time order, linked to the simulation of its transcript when uploaded.
 
-    The replay under the chosen profile (the first ZeroClaw profile by default) is run only when an
-    event did not report its call; ``dashboard.presenters.fleet.session_event_rows`` matches events to
-    calls.
+    The call is the one the runtime reported (``call_number``) when it did. Otherwise the k-th event is
+    matched to the k-th call the replay under the chosen profile trimmed (the nearest call by count of
+    events), and the row says so.
     """
     events_qs = TrimEvent.objects.filter(session_id=session_id).select_related("runtime")
     total = events_qs.count()

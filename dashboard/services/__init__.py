@@ -21,6 +21,19 @@ from dashboard.services.fleet import (
     trim_event_ingest,
     trim_events_ingest,
 )
+from dashboard.services.fleet_alerts import (
+    AlertInvalid,
+    alert_acknowledge,
+    alert_mute,
+    alert_thresholds_update,
+    alert_unmute,
+)
+from dashboard.services.fleet_rollups import (
+    fleet_prune,
+    fleet_prune_schedule,
+    trim_rollups_add,
+    trim_rollups_rebuild,
+)
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -41,6 +54,15 @@ from dashboard.services.transcripts import (
 )
 
 __all__ = [
+    "AlertInvalid",
+    "alert_acknowledge",
+    "alert_mute",
+    "alert_thresholds_update",
+    "alert_unmute",
+    "fleet_prune",
+    "fleet_prune_schedule",
+    "trim_rollups_add",
+    "trim_rollups_rebuild",
     "IngestFailed",
     "Ingested",
     "ProfileNameTaken",

@@ -25,6 +25,7 @@ from dashboard.fleet_schemas import (
     WsHistoryTrimmed,
 )
 from dashboard.models import Runtime, TrimEvent
+from dashboard.services.fleet_rollups import trim_rollups_add
 from dashboard.tokens import token_generate, token_hash
 
 logger = logging.getLogger(__name__)
@@ -205,7 +206,10 @@ def trim_event_ingest(
     ``touch=False`` leaves ``last_seen_at`` to the caller (a socket updates it at most once a second).
     A frame the database refuses is an :class:`IngestFailed` (nothing stored).
     """
-    ingested = _store(runtime, frame, payload)
+    with transaction.atomic():  # the event and its rollup counts commit together
+        ingested = _store(runtime, frame, payload)
+        if isinstance(ingested, Ingested) and ingested.created:
+            trim_rollups_add(events=[ingested.event])
     if isinstance(ingested, Ingested) and ingested.created:
         event = ingested.event
         transaction.on_commit(lambda: event_publish(event), robust=True)
@@ -231,6 +235,7 @@ def trim_events_ingest(
         results = list(fresh) if fresh is not None else [_store(runtime, f, p) for f, p in frames]
         created = [r.event for r in results if isinstance(r, Ingested) and r.created]
         if created:
+            trim_rollups_add(events=created)
             transaction.on_commit(lambda: event_publish_many(created), robust=True)
     return results
 

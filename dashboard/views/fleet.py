@@ -6,11 +6,18 @@ swapped into the feed by the htmx ws extension; the status (alerts, runtimes, to
 
 from __future__ import annotations
 
-from django.http import HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+import hmac
 
-from dashboard import selectors
+from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+
+from dashboard import selectors, services
 from dashboard.views.common import HtmxHttpRequest
 
 # htmx targets that get a fragment instead of the page.
@@ -45,3 +52,88 @@ def _int(raw: str | None) -> int | None:
 def fleet_session(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     screen = selectors.fleet_session(session_id=session_id, profile_id=_int(request.GET.get("profile")))
     return render(request, "dashboard/fleet-session.html", {"nav": "fleet", "screen": screen})
+
+
+# Alert actions: plain forms that come back to the page with its filters and range.
+
+
+def _back(request: HttpRequest) -> HttpResponseRedirect:
+    filters = selectors.fleet_filters(request.POST)
+    query = filters.query
+    return HttpResponseRedirect(reverse("fleet") + (f"?{query}" if query else ""))
+
+
+def _refused(exc: services.AlertInvalid) -> HttpResponse:
+    return HttpResponseBadRequest(f"{exc.field}: {exc.message}", content_type="text/plain; charset=utf-8")
+
+
+@require_POST
+def alert_ack(request: HttpRequest) -> HttpResponse:
+    try:
+        services.alert_acknowledge(
+            rule=request.POST.get("rule", ""),
+            runtime=request.POST.get("alert_runtime", ""),
+            session_id=request.POST.get("alert_session", ""),
+            user=request.user,
+        )
+    except services.AlertInvalid as exc:
+        return _refused(exc)
+    return _back(request)
+
+
+@require_POST
+def alert_mute(request: HttpRequest) -> HttpResponse:
+    try:
+        services.alert_mute(
+            rule=request.POST.get("rule", ""),
+            scope=request.POST.get("scope", ""),
+            runtime=request.POST.get("alert_runtime", ""),
+            session_id=request.POST.get("alert_session", ""),
+            user=request.user,
+        )
+    except services.AlertInvalid as exc:
+        return _refused(exc)
+    return _back(request)
+
+
+@require_POST
+def alert_unmute(request: HttpRequest, silence_id: int) -> HttpResponse:
+    if not services.alert_unmute(silence_id=silence_id):
+        raise Http404("no such mute")
+    return _back(request)
+
+
+@require_POST
+def alert_thresholds(request: HttpRequest) -> HttpResponse:
+    values: dict[str, int] = {}
+    for name in ("session_trims_count", "session_trims_minutes", "runtime_silent_minutes"):
+        raw = request.POST.get(name, "").strip()
+        try:
+            values[name] = int(raw)
+        except ValueError:
+            return _refused(services.AlertInvalid(name, f"{name.replace('_', ' ')} must be a whole number"))
+    try:
+        services.alert_thresholds_update(**values)
+    except services.AlertInvalid as exc:
+        return _refused(exc)
+    return _back(request)
+
+
+# Prometheus
+
+
+@login_not_required
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    """``/metrics`` in the Prometheus text format, for ``Authorization: Bearer TRIMSCOPE_METRICS_TOKEN``."""
+    expected: str = settings.TRIMSCOPE_METRICS_TOKEN
+    if not expected:
+        raise Http404("metrics are off: set TRIMSCOPE_METRICS_TOKEN")
+    scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), expected.encode()):
+        response = HttpResponse("a bearer token is needed\n", status=401, content_type="text/plain")
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(selectors.FleetCollector())
+    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

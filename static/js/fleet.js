@@ -96,4 +96,24 @@
     if (first && !first.classList.contains("fresh")) first.classList.add("fresh");
     afterRows();
   });
+
+  // The alert strip refreshes every 5 s: not while the operator is using it (a mute menu open, focus
+  // on a button), and an opened "N more" list stays open across refreshes.
+  let moreOpen = false;
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    const strip = document.getElementById("fleet-alerts");
+    if (strip && event.detail.elt === strip && strip.contains(document.activeElement)) {
+      event.preventDefault();
+    }
+  });
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    if (event.detail.target && event.detail.target.id === "fleet-alerts") {
+      moreOpen = Boolean(document.querySelector("#fleet-alerts details.alert-more[open]"));
+    }
+  });
+  document.body.addEventListener("htmx:afterSettle", () => {
+    const more = document.querySelector("#fleet-alerts details.alert-more");
+    if (more && moreOpen) more.open = true;
+    moreOpen = false;
+  });
 })();

@@ -13,6 +13,8 @@ from django.core.management import call_command
 from dashboard import services
 from dashboard.fleet_schemas import Envelope, parse_frame
 from dashboard.management.commands.demo_fleet import (
+    DEMO_ALERT_THRESHOLDS,
+    LOOP,
     OVERFLOW,
     RUNAWAY,
     demo_session,
@@ -36,9 +38,20 @@ def test_demo_sessions_are_deterministic_and_vary():
     assert demo_session(1, 0).session_id == "demo-rt1-0"
     plans = {demo_session(n, 0).plan.key for n in range(1, 6)}
     assert len(plans) >= 4  # runtimes trim at different rates
-    later = [demo_session(n, k).plan for n in range(1, 6) for k in range(10)]
-    assert OVERFLOW in later and RUNAWAY in later  # now and then an overflow
+    later = [demo_session(n, k).plan for n in range(1, 6) for k in range(20)]
+    assert OVERFLOW in later and RUNAWAY in later and LOOP in later  # now and then an overflow
+    # A few alerts, not a wall: failures and loops are rare, each on one runtime.
+    assert later.count(RUNAWAY) == 1 and later.count(LOOP) == 1
     assert len({demo_session(1, k).turns for k in range(5)}) > 1
+
+
+def test_only_the_looping_demo_sessions_are_busy_under_the_demo_thresholds():
+    limit = DEMO_ALERT_THRESHOLDS["session_trims_count"]
+    for n in range(1, 6):
+        for k in range(20):
+            session = demo_session(n, k)
+            busy = len(session_envelopes(session, runtime="x")) > limit
+            assert busy == (session.plan is LOOP), (n, k, session.plan.key)
 
 
 def test_envelopes_carry_the_replays_trims_in_a_valid_shape():

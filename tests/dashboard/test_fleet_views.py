@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dashboard import forms, selectors, services
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
-from dashboard.selectors.fleet_watch import alert_rules
+from dashboard.selectors import alert_rules
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +37,7 @@ def _event(
     if ago is not None:
         TrimEvent.objects.filter(pk=event.pk).update(received_at=now - ago)
         event.refresh_from_db()
+    services.trim_rollups_rebuild()  # rows made here, not ingested: the pages read the rollups
     return event
 
 
@@ -83,8 +84,8 @@ def test_fleet_page_shows_runtimes_feed_and_top_sessions(operator_client, runtim
     top = body[body.index('id="fleet-sessions"') :]
     assert top.index("busy-session") < top.index("quiet-session")
     assert "old-session" not in top[: top.index("</section>")]
-    # The sparkline: this minute's bar, with unlocalised SVG numbers.
-    assert "3 trims this minute" in body
+    # The sparkline (1 h range: 2-minute bars): the latest bar, with unlocalised SVG numbers.
+    assert "3 trims latest" in body
     assert 'viewBox="0 0 120 24"' in body
 
 
@@ -104,9 +105,10 @@ def test_sparkline_numbers_are_not_localised(operator_client, runtimes):
         for _ in range(1200)
     ]
     TrimEvent.objects.bulk_create(events)
+    services.trim_rollups_rebuild()
     body = operator_client.get(reverse("fleet")).content.decode()
     svg = body[body.index('<svg class="spark"') : body.index("</svg>", body.index('<svg class="spark"'))]
-    assert "1200 trims in the last 30 minutes" in svg and "1,200" not in svg
+    assert "1200 trims in the last 1 h" in svg and "1,200" not in svg
     assert "1,200" in body  # outside the SVG the count keeps its separator
 
 
@@ -236,23 +238,37 @@ def _kinds(now=None):
 def test_session_trims_alert_fires_above_the_count_not_at_it(runtimes):
     alpha, _ = runtimes
     for _ in range(5):
-        _event(alpha, "s-busy", ago=timedelta(minutes=1))
+        _event(alpha, "s-busy", ago=timedelta(seconds=1))
     assert _kinds() == []  # 5 trims: not more than 5
-    _event(alpha, "s-busy", ago=timedelta(minutes=1))
+    _event(alpha, "s-busy", ago=timedelta(seconds=1))
     alerts = selectors.fleet_alerts(rules=RULES)
     assert [(a.kind, a.session_id, a.count) for a in alerts] == [("session_trims", "s-busy", 6)]
-    assert "trimmed 6 times in the last 10 min (rule: more than 5)" in alerts[0].message
+    assert "trimmed up to 6 times in 10 min (rule: more than 5;" in alerts[0].message
 
 
-def test_session_trims_alert_counts_only_the_window(runtimes):
+def test_session_trims_alert_counts_trims_within_one_window_only(runtimes):
+    """Windows are whole minutes ending with the current one: [now-9 min, now] is one, the ten minutes
+    before it the next."""
     alpha, _ = runtimes
-    now = timezone.now()
+    now = timezone.now().replace(second=30, microsecond=0)
     for _ in range(5):
-        _event(alpha, "s-w", ago=timedelta(minutes=9, seconds=59))
-    old = _event(alpha, "s-w", ago=timedelta(minutes=10, seconds=1))
-    assert _kinds(now) == []
-    TrimEvent.objects.filter(pk=old.pk).update(received_at=now - timedelta(minutes=10))
-    assert _kinds(now) == [("session_trims", "s-w")]  # exactly M minutes ago still counts
+        _event(alpha, "s-w", ago=timedelta(minutes=9))
+    old = _event(alpha, "s-w", ago=timedelta(minutes=10))
+    assert _kinds(now) == []  # 5 in this window, 1 in the one before
+    TrimEvent.objects.filter(pk=old.pk).update(received_at=now - timedelta(minutes=9))
+    services.trim_rollups_rebuild()
+    assert _kinds(now) == [("session_trims", "s-w")]
+
+
+def test_session_trims_alert_groups_every_busy_window_of_a_session_into_one_row(runtimes):
+    alpha, _ = runtimes
+    now = timezone.now().replace(second=30, microsecond=0)
+    for minutes_ago, n in ((1, 7), (12, 9), (25, 6)):
+        for _ in range(n):
+            _event(alpha, "s-long", ago=timedelta(minutes=minutes_ago))
+    alerts = selectors.fleet_alerts(now=now, rules=RULES)
+    assert [(a.kind, a.session_id, a.count) for a in alerts] == [("session_trims", "s-long", 9)]
+    assert "in 3 windows" in alerts[0].message
 
 
 def test_overflow_failed_alert_fires_for_a_failed_recovery_only(runtimes):

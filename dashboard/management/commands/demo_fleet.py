@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError, transaction
 
-from dashboard import services
+from dashboard import selectors, services
 from dashboard.models import Profile, Runtime, Transcript
 from dashboard.runtime_client import RuntimeClient, RuntimeClientClosed, backoff_delay, runtime_ws_url
 from simulator import (
@@ -104,6 +104,20 @@ RUNAWAY = Plan(
     _zeroclaw({"max_context_tokens": 30000, "max_history_messages": 1000}, version="upstream", window=9000),
     spread=3,
 )
+LOOP = Plan(
+    "loop",
+    "6-turn history cap, a session that keeps going (trimmed on nearly every call)",
+    90,
+    1000,
+    _zeroclaw({"max_history_messages": 6}),
+    spread=5,
+)
+
+# The demo streams a session's trims within seconds (so the page moves), far faster than a real
+# session makes model calls: under the default busy-session rule every demo session would be "busy".
+# These thresholds fit the demo's pace: only the looping sessions (about 80 trims) are busy. They are
+# stored only when no operator has edited the thresholds, and can be edited on the fleet page.
+DEMO_ALERT_THRESHOLDS = {"session_trims_count": 40, "session_trims_minutes": 5, "runtime_silent_minutes": 15}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +140,16 @@ class DemoSession:
 
 
 def demo_session(number: int, k: int) -> DemoSession:
-    """Session ``k`` of runtime ``number``: its own plan, an overflow now and then, varying length."""
-    if (number + k) % 9 == 8:
+    """Session ``k`` of runtime ``number``: its own plan, an overflow now and then, varying length.
+
+    A few meaningful alerts, not a wall of them: a failed overflow recovery on runtime 2 about every
+    twentieth session, a looping (busy) session on runtime 4 about every twentieth, overflows that
+    recover everywhere now and then.
+    """
+    if number == 2 and k % 20 == 6:
         plan = RUNAWAY
+    elif number == 4 and k % 20 == 3:
+        plan = LOOP
     elif (number + k) % 5 == 4:
         plan = OVERFLOW
     else:
@@ -295,6 +316,12 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         registered = demo_runtimes_register(count)
+        if not selectors.alert_rules().edited:
+            services.alert_thresholds_update(**DEMO_ALERT_THRESHOLDS)
+            self.stdout.write(
+                "demo fleet: alert thresholds set for the demo's pace (busy: more than 40 trims in 5 min); "
+                "edit them on the fleet page"
+            )
         transcript, _profile = demo_transcript_ensure(demo_session(1, 0))
         self.stdout.write(
             f"demo fleet: {count} runtimes → {ws_url}, about {rate:g} events/s each"
