@@ -1,11 +1,11 @@
 """The dashboard's one cache: derived values kept in this process, each under an explicit key.
 
-What is kept: parsed transcripts, their overviews, replays, and o200k counts of single messages — values
-that are expensive to derive and that depend only on their key. Every key is built from content (the
-transcript text's SHA-256 and format, the canonical profile document), never from a database id, so a
-kept value cannot go stale when rows change: two rows with the same text share one parse, and an edited
-profile is a different key. Computing a value is the caller's job (a selector); nothing here queries
-the database.
+What is kept: parsed transcripts, their overviews, replays, their costs, and o200k counts of single messages
+— values that are expensive to derive and that depend only on their key. Every key is built from content
+(the transcript text's SHA-256 and format, the canonical profile document, the price edits), never from a
+database id, so a kept value cannot go stale when rows change: two rows with the same text share one parse,
+and an edited profile is a different key. Computing a value is the caller's job (a selector); nothing here
+queries the database.
 
 Each store is a bounded LRU map guarded by a lock (daphne runs sync views in a thread pool). Tests that
 need a cold cache call :func:`clear`. Only selectors (and tests) import this module.
@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
-from simulator import SimulationResult, TranscriptOverview
+from simulator import PriceEdit, ResultCost, SimulationResult, TranscriptOverview
 from simulator import Transcript as ParsedTranscript
 
 K = TypeVar("K", bound=Hashable)
@@ -33,11 +33,21 @@ class TranscriptKey(NamedTuple):
 
 
 class ReplayKey(NamedTuple):
-    """A replay: the transcript's content and the canonical profile document (JSON, sorted keys) and name."""
+    """A replay: the transcript's content, the canonical profile document (JSON, sorted keys), its name and
+    the gap assumed between calls of a transcript without timestamps."""
 
     transcript: TranscriptKey
     document: str
     profile_name: str
+    assumed_gap_seconds: float | None = None
+
+
+class CostKey(NamedTuple):
+    """A replay's cost: the replay, the pricing key asked for and the price edits in effect (by content)."""
+
+    replay: ReplayKey
+    pricing: str | None
+    edits: tuple[PriceEdit, ...]
 
 
 class MessageKey(NamedTuple):
@@ -86,6 +96,7 @@ class Memo(Generic[K, V]):
 PARSED: Memo[TranscriptKey, ParsedTranscript] = Memo("parsed transcripts", 16)
 OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews", 16)
 REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
+COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
 MESSAGE_TOKENS: Memo[MessageKey, int] = Memo("o200k counts of messages", 20_000)
 
 
@@ -93,7 +104,7 @@ class _Clearable(Protocol):
     def clear(self) -> None: ...
 
 
-STORES: tuple[_Clearable, ...] = (PARSED, OVERVIEWS, REPLAYS, MESSAGE_TOKENS)
+STORES: tuple[_Clearable, ...] = (PARSED, OVERVIEWS, REPLAYS, COSTS, MESSAGE_TOKENS)
 
 
 def clear() -> None:

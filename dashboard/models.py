@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class Transcript(models.Model):
@@ -62,6 +63,7 @@ class Profile(models.Model):
         ZEROCLAW = "zeroclaw", "ZeroClaw"
         AI_PROFILE = "ai_profile", "ai-profile"
         OPENCLAW = "openclaw", "OpenClaw"
+        AS_RECORDED = "as_recorded", "as-recorded"
 
     name = models.CharField(max_length=120, unique=True)
     runtime = models.CharField(max_length=20, choices=RuntimeKind.choices)
@@ -115,6 +117,12 @@ class SimulationRun(models.Model):
     trims = models.PositiveIntegerField()
     total_tokens_sent = models.PositiveBigIntegerField()
     overflow_failures = models.PositiveIntegerField()
+    pricing = models.CharField(
+        max_length=120, blank=True, help_text="price table key asked for ('' = the transcript's model)"
+    )
+    assumed_gap_seconds = models.FloatField(
+        null=True, blank=True, help_text="seconds between calls for a transcript without timestamps"
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -227,6 +235,42 @@ class TrimEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.runtime} {self.session_id} {self.reason}"
+
+
+class PriceOverride(models.Model):
+    """An edit of one price table entry: for one user, or for the whole dashboard (``owner`` null).
+
+    The checked-in table (``simulator/cost/prices.toml``) stays the default; a dashboard-level edit
+    applies to everyone, a user's own edit on top of it to that user only.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    key = models.CharField(max_length=120, help_text="the price table entry, provider/model")
+    input_per_mtok = models.FloatField()
+    output_per_mtok = models.FloatField()
+    cache_write_multiplier = models.FloatField()
+    cache_read_multiplier = models.FloatField()
+    cache_ttl_seconds = models.PositiveIntegerField()
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "key"], name="price_override_one_per_user", condition=Q(owner__isnull=False)
+            ),
+            models.UniqueConstraint(
+                fields=["key"], name="price_override_one_per_dashboard", condition=Q(owner__isnull=True)
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({'dashboard' if self.owner_id is None else self.owner_id})"
 
 
 class RuntimeRollup(models.Model):
@@ -369,6 +413,7 @@ __all__ = [
     "EvaluationChunk",
     "EvaluationProfile",
     "EvaluationResult",
+    "PriceOverride",
     "Profile",
     "AlertSilence",
     "AlertThresholds",

@@ -17,6 +17,8 @@ from dashboard.models import Profile, SimulationRun, TrimEvent
 from dashboard.selectors.profiles import profile_budget, profile_domain
 from simulator import BudgetExplanation
 
+MAX_GAP_SECONDS = 7 * 24 * 3600
+
 # A ZeroClaw profile (the documented version) that trims the history to 8,000 tokens, in ZeroClaw's keys.
 PROFILE_DOCUMENT_EXAMPLE: dict[str, JsonValue] = {
     "trimscope": {"runtime": "zeroclaw", "version": "documented"},
@@ -228,6 +230,17 @@ class SimulationIn(Schema):
         default=None, description="an inline profile document in the runtime's own config keys"
     )
     name: str = Field(default="", max_length=200, description="a label for the run")
+    pricing: str | None = Field(
+        default=None,
+        max_length=120,
+        description="price table key (GET /api/pricing); default: the transcript's model, else the table's",
+    )
+    assumed_gap_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GAP_SECONDS,
+        description="seconds between calls for a transcript without timestamps (cache model, OpenClaw TTL)",
+    )
 
 
 class SimulationRunOut(Schema):
@@ -244,6 +257,8 @@ class SimulationRunOut(Schema):
     trims: int
     total_tokens_sent: int
     overflow_failures: int
+    pricing: str = Field(description="the price table key asked for ('' = the transcript's model)")
+    assumed_gap_seconds: float | None
 
     @staticmethod
     def resolve_created_by(obj: SimulationRun | dict[str, JsonValue]) -> JsonValue:
@@ -267,6 +282,8 @@ class CompareIn(Schema):
     profiles: list[dict[str, JsonValue]] = Field(
         default_factory=list, max_length=3, description="inline profile documents, compared after profile_ids"
     )
+    pricing: str | None = Field(default=None, max_length=120, description="price table key for every profile")
+    assumed_gap_seconds: float | None = Field(default=None, ge=0, le=MAX_GAP_SECONDS)
 
 
 class CompareRowOut(Schema):
@@ -287,12 +304,71 @@ class CompareSummaryOut(Schema):
     messages_lost: int
 
 
+class CompareCostOut(Schema):
+    pricing: dict[str, JsonValue] = Field(description="the pricing object every profile was priced with")
+    cost_usd: list[float] = Field(description="per profile, the session total")
+    difference_usd: list[float] = Field(description="per profile, its total minus the first profile's")
+    per_call_usd: list[list[float]] = Field(description="per call, each profile's cost")
+    overtakes: list[dict[str, JsonValue]] = Field(
+        description="per profile after the first: the call after which the running totals last changed order"
+    )
+    as_recorded_usd: list[float] = Field(
+        description="per profile, as-recorded with its runtime's breakpoints"
+    )
+
+
 class CompareOut(Schema):
     transcript_id: int
     profile_ids: list[int | None] = Field(description="per compared profile; null for an inline one")
     first_difference: int | None = Field(description="1-based number of the first call that differs")
     rows: list[CompareRowOut]
     summaries: list[CompareSummaryOut]
+    cost: CompareCostOut
+
+
+class PricingOut(Schema):
+    key: str
+    input_per_mtok: float
+    output_per_mtok: float
+    cache_write_multiplier: float
+    cache_write_1h_multiplier: float
+    cache_read_multiplier: float
+    cache_ttl_seconds: int
+    min_cacheable_tokens: int
+    caching: str
+    source: str
+    checked: str
+    note: str
+    origin: str = Field(description="table (the checked-in default), dashboard (edited for everyone), yours")
+
+
+class PriceTableOut(Schema):
+    version: str
+    default: str
+    models: list[PricingOut]
+
+
+class PriceEditIn(Schema):
+    # Claude Sonnet 4.5's list prices with a one-hour cache lifetime, as the caller's own edit.
+    model_config = _example(
+        {
+            "scope": "user",
+            "input_per_mtok": 3.0,
+            "output_per_mtok": 15.0,
+            "cache_write_multiplier": 1.25,
+            "cache_read_multiplier": 0.1,
+            "cache_ttl_seconds": 3600,
+        }
+    )
+
+    scope: Literal["user", "dashboard"] = Field(
+        default="user", description="your own prices, or the dashboard's for everyone (staff only)"
+    )
+    input_per_mtok: float
+    output_per_mtok: float
+    cache_write_multiplier: float
+    cache_read_multiplier: float
+    cache_ttl_seconds: int
 
 
 class ApiTokenIn(Schema):

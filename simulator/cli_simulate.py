@@ -5,6 +5,12 @@ profile, TOML or JSON5) or the key of a preset (``simulator.presets``); a file y
 in it (one per agent, runtime profile or preset), ``FILE#NAME`` exactly one. With no ``--profile``
 every runtime's default preset is used. Two or more profiles add a comparison. Bad input exits 2
 with the error on stderr.
+
+Every result is priced (``simulator.cost``): ``--pricing KEY`` picks the price table entry (default:
+the model the transcript records when the table has it, else the table's default, with a warning),
+``--assumed-gap SECONDS`` the time between calls of a transcript without timestamps (read by the cache
+model and by OpenClaw's TTL pruning alike). ``--json`` gives each call a ``cost`` object, each result
+``pricing``, ``summary.cost_usd`` and ``cost_model`` (gap, baseline, cache breaks, recorded usage).
 """
 
 from __future__ import annotations
@@ -15,6 +21,9 @@ import sys
 from pathlib import Path
 
 from simulator.config_files import read_config_text
+from simulator.cost.compare import cost_comparison
+from simulator.cost.priced import ResultCost, with_cost
+from simulator.costing import profile_cost
 from simulator.errors import SimulatorError
 from simulator.importers import FORMATS, parse_transcript
 from simulator.presets import PRESETS_BY_KEY
@@ -71,30 +80,81 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         except SimulatorError as exc:
             print(f"error: --profile {ref}: {exc.message}", file=sys.stderr)
             return 2
-    results = [simulate(transcript, p) for p in profiles]
+    gap = args.assumed_gap
+    results = [simulate(transcript, p, assumed_gap_seconds=gap) for p in profiles]
+    try:
+        costs = [
+            profile_cost(transcript, p, r, pricing=args.pricing, assumed_gap_seconds=gap)
+            for p, r in zip(profiles, results, strict=True)
+        ]
+    except SimulatorError as exc:
+        print(f"error: --pricing {args.pricing}: {exc.message}", file=sys.stderr)
+        return 2
     comparison = compare(transcript, results) if len(results) > 1 else None
     if args.json:
         payload = {
             "transcript": {"format": transcript.format, "messages": len(transcript.messages)},
             "results": [
-                {**result_to_json(r), "warnings": [*_profile_notes(p), *r.warnings]}
-                for r, p in zip(results, profiles, strict=True)
+                {
+                    **with_cost(result_to_json(r), c),
+                    "warnings": [*_profile_notes(p), *_cost_notes(c), *r.warnings],
+                }
+                for r, p, c in zip(results, profiles, costs, strict=True)
             ],
         }
         if comparison is not None:
+            money = cost_comparison([c.session for c in costs])
             payload["comparison"] = {
                 "first_difference": comparison.first_difference,
                 "differing_calls": [row.number for row in comparison.rows if row.differs],
+                "cost_usd": list(money.totals),
+                "cost_difference_usd": list(money.differences),
+                "overtakes": [
+                    {"profile": x.other, "against": x.first, "call": x.call, "cheaper": x.cheaper_after}
+                    for x in money.crossings
+                ],
             }
         print(json.dumps(payload, ensure_ascii=False))
         return 0
     print(f"{args.file}: {transcript.format}, {len(transcript.messages):,} messages\n")
-    for result, profile in zip(results, profiles, strict=True):
+    for result, profile, cost in zip(results, profiles, costs, strict=True):
         print(render_result(result))
-        print(*(f"note: {n}" for n in _profile_notes(profile)), sep="\n", end="\n\n")
+        print(_render_cost(cost))
+        notes = [*_profile_notes(profile), *_cost_notes(cost)]
+        print(*(f"note: {n}" for n in notes), sep="\n", end="\n\n")
     if comparison is not None:
         print(render_comparison(comparison, [p.name for p in profiles]))
     return 0
+
+
+def _cost_notes(cost: ResultCost) -> list[str]:
+    return [cost.lookup.warning] if cost.lookup.warning else []
+
+
+def _render_cost(cost: ResultCost) -> str:
+    pricing = cost.lookup.pricing
+    s = cost.session
+    diff = cost.difference_usd
+    against = f"${-diff:.4f} less than" if diff < 0 else f"${diff:.4f} more than"
+    if diff == 0:
+        against = "the same as"
+    lines = [
+        f"cost ${cost.usd:.4f} at {pricing.key} (price table {cost.table_version}; {cost.gap_statement}): "
+        f"{s.input_tokens:,} uncached, {s.cache_write_tokens:,} cache-write, {s.cache_read_tokens:,} "
+        f"cache-read, {s.output_tokens:,} output tokens; {against} as-recorded (${cost.baseline_usd:.4f})",
+        *(f"  {b.sentence()}" for b in cost.breaks),
+    ]
+    return "\n".join(lines)
+
+
+def _seconds(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {raw!r}") from None
+    if not 0 <= value <= 7 * 24 * 3600:  # NaN fails both comparisons
+        raise argparse.ArgumentTypeError(f"{raw} is outside 0 to 604800 seconds")
+    return value
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -110,4 +170,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--format", choices=FORMATS, help="force the transcript format")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the report")
+    parser.add_argument(
+        "--pricing",
+        metavar="KEY",
+        help="price table key, e.g. anthropic/claude-sonnet-4-5 (default: the transcript's model, else the "
+        "table's default)",
+    )
+    parser.add_argument(
+        "--assumed-gap",
+        type=_seconds,
+        metavar="SECONDS",
+        help="time between calls for a transcript without timestamps (cache model and OpenClaw TTL pruning)",
+    )
     parser.set_defaults(func=_cmd_simulate)

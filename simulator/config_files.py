@@ -170,7 +170,7 @@ def read_config_document(doc: JSON, *, was_toml: bool, default_name: str = "prof
     if is_limits(doc) or "limits" in doc:
         return read_ai_profile_config(doc, default_name=default_name)
     agents = doc.get("agents")
-    openclaw_agents = isinstance(agents, dict) and bool(agents.keys() & {"defaults", "list"})
+    openclaw_agents = isinstance(agents, dict) and bool(agents.keys() & {"defaults", "list", "entries"})
     # OpenClaw configs are JSON5 (a TOML rendering of its agents.defaults/list is read too); a file
     # with ZeroClaw's keys, or TOML without OpenClaw's agents shape, is a ZeroClaw config.
     if doc.keys() & _ZEROCLAW_KEYS or (agents and not openclaw_agents) or (was_toml and not openclaw_agents):

@@ -18,6 +18,7 @@ from simulator.jsonvalue import JSON
 from simulator.runtime_spec import AnyRuntimeSpec
 from simulator.specs._fields import obj
 from simulator.specs.ai_profile import spec as ai_profile
+from simulator.specs.as_recorded import spec as as_recorded
 from simulator.specs.openclaw import spec as openclaw
 from simulator.specs.zeroclaw import spec as zeroclaw
 
@@ -27,7 +28,10 @@ SPECS: tuple[AnyRuntimeSpec, ...] = (
     zeroclaw.PROPOSED,
     zeroclaw.RELEASED,
     openclaw.V2026_7_1,
+    openclaw.V2026_9_6,
     ai_profile.V0_1_7,
+    # The no-management baseline last: it is never detected from an untagged document.
+    as_recorded.AS_RECORDED,
 )
 
 

@@ -126,6 +126,10 @@ class Message:
     error: str | None = None
     """Set on an assistant message that records a failed provider call (pi ``stopReason: "error"``, Claude
     Code ``isApiErrorMessage``): the provider's error text, or the stop reason when the entry has none."""
+    written_ms: int | None = None
+    """When the file's entry holding the message was written (OpenClaw entries' own ISO ``timestamp``),
+    when the format records it apart from the message's time. For an OpenClaw reply this is after the
+    reply finished, while ``timestamp_ms`` is when its request started."""
 
     @property
     def text(self) -> str:

@@ -2,8 +2,8 @@
 
 What lives here: ``api`` (mounted at ``/api/`` by ``dashboard.urls``) and, one module per area, its
 router: ``transcripts``, ``profiles``, ``simulations`` (and compare), ``tokens``, ``runtimes`` (fleet
-runtimes), ``events`` (their ingestion), ``fleet`` (alerts and the event feed) and ``corpora``
-(corpora, evaluations, profile searches). ``errors`` holds the
+runtimes), ``events`` (their ingestion), ``fleet`` (alerts and the event feed), ``pricing`` (the price
+table and its edits) and ``corpora`` (corpora, evaluations, profile searches). ``errors`` holds the
 one get-or-404 and the one error handler: every error is ``{"message", "extra"}`` with a 4xx status.
 
 Handlers are thin: validate (the ``dashboard.schemas`` In/Out pairs), call one service or selector,
@@ -16,7 +16,17 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from ninja import NinjaAPI
 
-from dashboard.api import corpora, events, fleet, profiles, runtimes, simulations, tokens, transcripts
+from dashboard.api import (
+    corpora,
+    events,
+    fleet,
+    pricing,
+    profiles,
+    runtimes,
+    simulations,
+    tokens,
+    transcripts,
+)
 from dashboard.api.errors import install_error_handler
 from dashboard.auth import API_AUTH
 
@@ -38,6 +48,7 @@ api.add_router("/tokens", tokens.router)
 api.add_router("/events", events.router)
 api.add_router("/runtimes", runtimes.router)
 api.add_router("/fleet", fleet.router)
+api.add_router("/pricing", pricing.router)
 api.add_router("/corpora", corpora.corpora_router)
 api.add_router("/evaluations", corpora.evaluations_router)
 api.add_router("/tune", corpora.tune_router)

@@ -2,7 +2,10 @@
 
 A run stores its inputs and summary numbers only; ``GET /simulations/{id}`` replays it again from the
 transcript's text and the stored profile document, which gives the same result as the ``POST`` did
-(replays are deterministic). A bad profile is a ``ProfileError`` (422, ``extra.field``/``extra.allowed``),
+(replays are deterministic). Every result is priced (``cost`` per call, ``pricing``, ``summary.cost_usd``,
+``cost_model``) at the run's pricing key, or ``?pricing=`` on the ``GET``, with the prices in effect for
+the caller (the checked-in table with the dashboard's and the caller's edits); an unknown pricing key
+is a 400 naming it. A bad profile is a ``ProfileError`` (422, ``extra.field``/``extra.allowed``),
 an unknown id a 404, both mapped once in ``dashboard/api/errors.py``.
 """
 
@@ -24,7 +27,7 @@ from dashboard.schemas import (
     SimulationRunDetailOut,
     SimulationRunOut,
 )
-from simulator import SimulationResult, result_to_json
+from simulator import ResultCost, SimulationResult, pricing_json, result_to_json, with_cost
 
 router = Router(tags=["simulations"])
 compare_router = Router(tags=["simulations"])
@@ -42,8 +45,8 @@ def _run_or_404(run_id: int) -> SimulationRun:
     return get_or_404(selectors.simulation_run_get(run_id=run_id), "simulation run", run_id)
 
 
-def _detail(run: SimulationRun, result: SimulationResult) -> dict[str, object]:
-    return {**SimulationRunOut.from_orm(run).dict(), "result": result_to_json(result)}
+def _detail(run: SimulationRun, result: SimulationResult, cost: ResultCost) -> dict[str, object]:
+    return {**SimulationRunOut.from_orm(run).dict(), "result": with_cost(result_to_json(result), cost)}
 
 
 @router.get("", response=list[SimulationRunOut], summary="List simulation runs")
@@ -54,7 +57,7 @@ def list_simulations(request: HttpRequest, transcript_id: int | None = None) -> 
 
 @router.post(
     "",
-    response={201: SimulationRunDetailOut, 404: ErrorOut, 422: ErrorOut},
+    response={201: SimulationRunDetailOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut},
     summary="Run a simulation",
     openapi_extra=body_example(SimulationIn),
 )
@@ -71,19 +74,27 @@ def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dic
         document=payload.profile,
         user=request.user,
         name=payload.name,
+        pricing=payload.pricing,
+        assumed_gap_seconds=payload.assumed_gap_seconds,
     )
-    return Status(201, _detail(run, result))
+    return Status(201, _detail(run, result, selectors.simulation_run_cost(run=run, user=request.user)))
 
 
 @router.get(
-    "/{run_id}", response={200: SimulationRunDetailOut, 404: ErrorOut}, summary="Read a simulation run"
+    "/{run_id}",
+    response={200: SimulationRunDetailOut, 400: ErrorOut, 404: ErrorOut},
+    summary="Read a simulation run",
 )
-def get_simulation(request: HttpRequest, run_id: int) -> dict[str, object]:
+def get_simulation(request: HttpRequest, run_id: int, pricing: str | None = None) -> dict[str, object]:
     """The stored run with its per-call replay, recomputed from the transcript's text and the stored document
-    (replays are deterministic, so it equals what the create answered).
+    (replays are deterministic, so it equals what the create answered). `pricing` prices this answer at
+    another price table key without changing the run; an unknown key answers 400 naming it.
     """
     run = _run_or_404(run_id)
-    return _detail(run, selectors.simulation_run_result(run=run))
+    if pricing is not None:
+        run.pricing = pricing  # priced at another key for this response only; the run is not changed
+    cost = selectors.simulation_run_cost(run=run, user=request.user)
+    return _detail(run, selectors.simulation_run_result(run=run), cost)
 
 
 @router.delete("/{run_id}", response={204: None, 404: ErrorOut}, summary="Delete a simulation run")
@@ -95,19 +106,26 @@ def delete_simulation(request: HttpRequest, run_id: int) -> Status[None]:
 
 @compare_router.post(
     "",
-    response={200: CompareOut, 404: ErrorOut, 422: ErrorOut},
+    response={200: CompareOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut},
     summary="Compare profiles on a transcript",
     openapi_extra=body_example(CompareIn),
 )
 def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, object]:
     """Replays one transcript through two or three profiles (stored ids and inline documents together) and
-    answers call by call what each sends, which trimmed, and the first call where they differ. Nothing
-    is stored.
+    answers call by call what each sends, which trimmed, and the first call where they differ, with each
+    profile's cost per call and in total at one pricing key (and the call after which the cheaper one
+    changed). An unknown pricing key answers 400. Nothing is stored.
     """
     transcript = _transcript_or_404(payload.transcript_id)
     rows = [_profile_or_404(profile_id) for profile_id in payload.profile_ids]
-    comparison = selectors.simulation_compare(
-        transcript=transcript, profile_rows=rows, documents=payload.profiles
+    profiles = selectors.simulation_compare_profiles(profile_rows=rows, documents=payload.profiles)
+    _, comparison = selectors.comparison(transcript=transcript, profiles=profiles)
+    costs, money = selectors.comparison_costs(
+        transcript=transcript,
+        profiles=profiles,
+        user=request.user,
+        pricing=payload.pricing,
+        assumed_gap_seconds=payload.assumed_gap_seconds,
     )
     return {
         "transcript_id": transcript.pk,
@@ -115,4 +133,15 @@ def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, obje
         "first_difference": comparison.first_difference,
         "rows": comparison.rows,
         "summaries": comparison.summaries,
+        "cost": {
+            "pricing": pricing_json(costs[0].lookup.pricing, costs[0].session.ttl),
+            "cost_usd": list(money.totals),
+            "difference_usd": list(money.differences),
+            "per_call_usd": [list(row) for row in money.per_call],
+            "overtakes": [
+                {"profile": x.other, "against": x.first, "call": x.call, "cheaper": x.cheaper_after}
+                for x in money.crossings
+            ],
+            "as_recorded_usd": [c.baseline_usd for c in costs],
+        },
     }

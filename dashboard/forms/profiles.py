@@ -28,6 +28,7 @@ from simulator import (
     profile_from_document,
     profile_to_document,
     profile_to_toml,
+    spec_get,
     versions,
 )
 
@@ -37,9 +38,16 @@ FormSource: TypeAlias = Literal["knobs", "toml"]
 # -- the edit form: one labelled input per knob ------------------------------------------------------
 
 
-def runtime_knobs(runtime: str) -> tuple[Knob, ...]:
-    """A runtime's knob catalogue (every version of a runtime reads the same keys)."""
-    return versions(runtime)[0].knobs
+def runtime_knobs(runtime: str, document: Mapping[str, JSON] | None = None) -> tuple[Knob, ...]:
+    """A runtime's knob catalogue: the one of the version ``document`` targets, else the default version's.
+
+    ZeroClaw's versions share one catalogue; OpenClaw 2026.9.6 has its own (retired keys gone, compaction
+    knobs added).
+    """
+    meta = document.get("trimscope") if document is not None else None
+    version = meta.get("version") if isinstance(meta, dict) else None
+    spec = spec_get(runtime, version) if isinstance(version, str) else None
+    return (spec or versions(runtime)[0]).knobs
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +113,7 @@ def profile_knobs(*, document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField
     """
     runtime = detect_runtime(document)
     fields = []
-    for knob in runtime_knobs(runtime):
+    for knob in runtime_knobs(runtime, document):
         value = _get(document, knob.path)
         fields.append(KnobField(knob, _display(value), value is True))
     return runtime, tuple(fields)
@@ -160,7 +168,7 @@ def profile_document_from_form(
         return doc
     # The knob paths are the canonical ones (runtime_profiles.default, agents.defaults...).
     base = profile_to_document(profile_from_document(doc, name="form"))
-    for knob in runtime_knobs(runtime):
+    for knob in runtime_knobs(runtime, base):
         present, value = _knob_value(knob, knob_values.get(knob.path))
         if present:
             _set(base, knob.path, value)

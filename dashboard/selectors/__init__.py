@@ -21,6 +21,15 @@ from dashboard.selectors.fleet_watch import (
     fleet_session,
     trim_event_list,
 )
+from dashboard.selectors.pricing import (
+    BreakCosts,
+    PricingRow,
+    fleet_session_break_costs,
+    price_edits,
+    price_overrides,
+    price_table_for,
+    pricing_rows,
+)
 from dashboard.selectors.profiles import (
     ConfigPreviewRow,
     profile_budget,
@@ -37,10 +46,14 @@ from dashboard.selectors.profiles import (
 )
 from dashboard.selectors.simulations import (
     comparison,
+    comparison_costs,
     comparison_message_diff,
     default_call,
     simulation_compare,
+    simulation_compare_profiles,
+    simulation_cost,
     simulation_result,
+    simulation_run_cost,
     simulation_run_get,
     simulation_run_list,
     simulation_run_result,
@@ -74,6 +87,17 @@ __all__ = [
     "comparison_message_diff",
     "default_call",
     "simulation_compare",
+    "simulation_cost",
+    "simulation_compare_profiles",
+    "comparison_costs",
+    "simulation_run_cost",
+    "PricingRow",
+    "BreakCosts",
+    "fleet_session_break_costs",
+    "price_edits",
+    "price_overrides",
+    "price_table_for",
+    "pricing_rows",
     "simulation_result",
     "simulation_run_get",
     "simulation_run_list",

@@ -7,25 +7,33 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from dashboard import memo
 from dashboard.models import Profile, SimulationRun, Transcript
+from dashboard.selectors.pricing import price_edits
 from dashboard.selectors.profiles import profile_domain
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
     CallView,
     Comparison,
+    CostComparison,
     MessageDiff,
     ProfileError,
+    ResultCost,
     SimulationResult,
     Timeline,
     call_view,
     changed_contents,
     compare,
+    cost_comparison,
+    load_price_table,
     message_diff,
     message_token_text,
+    price_table_with,
+    profile_cost,
     profile_from_document,
     profile_to_document,
     simulate,
@@ -35,18 +43,60 @@ from simulator import (
 from simulator import Profile as DomainProfile
 
 
-def simulation_result(*, transcript: Transcript, profile: DomainProfile) -> SimulationResult:
-    """The replay of a transcript through a profile, kept by content and canonical document."""
+def _replay_key(
+    transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None
+) -> memo.ReplayKey:
     document = json.dumps(profile_to_document(profile), sort_keys=True)
-    key = memo.ReplayKey(transcript_key(transcript), document, profile.name)
+    return memo.ReplayKey(transcript_key(transcript), document, profile.name, assumed_gap_seconds)
+
+
+def _replayed(transcript: Transcript, key: memo.ReplayKey) -> SimulationResult:
     return memo.REPLAYS.get_or_compute(
         key,
         # Replayed from the canonical document, so two equal profiles give the one kept result.
         lambda: simulate(
             transcript_parsed(transcript=transcript),
-            profile_from_document(json.loads(document), name=profile.name),
+            profile_from_document(json.loads(key.document), name=key.profile_name),
+            assumed_gap_seconds=key.assumed_gap_seconds,
         ),
     )
+
+
+def simulation_result(
+    *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
+) -> SimulationResult:
+    """The replay of a transcript through a profile, kept by content, canonical document and assumed gap."""
+    return _replayed(transcript, _replay_key(transcript, profile, assumed_gap_seconds))
+
+
+def simulation_cost(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    user: User | AnonymousUser | None,
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
+) -> ResultCost:
+    """What the replay of ``transcript`` through ``profile`` costs, at the prices in effect for ``user``.
+
+    Kept in ``dashboard.memo`` by the replay's key, the pricing key and the price edits in effect (so an
+    edit is a different key, never a stale price).
+
+    Raises:
+        PriceTableError: ``pricing`` names no entry of the table.
+    """
+    replay = _replay_key(transcript, profile, assumed_gap_seconds)
+    edits = price_edits(user=user)
+
+    def compute() -> ResultCost:
+        result = _replayed(transcript, replay)
+        table = price_table_with(load_price_table(), edits)
+        parsed = transcript_parsed(transcript=transcript)
+        return profile_cost(
+            parsed, profile, result, pricing=pricing, assumed_gap_seconds=assumed_gap_seconds, table=table
+        )
+
+    return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits), compute)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +113,15 @@ def default_call(result: SimulationResult) -> int:
 
 
 def simulation_screen(
-    *, transcript: Transcript, profile: DomainProfile, call: int | None
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    call: int | None,
+    assumed_gap_seconds: float | None = None,
 ) -> SimulationScreen:
-    result = simulation_result(transcript=transcript, profile=profile)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
     number = min(max(call or default_call(result), 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
@@ -126,13 +182,27 @@ def simulation_run_get(*, run_id: int) -> SimulationRun | None:
 def simulation_run_result(*, run: SimulationRun) -> SimulationResult:
     """The run's per-call result, replayed again from the stored transcript text and profile document."""
     profile = profile_from_document(run.document, name=run.profile_name)
-    return simulation_result(transcript=run.transcript, profile=profile)
+    return simulation_result(
+        transcript=run.transcript, profile=profile, assumed_gap_seconds=run.assumed_gap_seconds
+    )
 
 
-def simulation_compare(
-    *, transcript: Transcript, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
-) -> Comparison:
-    """Stored profiles, then inline documents (named ``inline profile 1``...), replayed side by side.
+def simulation_run_cost(*, run: SimulationRun, user: User | AnonymousUser | None) -> ResultCost:
+    """The run's cost at the pricing it asked for and the prices in effect for ``user`` now."""
+    profile = profile_from_document(run.document, name=run.profile_name)
+    return simulation_cost(
+        transcript=run.transcript,
+        profile=profile,
+        user=user,
+        pricing=run.pricing or None,
+        assumed_gap_seconds=run.assumed_gap_seconds,
+    )
+
+
+def simulation_compare_profiles(
+    *, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
+) -> list[DomainProfile]:
+    """Stored profiles, then inline documents (named ``inline profile 1``...), to compare.
 
     Raises:
         ProfileError: not 2 or 3 profiles in all, or an inline document is invalid (``field`` is then
@@ -151,7 +221,41 @@ def simulation_compare(
             profiles.append(profile_from_document(document, name=f"inline profile {i + 1}"))
         except ProfileError as exc:
             raise ProfileError(f"profiles[{i}].{exc.field}", exc.problem, allowed=exc.allowed) from exc
+    return profiles
+
+
+def simulation_compare(
+    *, transcript: Transcript, profile_rows: Sequence[Profile], documents: Sequence[JSON] = ()
+) -> Comparison:
+    """Stored profiles, then inline documents, replayed side by side (see ``simulation_compare_profiles``)."""
+    profiles = simulation_compare_profiles(profile_rows=profile_rows, documents=documents)
     return comparison(transcript=transcript, profiles=profiles)[1]
+
+
+def comparison_costs(
+    *,
+    transcript: Transcript,
+    profiles: Sequence[DomainProfile],
+    user: User | AnonymousUser | None,
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
+) -> tuple[list[ResultCost], CostComparison]:
+    """Each compared profile's cost, and the costs side by side (the first profile is the reference).
+
+    Raises:
+        PriceTableError: ``pricing`` names no entry of the table.
+    """
+    costs = [
+        simulation_cost(
+            transcript=transcript,
+            profile=p,
+            user=user,
+            pricing=pricing,
+            assumed_gap_seconds=assumed_gap_seconds,
+        )
+        for p in profiles
+    ]
+    return costs, cost_comparison([c.session for c in costs])
 
 
 def comparison_message_diff(

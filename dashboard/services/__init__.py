@@ -34,6 +34,7 @@ from dashboard.services.fleet_rollups import (
     trim_rollups_add,
     trim_rollups_rebuild,
 )
+from dashboard.services.pricing import price_override_delete, price_override_set
 from dashboard.services.profiles import (
     ProfileNameTaken,
     demo_profiles_ensure,
@@ -72,6 +73,8 @@ __all__ = [
     "api_token_create",
     "api_token_revoke",
     "demo_profiles_ensure",
+    "price_override_delete",
+    "price_override_set",
     "profile_create",
     "profile_delete",
     "profile_duplicate",

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AnonymousUser, User
 
 from dashboard.models import Profile, SimulationRun, Transcript
-from dashboard.selectors.simulations import simulation_result
+from dashboard.selectors.simulations import simulation_cost, simulation_result
 from simulator import JSON, ProfileError, SimulationResult, profile_from_document, profile_to_document
 
 INLINE_PROFILE_NAME = "inline profile"
@@ -20,6 +20,8 @@ def simulation_create(
     document: JSON | None,
     user: User | AnonymousUser | None,
     name: str = "",
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
 ) -> tuple[SimulationRun, SimulationResult]:
     """Replay ``transcript`` through a stored profile or an inline document (exactly one) and store the run.
 
@@ -29,6 +31,7 @@ def simulation_create(
     Raises:
         ProfileError: the document is invalid, or not exactly one of ``profile_row``/``document`` was
             given. Nothing is stored.
+        PriceTableError: ``pricing`` names no price table entry. Nothing is stored.
     """
     if (profile_row is None) == (document is None):
         raise ProfileError(
@@ -41,7 +44,17 @@ def simulation_create(
     else:
         profile_name = INLINE_PROFILE_NAME
     profile = profile_from_document(document, name=profile_name)
-    result = simulation_result(transcript=transcript, profile=profile)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
+    # Priced before storing: an unknown pricing key stores nothing.
+    simulation_cost(
+        transcript=transcript,
+        profile=profile,
+        user=user,
+        pricing=pricing,
+        assumed_gap_seconds=assumed_gap_seconds,
+    )
     run = SimulationRun.objects.create(
         transcript=transcript,
         profile=profile_row,
@@ -53,6 +66,8 @@ def simulation_create(
         trims=result.trims,
         total_tokens_sent=result.total_tokens_sent,
         overflow_failures=result.overflow_failures,
+        pricing=pricing or "",
+        assumed_gap_seconds=assumed_gap_seconds,
         created_by=user if isinstance(user, User) else None,
     )
     return run, result

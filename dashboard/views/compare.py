@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from dashboard import forms, selectors
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.costs import compare_cost_context
 
 MAX_PROFILES = 3
 ROWS_PER_PAGE = 100
@@ -68,6 +69,9 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             }
             for row in page
         ]
+        context.update(
+            compare_cost_context(request=request, transcript=transcript, profiles=domains, table=table)
+        )
         focus_raw = request.GET.get("call", "")
         focus = (
             int(focus_raw) if focus_raw.isdigit() and 1 <= int(focus_raw) <= len(comparison.rows) else first

@@ -51,7 +51,17 @@ def _int(raw: str | None) -> int | None:
 @require_GET
 def fleet_session(request: HtmxHttpRequest, session_id: str) -> HttpResponse:
     screen = selectors.fleet_session(session_id=session_id, profile_id=_int(request.GET.get("profile")))
-    return render(request, "dashboard/fleet-session.html", {"nav": "fleet", "screen": screen})
+    breaks = selectors.fleet_session_break_costs(rows=screen.rows, user=request.user)
+    return render(
+        request,
+        "dashboard/fleet-session.html",
+        {
+            "nav": "fleet",
+            "screen": screen,
+            "break_costs": breaks,
+            "rows_with_costs": list(zip(screen.rows, breaks.per_row, strict=True)),
+        },
+    )
 
 
 # Alert actions: plain forms that come back to the page with its filters and range.

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
+from dashboard.views.costs import cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
 from simulator import ProfileError, timeline_shape, wire_frames
 
@@ -68,12 +69,18 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
         edited = False
     document = forms.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = forms.profile_knobs(document=document)
+    pricing, gap, cost_problem = cost_params(request)
     screen = selectors.simulation_screen(
-        transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
+        transcript=transcript, profile=domain, call=_int(request.GET.get("call")), assumed_gap_seconds=gap
     )
     number = screen.call.call.number
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    base += [
+        (k, v)
+        for k, v in (("pricing", request.GET.get("pricing", "")), ("gap", request.GET.get("gap", "")))
+        if v
+    ]
     rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
     page = rows.get_page(request.GET.get("rows") or rows.num_pages)
     calls = screen.result.calls
@@ -85,7 +92,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "result": screen.result,
             "call": screen.call.call,
             "call_view": screen.call,
-            "shape": timeline_shape(screen.timeline, selected=number),
+            "shape": (shape := timeline_shape(screen.timeline, selected=number)),
             "rows_page": page,
             "knobs": knobs,
             "knob_runtime": runtime,
@@ -102,9 +109,24 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "events_json": [
                 json.dumps(e, ensure_ascii=False, indent=1) for e in wire_frames(screen.call.call.events)
             ],
+            "has_images": any("image-cleanup" in b.marks for b in screen.timeline.bars),
+            "has_inactive": any("pruning-inactive" in b.marks for b in screen.timeline.bars),
+            "has_compaction": any("compaction" in b.marks for b in screen.timeline.bars),
             "window_total": screen.call.window or 0,
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }
+    )
+    context.update(
+        cost_context(
+            user=request.user,
+            transcript=transcript,
+            profile=domain,
+            screen=screen,
+            shape=shape,
+            pricing=pricing,
+            gap=gap,
+            problem=cost_problem,
+        )
     )
     template = "dashboard/simulation.html"
     if request.htmx and request.htmx.target == "sim-body":
@@ -124,7 +146,10 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
     except ProfileError:
         domain = forms.simulation_profile(profile=profile)
     screen = selectors.simulation_screen(
-        transcript=transcript, profile=domain, call=_int(request.GET.get("call"))
+        transcript=transcript,
+        profile=domain,
+        call=_int(request.GET.get("call")),
+        assumed_gap_seconds=cost_params(request)[1],
     )
     sent, full = selectors.simulation_tokenizer_count(transcript=transcript, screen=screen)
     return render(request, "dashboard/simulation.html#tokenizer", {"o200k_sent": sent, "o200k_full": full})

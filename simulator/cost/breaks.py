@@ -1,10 +1,12 @@
 """Calls where the cache broke: what was written again that the previous call had cached, and why.
 
-A call that only extends the previous request writes its growth. Anything written beyond that is a
-re-write of tokens the previous call had sent: either the cache had expired (the gap since the previous
-call is longer than the lifetime) or the request changed before the end of the previous one (a dropped
-turn, a trimmed or cleared tool result, an inserted breadcrumb, a removed image). The extra cost is what
-those tokens cost at the write price over what they would have cost read from the cache.
+A call that only extends the previous request writes its growth. Anything written beyond that, up to
+what the previous call had in the cache (written or read), is a re-write: either the cache had expired
+(the gap since the previous call is longer than the lifetime), or the request changed before the end of
+the previous one (a dropped turn, a trimmed or cleared tool result, an inserted breadcrumb, a removed
+image), or, with the request unchanged, no breakpoint was within Anthropic's 20-block lookback of the
+entry. Writing a prefix for the first time (one that was below the minimum cacheable size before) is not
+a break. The extra cost is what the re-written tokens cost at the write price over reading them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Literal
 
 from simulator.cost.cache import TOKENS_PER_MTOK, Request, SessionCost
 
-BreakCause = Literal["expired", "prefix-changed"]
+BreakCause = Literal["expired", "prefix-changed", "lookback"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +33,12 @@ class CacheBreak:
     """Position in the request of the first message that differs from the previous request."""
 
     def sentence(self) -> str:
-        why = (
-            "the cache had expired"
-            if self.cause == "expired"
-            else f"the request changed at message {self.first_changed}"
-        )
+        if self.cause == "expired":
+            why = "the cache had expired"
+        elif self.cause == "lookback":
+            why = "no breakpoint was within 20 blocks of the cached entry"
+        else:
+            why = f"the request changed at message {self.first_changed}"
         return (
             f"Call {self.number}: {self.rewritten_tokens:,} tokens written to the cache again because {why}; "
             f"${self.extra_usd:.4f} more than reading them."
@@ -66,17 +69,24 @@ def cache_breaks(requests: Sequence[Request], session: SessionCost) -> tuple[Cac
         before, now = requests[number - 2], requests[number - 1]
         cost = session.calls[number - 1]
         growth = max(0, now.input_tokens - before.input_tokens)
-        rewritten = cost.cache_write_tokens - growth
+        previous = session.calls[number - 2]
+        rewritten = min(
+            cost.cache_write_tokens - growth, previous.cache_write_tokens + previous.cache_read_tokens
+        )
         if rewritten <= 0:
             continue
         expired = now.at_seconds - before.at_seconds >= lifetime
+        changed = _first_difference(before, now)
+        cause: BreakCause = (
+            "expired" if expired else ("prefix-changed" if changed is not None else "lookback")
+        )
         out.append(
             CacheBreak(
                 number=number,
-                cause="expired" if expired else "prefix-changed",
+                cause=cause,
                 rewritten_tokens=rewritten,
                 extra_usd=rewritten * premium / TOKENS_PER_MTOK,
-                first_changed=_first_difference(before, now),
+                first_changed=changed,
             )
         )
     return tuple(out)

@@ -214,6 +214,7 @@ def requests_from_result(
     crumb = Segment(BREADCRUMB_FINGERPRINT, tiktoken_count(BREADCRUMB_TEXT), "user")
     times = call_times(transcript, [c.message_index for c in result.calls], gap_seconds)
     out: list[Request] = []
+    counted: dict[str, tuple[str, int]] = {}
     for call, at in zip(result.calls, times, strict=True):
         fated = {i: group.fate.value for group in call.fated for i in group.indices}
         edited: Mapping[int, tuple[int, str]] = {}
@@ -224,7 +225,11 @@ def requests_from_result(
             segment = native[index]
             if index in edited:
                 text = edited[index][1]
-                segment = Segment(_digest("as-sent", text), tiktoken_count(text), segment.role)
+                # A pruned message is usually sent the same way at many calls: count and digest it once.
+                as_sent = counted.get(text)
+                if as_sent is None:
+                    as_sent = counted[text] = (_digest("as-sent", text), tiktoken_count(text))
+                segment = Segment(as_sent[0], as_sent[1], segment.role)
             elif index in fated:
                 # Changed in a way the caller did not spell out: still a different message as sent.
                 fingerprint = _digest("fate", fated[index], segment.fingerprint)

@@ -21,7 +21,7 @@ are skipped.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from simulator.importers._common import (
     BadInput,
@@ -444,7 +444,7 @@ def _emit(
             msg = agent_message(
                 entry.record["message"], entry_id=entry.id, line=entry.line, fallback_ms=stamp
             )
-            produced.append((pos, msg))
+            produced.append((pos, replace(msg, written_ms=stamp)))
         elif entry.kind == "custom_message":
             parts, _ = _blocks(entry.record.get("content"), "content", assistant=False)
             produced.append(

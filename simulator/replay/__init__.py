@@ -9,8 +9,10 @@ Who may import: the simulator's own modules, tests and benchmarks; the dashboard
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from simulator.assumed_times import has_timestamps, with_assumed_times
 from simulator.replay.model import (
     BudgetExplanation,
     CallRecord,
@@ -26,7 +28,13 @@ if TYPE_CHECKING:
     from simulator.profiles import Profile
 
 
-def simulate(transcript: Transcript, profile: Profile, *, reference: bool = False) -> SimulationResult:
+def simulate(
+    transcript: Transcript,
+    profile: Profile,
+    *,
+    reference: bool = False,
+    assumed_gap_seconds: float | None = None,
+) -> SimulationResult:
     """Replay ``transcript`` through ``profile``'s runtime.
 
     Args:
@@ -34,10 +42,17 @@ def simulate(transcript: Transcript, profile: Profile, *, reference: bool = Fals
         profile: A validated profile.
         reference: Run the reference implementation (the runtime's own functions at every call,
             quadratic) instead of the fast one; both give the same result.
+        assumed_gap_seconds: Seconds between calls for a transcript with no timestamps (OpenClaw's TTL
+            clock reads them; ``simulator.assumed_times``). ``None`` leaves such a transcript unclocked.
 
     Returns:
         The per-call result.
     """
+    if assumed_gap_seconds is not None and not has_timestamps(transcript):
+        stamped = with_assumed_times(transcript, assumed_gap_seconds)
+        result = simulate(stamped, profile, reference=reference)
+        note = f"the transcript has no timestamps: calls assumed {assumed_gap_seconds:g} s apart"
+        return replace(result, warnings=(*result.warnings, note))
     return profile.spec.simulate(
         transcript,
         profile.settings,

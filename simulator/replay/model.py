@@ -28,6 +28,8 @@ class Fate(StrEnum):
     IMAGE_REPLACED = "image-replaced"
     REINSERTED = "re-added"
     BREADCRUMB = "breadcrumb"
+    THINKING_DROPPED = "thinking-dropped"
+    COMPACTED = "compacted"
     FAILED = "failed"
     """A failed call's error reply, which the runtime does not carry into later requests."""
     NOT_HELD = "not held"
@@ -179,6 +181,9 @@ class CallRecord:
     overflow: Overflow = "none"
     provider_input_tokens: int | None = None
     notes: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
+    """Where a runtime event happened at this call, for the timeline (e.g. ``compaction``,
+    ``image-cleanup``, ``pruning-inactive``)."""
     tokens_outside: int = 0
     """Of ``tokens_sent``: the messages sent outside the trimmed history (a system prompt the runtime
     sends as the request's own field), which no trim touches."""
@@ -228,6 +233,8 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     runtime_label: str = ""
     version_label: str = ""
+    resume: tuple[object, ...] = ()
+    """Per call, what the runtime's replay needs to recompute that call alone (opaque to all but it)."""
     outside: tuple[tuple[int, int], ...] = ()
     """``(transcript index, runtime estimate)`` of every message the runtime sends outside the history it
     trims (ai-profile's and OpenClaw's system prompt and developer instructions), ascending by index."""

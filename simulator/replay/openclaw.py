@@ -1,58 +1,72 @@
-"""Replays a transcript through OpenClaw's cache-TTL session pruning, call by call.
+"""Replays a transcript through OpenClaw, call by call, sending what OpenClaw sends.
 
-OpenClaw never forgets: the session keeps every message, and before each model call the pruning hook
-may hand the model a pruned *view* (old tool results soft-trimmed or cleared) for that call only. The
-replay drives the hook's TTL clock from the transcript:
+OpenClaw never forgets: the session keeps every message, and each model call of an attempt goes through the
+attempt's transforms (:mod:`simulator.runtimes.openclaw.attempt`, in the runtime's order; 2026.7.1: the
+cache-TTL pruning hook, the tool-result context guard, history image cleanup, the transcript policy;
+2026.9.6: image cleanup, sticky cache-TTL projections, the guard, image cleanup again, the provider-bound
+tool-result budget, the transcript policy, provider-side compaction). The replay drives them from the
+transcript (:mod:`openclaw_session`):
 
-* a run starts at each real user message; the runtime built for it reads the newest
-  ``openclaw.cache-ttl`` marker before that point (matching provider/model when both are known). A
-  transcript without markers gets the ones OpenClaw would have written: one at the end of every run,
-  stamped with that run's last reply;
-* ``now`` for a call is the timestamp of the newest message before the reply;
-* within a run only a pruning that changed the context moves the clock.
-
-When the transcript has no timestamps at all, the clock cannot be replayed; every call is then
-treated as past the TTL (a cold cache), which shows the most pruning the profile can do, and the
-result says so.
-
-The hook before each call is :class:`~simulator.replay.openclaw_gate.FastContextHook` or, with
-``reference=True``, the mirrored hook and pruner themselves; both give the same records.
+* an attempt starts at each real user message: :func:`start_attempt` with the reply's route (provider and
+  model as the transcript records them, else the profile's) and the ``openclaw.cache-ttl`` markers so far;
+  a route the pruning is not installed for says "context pruning is not active for <provider>";
+* each call runs :func:`attempt_step` (or its fast equivalent, :mod:`openclaw_transforms`) at the reply's
+  request time;
+* an attempt ends at the time its reply's entry was written: the transcript's own marker after it is read
+  by the next attempt when it records one, else the marker OpenClaw would have appended
+  (:func:`end_attempt`, stamped when the reply finished — not when the request started);
+* 2026.9.6 provider-side compaction is marked at the call where the estimated prompt reaches its
+  threshold; later calls send a summary of ``trimscope.compactionSummaryTokens`` instead of the messages
+  before that point (Trimscope cannot know what a summary would say).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 
-from simulator.convert import to_openclaw
-from simulator.replay.loop import ModelCall, model_calls, run_calls
+from simulator.replay.loop import ModelCall, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
 from simulator.replay.openclaw_fast import FastPrune
-from simulator.replay.openclaw_gate import (
-    ContextHook,
-    FastContextHook,
-    HookOutcome,
-    ReferenceContextHook,
-    pruning_runtime,
+from simulator.replay.openclaw_session import PlannedCall, SessionPlan, plan_session
+from simulator.replay.openclaw_transforms import (
+    FastTransforms,
+    Outcome,
+    ReferenceTransforms,
+    Transforms,
+    reference_outcome,
+)
+from simulator.runtimes.openclaw.attempt import (
+    AttemptSetup,
+    AttemptState,
+    CacheTtlMarker,
+    end_attempt,
+    start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS
 from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ImageContent,
     TextContent,
     ToolResultMessage,
-    messages_from_json,
-    text_block,
+    UserMessage,
 )
-from simulator.runtimes.openclaw.pruner import soft_trim_tool_result
+from simulator.runtimes.openclaw.route import OpenClawVersion
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
-from simulator.runtimes.openclaw.ttl_gate import TtlGateState
 from simulator.specs.openclaw.budget import duration as _duration
 from simulator.specs.openclaw.budget import explain_budget
-from simulator.transcript import Message, Role, Transcript
+from simulator.transcript import Transcript
 
 CHARS_PER_TOKEN = 4
 ESTIMATOR = "OpenClaw chars / 4 (CJK ×4, 8,000 chars per image)"
+_COMPACTION_NAMES = {
+    "openai-responses": "OpenAI Responses server compaction",
+    "anthropic-compact-2026-01-12": "Anthropic compact-2026-01-12",
+}
 
 
 def _tokens(chars: float) -> int:
@@ -60,246 +74,425 @@ def _tokens(chars: float) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class _Session:
-    """What does not change between calls (the hook's incremental pruner grows as calls come)."""
+class CallInput:
+    """What recomputing one call needs: the attempt, the state before the call, its time and history."""
 
-    transcript: Transcript
+    setup: AttemptSetup
+    state: AttemptState
+    now: float
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    """What does not change between calls; ``inputs`` grows with each call (for on-demand contents)."""
+
+    plan: SessionPlan
+    version: OpenClawVersion
     prefix: tuple[int, ...]
-    """Prefix sums of the native messages' sizes in chars."""
     budget: BudgetExplanation
-    effective: EffectivePruningSettings | None
-    clocked: bool
-    markers: tuple[tuple[int, int], ...]
-    hook: ContextHook | None
+    transforms: Transforms
+    summary_chars: int
+    transcript: Transcript
+    inputs: list[CallInput] = field(default_factory=list)
+    sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
+    """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
+
+    def size(self, message: AgentMessage) -> int:
+        hit = self.sizes.get(id(message))
+        if hit is None:
+            # The entry keeps the message alive, so its id is not reused while cached.
+            hit = (message, estimate_message_chars(message))
+            self.sizes[id(message)] = hit
+        return hit[1]
 
 
 @dataclass(frozen=True, slots=True)
 class OpenClawState:
-    """What carries from one call to the next: the TTL clock and how far the transcript was read."""
+    """What carries from call to call: the attempt, its state, the session's markers so far."""
 
-    gate: TtlGateState = TtlGateState()
-    marker_at: int = 0
-    """Next marker a new run may read."""
-    latest_seen: int | None = None
-    """Newest timestamp of the transcript messages read so far."""
-    seen_upto: int = 0
+    setup: AttemptSetup | None = None
+    attempt: AttemptState = AttemptState()
+    markers: tuple[CacheTtlMarker, ...] = ()
+    recorded_at: int = 0
+    """Next recorded marker an attempt may read."""
+    compaction_call: int | None = None
 
 
 def replay_openclaw(
     transcript: Transcript, settings: OpenClawSettings, *, profile_name: str, reference: bool = False
 ) -> SimulationResult:
-    """Replay ``transcript`` through OpenClaw's pruning with ``settings``.
+    """Replay ``transcript`` through OpenClaw at the profile's version.
 
     Args:
         transcript: The imported session.
-        settings: A validated OpenClaw ``contextPruning`` profile.
+        settings: A validated OpenClaw profile.
         profile_name: Shown in the result.
-        reference: Run the runtime's own hook and pruner on every call (quadratic) instead of the
-            incremental pruner behind the same gate.
+        reference: Run :func:`attempt_step` on every call's whole history (quadratic) instead of the fast
+            transforms; both give the same records.
 
     Returns:
-        One record per model call (what the pruned view sent, and why).
+        One record per model call (what OpenClaw sent, and why).
     """
-    converted = to_openclaw(transcript.messages)
-    natives = messages_from_json(list(converted.messages))
-    origins = tuple(tuple(o) for o in converted.origins)
-    chars = [estimate_message_chars(m) for m in natives]
+    plan = plan_session(transcript, settings)
+    version: OpenClawVersion = "2026.9.6" if settings.version == "2026.9.6" else "2026.7.1"
     prefix = [0]
-    for c in chars:
-        prefix.append(prefix[-1] + c)
-    effective = settings.effective()
-    clocked = any(m.timestamp_ms is not None for m in transcript.messages)
-    hook: ContextHook | None = None
-    if effective is not None:
-        runtime = pruning_runtime(effective, settings.context_window_tokens())
-        kind = ReferenceContextHook if reference else FastContextHook
-        hook = kind(natives, runtime, settings.model_context_window)
-    markers = tuple(_run_markers(transcript)) if clocked else ()
-    session = _Session(transcript, tuple(prefix), explain_budget(settings), effective, clocked, markers, hook)
-    calls, _ = run_calls(model_calls(transcript, origins), partial(step, session), OpenClawState())
-    warnings: tuple[str, ...] = ()
-    if not clocked and effective is not None:
-        warnings = ("the transcript has no timestamps: every call is treated as past the cache TTL",)
+    for message in plan.natives:
+        prefix.append(prefix[-1] + estimate_message_chars(message))
+    transforms: Transforms = ReferenceTransforms(plan.natives) if reference else FastTransforms(plan.natives)
+    summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
+    session = _Session(
+        plan, version, tuple(prefix), explain_budget(settings), transforms, summary, transcript
+    )
+    calls, _ = run_calls(tuple(p.call for p in plan.calls), partial(step, session), OpenClawState())
     return SimulationResult(
         runtime="openclaw",
-        version="2026.7.1",
+        version=version,
         profile_name=profile_name,
         budget=session.budget,
         window=session.budget.window,
         calls=calls,
-        origins=origins,
-        native_tokens=tuple(_tokens(c) for c in chars),
-        dropped_at=(0,) * len(natives),
-        drop_rules=("",) * len(natives),
+        origins=plan.origins,
+        native_tokens=tuple(_tokens(b - a) for a, b in zip(prefix, prefix[1:], strict=False)),
+        dropped_at=(0,) * len(plan.natives),
+        drop_rules=("",) * len(plan.natives),
         content_changes=(),
         estimator=ESTIMATOR,
-        warnings=warnings,
+        warnings=plan.warnings,
+        resume=tuple(session.inputs),
     )
 
 
 def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[CallRecord, OpenClawState]:
-    """One model call: the TTL clock from the transcript, then the pruning hook's view for this call."""
-    messages = session.transcript.messages
-    state = _read_transcript(session, state, call)
-    now = state.latest_seen if state.latest_seen is not None else messages[call.message_index].timestamp_ms
-    full_chars = session.prefix[call.available]
-    notes: list[str] = []
-    outcome = HookOutcome(None, None, None)
-    gate = state.gate
-    if session.hook is not None and session.effective is not None:
-        outcome, gate = session.hook.context(gate, now if session.clocked else None, call.available)
-        _gate_note(outcome.decision, outcome.elapsed_ms, session.effective, notes)
-    view = outcome.view
-    changed = view is not None and view.changed
-    if view is not None and not changed and session.effective is not None:
-        _skip_note(view.skipped, view.ratio_before, session.effective, notes)
-    usage = messages[call.message_index].usage
-    record = CallRecord(
-        number=call.number,
-        message_index=call.message_index,
-        available=call.available,
-        sent=((0, call.available),) if call.available else (),
-        breadcrumb_at=None,
-        fated=_fate_groups(view, session.effective) if view is not None and changed else (),
-        budget=session.budget.value,
-        tokens_full=_tokens(full_chars),
-        tokens_sent=_tokens(view.chars_after if view is not None and changed else full_chars),
-        trimmed=changed,
-        provider_input_tokens=usage.prompt_tokens if usage is not None else None,
-        notes=tuple(notes),
-    )
-    return record, OpenClawState(gate, state.marker_at, state.latest_seen, state.seen_upto)
+    """One model call: open the attempt when it starts one, run the transforms, close it after its reply."""
+    plan = session.plan
+    planned = plan.calls[call.number - 1]
+    setup, attempt, markers, recorded_at = state.setup, state.attempt, state.markers, state.recorded_at
+    if planned.starts_attempt or setup is None:
+        while (
+            recorded_at < len(plan.recorded)
+            and plan.recorded[recorded_at].before_message <= call.message_index
+        ):
+            markers = (*markers, plan.recorded[recorded_at].marker)
+            recorded_at += 1
+        history = plan.natives[: call.available] if session.version != "2026.7.1" else ()
+        setup, attempt = start_attempt(plan.config, planned.route, markers, attempt, session.version, history)
+    session.inputs.append(CallInput(setup, attempt, planned.now, call.available))
+    outcome, attempt = session.transforms.call(setup, attempt, planned.now, call.available)
+    compaction_call = state.compaction_call
+    if outcome.compaction is not None:
+        compaction_call = call.number
+    if planned.attempt_end is not None and not _recorded_after(plan, recorded_at, call):
+        markers = end_attempt(setup, markers, planned.attempt_end)
+    record = _record(session, planned, call, setup, outcome, compaction_call)
+    return record, OpenClawState(setup, attempt, markers, recorded_at, compaction_call)
 
 
-def _read_transcript(session: _Session, state: OpenClawState, call: ModelCall) -> OpenClawState:
-    """The transcript up to the reply: the newest time seen and, when a run starts, its marker."""
-    messages = session.transcript.messages
-    latest = state.latest_seen
-    for index in range(state.seen_upto, call.message_index):
-        stamp = messages[index].timestamp_ms
-        if stamp is not None:
-            latest = stamp if latest is None else max(latest, stamp)
-    run_start = call.number == 1 or any(
-        _starts_run(messages[i]) for i in range(state.seen_upto, call.message_index)
-    )
-    gate, marker_at = state.gate, state.marker_at
-    if run_start:
-        # A new run's runtime reads the newest marker written before it.
-        while marker_at < len(session.markers) and session.markers[marker_at][0] <= call.message_index:
-            gate = TtlGateState(last_cache_touch_at=session.markers[marker_at][1])
-            marker_at += 1
-    return OpenClawState(gate, marker_at, latest, call.message_index)
+def _recorded_after(plan: SessionPlan, recorded_at: int, call: ModelCall) -> bool:
+    """Whether the transcript records a marker between this attempt's reply and the next attempt."""
+    if call.number >= len(plan.calls) or recorded_at >= len(plan.recorded):
+        return call.number >= len(plan.calls)
+    following = plan.calls[call.number].call.message_index
+    return plan.recorded[recorded_at].before_message <= following
 
 
-def _same(a: str | None, b: str | None) -> bool:
-    return a is None or b is None or a.lower() == b.lower()
+# -- records --------------------------------------------------------------------------------------------
 
 
-def _run_markers(transcript: Transcript) -> list[tuple[int, int]]:
-    """``(after_message, timestamp_ms)`` of the cache-TTL markers the runs would read, oldest first."""
-    messages = transcript.messages
-    if transcript.cache_ttl_markers:
-        return [
-            (m.after_message, m.timestamp_ms)
-            for m in transcript.cache_ttl_markers
-            if m.timestamp_ms
-            and _same(m.provider, transcript.provider)
-            and _same(m.model_id, transcript.model)
-        ]
-    # None recorded: synthesise the marker written at the end of each run (before each real user message).
-    out: list[tuple[int, int]] = []
-    last_reply: int | None = None
-    for index, message in enumerate(messages):
-        if _starts_run(message) and last_reply is not None:
-            out.append((index, last_reply))
-            last_reply = None
-        if message.role is Role.ASSISTANT and message.timestamp_ms is not None:
-            last_reply = message.timestamp_ms
-    return out
+def _inactive_note(setup: AttemptSetup) -> str | None:
+    if setup.inactive_reason == "provider_not_eligible":
+        return f"context pruning is not active for {setup.route.provider}"
+    if setup.inactive_reason == "settings_invalid":
+        return "contextPruning settings did not resolve: the pruning extension is not installed"
+    return None
 
 
-def _starts_run(message: Message) -> bool:
-    return message.role is Role.USER and message.tool_result is None
-
-
-def _gate_note(
-    decision: str | None, elapsed_ms: float | None, effective: EffectivePruningSettings, notes: list[str]
-) -> None:
+def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[str]) -> None:
+    if setup.version == "2026.7.1":
+        if outcome.gate is None or setup.pruning is None:
+            return
+        decision, elapsed, ttl = outcome.gate.decision, outcome.gate.elapsed_ms, setup.pruning.settings.ttl_ms
+    else:
+        if setup.cache_ttl is None:
+            return
+        ttl = setup.cache_ttl.ttl_ms
+        touched = outcome.last_touch_before
+        elapsed = now - touched if touched else None
+        decision = (
+            "no_marker"
+            if elapsed is None
+            else "ttl_disabled"
+            if ttl <= 0
+            else "ttl_not_expired"
+            if elapsed < ttl
+            else "unchanged"
+        )
     if decision == "no_marker":
         notes.append("no cache-TTL marker yet: OpenClaw does not prune")
-    elif decision == "ttl_not_expired" and elapsed_ms is not None:
-        notes.append(
-            f"cache still warm: {_duration(elapsed_ms)} since the last touch "
-            f"< ttl {_duration(effective.ttl_ms)}"
-        )
+    elif decision == "ttl_not_expired" and elapsed is not None:
+        notes.append(f"cache still warm: {_duration(elapsed)} since the last touch < ttl {_duration(ttl)}")
     elif decision == "ttl_disabled":
         notes.append("ttl 0: pruning disabled")
-    elif elapsed_ms is not None:
-        notes.append(f"cache TTL expired ({_duration(elapsed_ms)} since the last touch)")
+    elif elapsed is not None:
+        notes.append(f"cache TTL expired ({_duration(elapsed)} since the last touch)")
 
 
-def _skip_note(
-    skipped: str | None, ratio: float | None, effective: EffectivePruningSettings, notes: list[str]
-) -> None:
-    if skipped == "below_soft_trim_ratio" and ratio is not None:
-        notes.append(f"ratio {ratio:.2f} < softTrimRatio {effective.soft_trim_ratio:g}: nothing to prune")
-    elif skipped == "too_few_assistants":
+def _skip_note(view: FastPrune, effective: EffectivePruningSettings, notes: list[str]) -> None:
+    if view.skipped == "below_soft_trim_ratio" and view.ratio_before is not None:
+        notes.append(
+            f"ratio {view.ratio_before:.2f} < softTrimRatio {effective.soft_trim_ratio:g}: nothing to prune"
+        )
+    elif view.skipped == "too_few_assistants":
         notes.append(
             f"fewer than keepLastAssistants {effective.keep_last_assistants:g} assistant messages: "
             "nothing prunable"
         )
 
 
-def _fate_groups(view: FastPrune, effective: EffectivePruningSettings | None) -> tuple[FateGroup, ...]:
-    if effective is None:
-        return ()
+def _pruning_groups(view: FastPrune, effective: EffectivePruningSettings) -> list[FateGroup]:
     ratio = view.ratio_before or 0.0
     out: list[FateGroup] = []
     if view.soft_trimmed:
         rule = f"soft trim: ratio {ratio:.2f} ≥ softTrimRatio {effective.soft_trim_ratio:g}"
         out.append(FateGroup(Fate.SOFT_TRIMMED, rule, view.soft_trimmed))
     if view.images_replaced:
-        out.append(
-            FateGroup(
-                Fate.IMAGE_REPLACED, "images in tool results replaced during soft trim", view.images_replaced
-            )
-        )
+        rule = "images in tool results replaced during soft trim"
+        out.append(FateGroup(Fate.IMAGE_REPLACED, rule, view.images_replaced))
     if view.hard_cleared:
         after_soft = view.ratio_after_soft_trim or 0.0
         rule = f"hard clear: ratio {after_soft:.2f} ≥ hardClearRatio {effective.hard_clear_ratio:g}"
         out.append(FateGroup(Fate.HARD_CLEARED, rule, view.hard_cleared))
-    return tuple(out)
+    return out
+
+
+def _cache_ttl_groups(outcome: Outcome, setup: AttemptSetup) -> list[FateGroup]:
+    ttl = outcome.cache_ttl
+    if ttl is None or setup.cache_ttl is None:
+        return []
+    through = outcome.compacted_through
+
+    def native(indexes: Sequence[int]) -> tuple[int, ...]:
+        if through is None:
+            return tuple(indexes)
+        return tuple(through + i - 1 for i in indexes if i > 0)
+
+    ratio = f"ratio {ttl.ratio:.2f}" if ttl.ratio is not None else "over the threshold"
+    out: list[FateGroup] = []
+    placeholder = setup.cache_ttl.placeholder
+    replayed = native(ttl.replayed)
+    cleared_again = tuple(i for i in replayed if _text(outcome.changed.get(i)) == placeholder)
+    trimmed_again = tuple(i for i in replayed if i not in cleared_again)
+    if ttl.soft_trimmed:
+        out.append(
+            FateGroup(
+                Fate.SOFT_TRIMMED, f"soft trim: {ratio} ≥ 0.3 (fixed in 2026.9.6)", native(ttl.soft_trimmed)
+            )
+        )
+    if trimmed_again:
+        out.append(
+            FateGroup(
+                Fate.SOFT_TRIMMED,
+                "soft-trimmed at an earlier call: sent the same way (sticky)",
+                trimmed_again,
+            )
+        )
+    if ttl.hard_cleared:
+        out.append(
+            FateGroup(
+                Fate.HARD_CLEARED, f"hard clear: {ratio} ≥ 0.5 (fixed in 2026.9.6)", native(ttl.hard_cleared)
+            )
+        )
+    if cleared_again:
+        out.append(
+            FateGroup(
+                Fate.HARD_CLEARED, "cleared at an earlier call: sent the same way (sticky)", cleared_again
+            )
+        )
+    return out
+
+
+def _text(message: AgentMessage | None) -> str | None:
+    if message is None:
+        return None
+    return message_text(message)
+
+
+def message_text(message: AgentMessage) -> str:
+    """A message's text as the page shows it (images as ``[image]``)."""
+    if isinstance(message, UserMessage | ToolResultMessage | AssistantMessage):
+        content = message.content
+        if isinstance(content, str):
+            return content
+        if not isinstance(content, tuple):
+            return ""
+        parts = []
+        for block in content:
+            if isinstance(block, TextContent):
+                parts.append(block.text)
+            elif isinstance(block, ImageContent):
+                parts.append("[image]")
+        return "\n".join(parts)
+    raw = message.to_json()
+    summary = raw.get("summary") if isinstance(raw, dict) else None
+    return summary if isinstance(summary, str) else ""
+
+
+def _groups(outcome: Outcome, setup: AttemptSetup, session: _Session, call: ModelCall) -> list[FateGroup]:
+    out: list[FateGroup] = []
+    if outcome.compaction is not None:
+        kind = outcome.compaction.plan.kind
+        rule = (
+            f"{_COMPACTION_NAMES.get(kind, kind)}: the estimated "
+            f"prompt ({outcome.compaction.estimated_tokens:,} tokens) reaches its threshold "
+            f"({outcome.compaction.plan.threshold:,}); later calls send a summary instead"
+        )
+        start = outcome.compacted_through or 0
+        out.append(FateGroup(Fate.COMPACTED, rule, range(start, call.available)))
+    if outcome.pruned is not None and outcome.pruned.changed and setup.pruning is not None:
+        out += _pruning_groups(outcome.pruned, setup.pruning.settings)
+    out += _cache_ttl_groups(outcome, setup)
+    if outcome.guard:
+        out.append(
+            FateGroup(
+                Fate.TRUNCATED,
+                "tool-result context guard: a single result over its share of the window, truncated",
+                outcome.guard,
+            )
+        )
+    if outcome.images:
+        rule = (
+            "history image cleanup: images and media references in turns before the last "
+            f"{PRESERVE_RECENT_COMPLETED_TURNS} completed turns replaced (already processed by the model)"
+        )
+        out.append(FateGroup(Fate.IMAGE_REPLACED, rule, outcome.images))
+    if outcome.budget:
+        rule = "provider-bound tool-result budget (2026.9.6): cut or elided at the stream"
+        out.append(FateGroup(Fate.TRUNCATED, rule, outcome.budget))
+    if outcome.policy:
+        rule = f"transcript policy dropThinkingBlocks ({setup.route.model_id}): thinking left out"
+        out.append(FateGroup(Fate.THINKING_DROPPED, rule, outcome.policy))
+    return out
+
+
+def _record(
+    session: _Session,
+    planned: PlannedCall,
+    call: ModelCall,
+    setup: AttemptSetup,
+    outcome: Outcome,
+    compaction_call: int | None,
+) -> CallRecord:
+    prefix = session.prefix
+    notes: list[str] = []
+    marks: list[str] = []
+    inactive = _inactive_note(setup)
+    if inactive is not None:
+        notes.append(inactive)
+        if setup.inactive_reason == "provider_not_eligible":
+            marks.append("pruning-inactive")
+    _gate_note(outcome, setup, planned.now, notes)
+    if outcome.pruned is not None and not outcome.pruned.changed and setup.pruning is not None:
+        _skip_note(outcome.pruned, setup.pruning.settings, notes)
+    if planned.starts_attempt:
+        notes.append(
+            f"attempt route {setup.route.provider}/{setup.route.model_id or '?'} "
+            f"(from {planned.route_source})"
+        )
+    if planned.starts_attempt and setup.server_tool_clearing:
+        notes.append(
+            "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
+            "OpenClaw 2026.9.6 prunes no new tool rounds locally"
+        )
+    if setup.drop_thinking_blocks and outcome.policy:
+        notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
+    if outcome.images:
+        marks.append("image-cleanup")
+        notes.append(f"history image cleanup changed {len(outcome.images)} older messages")
+    if outcome.overflow:
+        notes.append(
+            "preemptive overflow: the context guard stopped the call "
+            "(estimated context over 90% of the window; the call is not sent)"
+        )
+    through = outcome.compacted_through
+    if outcome.compaction is not None:
+        marks.append("compaction")
+        notes.append(
+            f"provider-side compaction fires here ({outcome.compaction.plan.threshold:,}-token threshold); "
+            f"later calls send a ~{session.plan.config.compaction_summary_tokens:,}-token summary"
+            + ("" if session.plan.config.apply_provider_compaction else " (marked only: modelCompaction off)")
+        )
+    full_chars = prefix[call.available]
+    if outcome.overflow:
+        sent_chars = full_chars
+    else:
+        start = through or 0
+        sent_chars = full_chars - prefix[start] + (session.summary_chars if through is not None else 0)
+        for index, message in outcome.changed.items():
+            sent_chars += session.size(message) - (prefix[index + 1] - prefix[index])
+    fated = tuple(_groups(outcome, setup, session, call))
+    sent = (
+        ((through, call.available),)
+        if through is not None
+        else ((0, call.available),)
+        if call.available
+        else ()
+    )
+    drop_rule = ""
+    if through is not None:
+        drop_rule = (
+            f"compacted by the provider at call {compaction_call}: sent as a "
+            f"~{session.plan.config.compaction_summary_tokens:,}-token summary"
+        )
+        notes.append(drop_rule)
+    usage = session.transcript.messages[call.message_index].usage
+    return CallRecord(
+        number=call.number,
+        message_index=call.message_index,
+        available=call.available,
+        sent=sent,
+        breadcrumb_at=None,
+        fated=fated,
+        budget=session.budget.value,
+        tokens_full=_tokens(full_chars),
+        tokens_sent=_tokens(sent_chars),
+        trimmed=bool(outcome.changed) or through is not None,
+        drop_rule=drop_rule,
+        overflow="failed" if outcome.overflow else "none",
+        provider_input_tokens=usage.prompt_tokens if usage is not None else None,
+        notes=tuple(notes),
+        marks=tuple(marks),
+    )
+
+
+# -- one call on demand ------------------------------------------------------------------------------------
+
+
+def sent_messages(
+    transcript: Transcript,
+    settings: OpenClawSettings,
+    result: SimulationResult,
+    number: int,
+    natives: Sequence[AgentMessage] | None = None,
+) -> Mapping[int, AgentMessage]:
+    """Native index → the message as sent at call ``number``, for every message a transform changed.
+
+    ``natives`` are the transcript's native messages when the caller already has them (else rebuilt).
+    """
+    item = result.resume[number - 1] if number - 1 < len(result.resume) else None
+    if not isinstance(item, CallInput):
+        return {}
+    if natives is None:
+        natives = plan_session(transcript, settings).natives
+    outcome, _ = reference_outcome(natives, item.setup, item.state, item.now, item.end)
+    return outcome.changed
 
 
 def pruned_contents(
-    transcript: Transcript, settings: OpenClawSettings, call: CallRecord, origins: Sequence[Sequence[int]]
+    transcript: Transcript, settings: OpenClawSettings, result: SimulationResult, call: CallRecord
 ) -> dict[int, tuple[int, str]]:
-    """``(tokens, text)`` after pruning of each message ``call``'s rules changed (tokens = chars / 4).
+    """``(tokens, text)`` as sent at ``call`` of each native message a transform changed (tokens = chars / 4).
 
-    Recomputed for one call on demand: the record keeps only which messages were changed.
+    Recomputed for one call on demand from what the replay kept for it.
     """
-    fated = {i: g.fate for g in call.fated for i in g.indices}
-    effective = settings.effective()
-    if not fated or effective is None:
-        return {}
-    out: dict[int, tuple[int, str]] = {}
-    for index, fate in fated.items():
-        # Convert only the transcript messages this native came from, not the whole transcript.
-        converted = to_openclaw([transcript.messages[i] for i in origins[index]]).messages
-        if len(converted) != 1:
-            continue
-        message = messages_from_json(list(converted))[0]
-        if not isinstance(message, ToolResultMessage):
-            continue
-        if fate is Fate.HARD_CLEARED:
-            text = effective.hard_clear.placeholder
-            cleared = replace(message, content=(text_block(text),))
-            out[index] = (_tokens(estimate_message_chars(cleared)), text)
-            continue
-        trimmed = soft_trim_tool_result(message, effective)
-        if trimmed is not None:
-            new = trimmed[0]
-            blocks = new.content if isinstance(new.content, tuple) else ()
-            text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
-            out[index] = (_tokens(estimate_message_chars(new)), text)
-    return out
+    changed = sent_messages(transcript, settings, result, call.number)
+    return {i: (_tokens(estimate_message_chars(m)), message_text(m)) for i, m in changed.items()}

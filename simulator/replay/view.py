@@ -32,6 +32,8 @@ class Bar:
     trimmed: bool
     overflow: str
     retries: int
+    marks: tuple[str, ...] = ()
+    """Runtime events in the bucket (``CallRecord.marks``), each once, in order of first appearance."""
     failed: int = 0
     """Calls in the bar that the provider failed (the transcript's error turns)."""
 
@@ -67,6 +69,7 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
                 trimmed=any(c.trimmed for c in bucket),
                 overflow=overflow,
                 retries=sum(len(c.retries) for c in bucket),
+                marks=tuple(dict.fromkeys(m for c in bucket for m in c.marks)),
                 failed=sum(1 for c in bucket if c.failed),
             )
         )

@@ -36,7 +36,7 @@ def test_preset_round_trips_through_text(preset, syntax):
 
 def test_preset_names_and_keys_are_unique():
     assert len({p.key for p in PRESETS}) == len({p.name for p in PRESETS}) == len(PRESETS)
-    assert {p.runtime for p in PRESETS} == {"zeroclaw", "ai_profile", "openclaw"}
+    assert {p.runtime for p in PRESETS} == {"zeroclaw", "ai_profile", "openclaw", "as_recorded"}
 
 
 def test_zeroclaw_documented_preset_has_a_128k_window_and_the_32k_fallback_budget():

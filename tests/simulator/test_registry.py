@@ -23,7 +23,7 @@ from tests.support import SHARED_DIR
 def test_every_runtime_version_is_registered_once():
     keys = [(s.runtime, s.version) for s in registry.SPECS]
     assert len(keys) == len(set(keys))
-    assert registry.runtimes() == ("zeroclaw", "openclaw", "ai_profile")
+    assert registry.runtimes() == ("zeroclaw", "openclaw", "ai_profile", "as_recorded")
 
 
 def test_zeroclaw_versions_carry_their_labels():

@@ -338,10 +338,14 @@ class PruneMemo:
         return hit[1]
 
 
-def _cleared(message: ToolResultMessage, placeholder: str) -> ToolResultMessage:
+def cleared_tool_result(message: ToolResultMessage, placeholder: str) -> ToolResultMessage:
+    """A hard-cleared tool result: the placeholder as its only text block (also built by the fast replay)."""
     return ToolResultMessage(
         (text_block(placeholder),), message.tool_name, message.tool_call_id, message.is_error, message.extra
     )
+
+
+_cleared = cleared_tool_result
 
 
 def _protections(

@@ -272,6 +272,51 @@ class ToolsConfig:
     deny: tuple[str, ...] | None = None
 
 
+OPENCLAW_VERSION_KEYS: Final = ("2026.7.1", "2026.9.6")
+AUTH_MODES: Final = ("api_key", "oauth")
+
+
+@dataclass(frozen=True, slots=True)
+class RouteConfig:
+    """The profile's model route and run inputs: what a transcript that does not record them uses.
+
+    ``provider``/``model_id``/``api``/``base_url`` and the model's ``contextTokens``/``maxTokens`` describe
+    the route (``models.providers.<p>.models[]`` upstream); ``params`` are the model's ``params`` (2026.9.6's
+    provider-side compaction switches and thresholds); ``auth`` is how the route authenticates;
+    ``context_token_budget`` is a run's ``contextTokenBudget``. ``compaction_summary_tokens`` and
+    ``model_compaction`` are Trimscope's: the size of the stand-in summary after a provider-side compaction,
+    and whether later calls send it (False: only mark the point).
+    """
+
+    provider: str | None = None
+    model_id: str | None = None
+    api: str | None = None
+    base_url: str | None = None
+    context_tokens: int | None = None
+    max_tokens: int | None = None
+    params: tuple[tuple[str, JSON], ...] = ()
+    auth: str | None = None
+    context_token_budget: int | None = None
+    compaction_summary_tokens: int | None = None
+    model_compaction: bool | None = None
+
+    def validate(self) -> None:
+        """Ranges and choices.
+
+        Raises:
+            ProfileError: naming the field.
+        """
+        _check_int("model.contextTokens", self.context_tokens, 1)
+        _check_int("model.maxTokens", self.max_tokens, 1)
+        _check_int("trimscope.contextTokenBudget", self.context_token_budget, 1)
+        _check_int("trimscope.compactionSummaryTokens", self.compaction_summary_tokens, 0)
+        if self.auth is not None and self.auth not in AUTH_MODES:
+            raise ProfileError("trimscope.auth", f"unknown auth {self.auth!r}", allowed="api_key, oauth")
+
+    def is_default(self) -> bool:
+        return self == RouteConfig()
+
+
 @dataclass(frozen=True, slots=True)
 class OpenClawSettings:
     """A user's OpenClaw pruning profile: ``agents.defaults.contextPruning`` plus the window inputs.
@@ -290,6 +335,10 @@ class OpenClawSettings:
     tools: ToolsConfig = ToolsConfig()
     model_context_window: int | None = None
     context_tokens: int | None = None
+    version: str = "2026.7.1"
+    """The OpenClaw version the profile targets (``trimscope.version``)."""
+    route: RouteConfig = field(default_factory=lambda: RouteConfig())
+    """The model route used when the transcript does not record its provider/model."""
 
     def validate(self) -> None:
         """Check the zod constraints of OpenClaw's config schema.
@@ -318,6 +367,33 @@ class OpenClawSettings:
         _check_int("contextPruning.softTrim.tailChars", self.softTrim.tailChars, 0)
         _check_int("model.contextWindow", self.model_context_window, 1)
         _check_int("agents.defaults.contextTokens", self.context_tokens, 1)
+        if self.version not in OPENCLAW_VERSION_KEYS:
+            raise ProfileError(
+                "trimscope.version",
+                f"unknown OpenClaw version {self.version!r}",
+                allowed=", ".join(OPENCLAW_VERSION_KEYS),
+            )
+        if self.version != "2026.7.1":
+            for key, value in self.retired_values():
+                if value is not None:
+                    raise ProfileError(
+                        f"contextPruning.{key}",
+                        f"retired in OpenClaw {self.version} (its built-in default applies)",
+                        allowed="mode, ttl, tools, hardClear",
+                    )
+        self.route.validate()
+
+    def retired_values(self) -> tuple[tuple[str, object], ...]:
+        """The ``contextPruning`` keys OpenClaw 2026.9.6 retired, with this profile's values."""
+        soft = self.softTrim
+        soft_set = None if soft == SoftTrimConfig() else soft
+        return (
+            ("keepLastAssistants", self.keepLastAssistants),
+            ("softTrimRatio", self.softTrimRatio),
+            ("hardClearRatio", self.hardClearRatio),
+            ("minPrunableToolChars", self.minPrunableToolChars),
+            ("softTrim", soft_set),
+        )
 
     def context_pruning_json(self) -> dict[str, JSON]:
         """The ``contextPruning`` block as OpenClaw config JSON (unset keys omitted)."""

@@ -51,7 +51,62 @@ def _summary(window: int, effective: EffectivePruningSettings) -> str:
     )
 
 
+def _explain_2026_9_6(settings: OpenClawSettings) -> BudgetExplanation:
+    """2026.9.6: fixed ratios of the attempt's budget; sticky projections; provider-side compaction."""
+    r = settings.route
+    window = r.context_token_budget or settings.model_context_window or DEFAULT_WINDOW
+    source = (
+        "trimscope.contextTokenBudget"
+        if r.context_token_budget
+        else "model.contextWindow"
+        if settings.model_context_window
+        else "default 200,000"
+    )
+    summary_tokens = r.compaction_summary_tokens if r.compaction_summary_tokens is not None else 2_000
+    compaction = (
+        "provider-side compaction (OpenAI Responses, on by default for direct OpenAI; threshold "
+        "0.7 × min(contextTokens, contextWindow), else 80,000; Anthropic compact-2026-01-12 opt-in) is "
+        f"marked where it fires; later calls send a ~{fmt(summary_tokens)}-token summary"
+    )
+    if settings.mode != "cache-ttl":
+        return BudgetExplanation(
+            None,
+            "pruning off",
+            ("contextPruning.mode is off: nothing is pruned", compaction),
+            window,
+            source,
+            summary=f"2026.9.6 · pruning off (mode {settings.mode or 'unset'})",
+            headline="window",
+        )
+    soft = math.floor(window * 0.3)
+    hard = math.floor(window * 0.5)
+    hard_on = settings.hardClear.enabled is not False
+    effective = settings.effective()
+    ttl_ms = effective.ttl_ms if effective is not None else 300_000
+    steps = (
+        f"window {fmt(window)} tokens ({source}), the attempt's context budget",
+        f"soft trim of old tool results from ratio 0.3 (≈ {fmt(soft)} tokens; fixed in 2026.9.6)",
+        f"hard clear from ratio 0.5 (≈ {fmt(hard)} tokens; fixed)" + ("" if hard_on else " — disabled"),
+        f"only after the cache TTL ({duration(ttl_ms)}) has expired; the last 3 assistant turns are "
+        "protected; a trimmed or cleared result is sent the same way on every later call",
+        compaction,
+    )
+    return BudgetExplanation(
+        soft,
+        "0.3 × window (fixed)",
+        steps,
+        window,
+        source,
+        summary=f"2026.9.6 · ttl {_ttl(ttl_ms)} · soft-trim at 0.3 · "
+        + ("hard-clear at 0.5" if hard_on else "hard-clear disabled")
+        + " · keep last 3 assistants (fixed)",
+        headline="window",
+    )
+
+
 def explain_budget(settings: OpenClawSettings) -> BudgetExplanation:
+    if settings.version == "2026.9.6":
+        return _explain_2026_9_6(settings)
     effective = settings.effective()
     window = settings.context_window_tokens()
     source = "model.contextWindow" if settings.model_context_window else "default 200,000"

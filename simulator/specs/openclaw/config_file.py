@@ -32,6 +32,7 @@ from simulator.errors import ProfileError
 from simulator.jsonvalue import JSON
 from simulator.profiles import Profile, profile_from_document
 from simulator.runtimes.openclaw.duration import DurationError, parse_duration_ms
+from simulator.runtimes.openclaw.versions import detect_config_version
 
 RUNTIME = "OpenClaw"
 ROOT_KEYS = frozenset(
@@ -79,7 +80,7 @@ ROOT_KEYS = frozenset(
         "providers",
     ]
 )
-AGENTS_KEYS = frozenset({"defaults", "list"})
+AGENTS_KEYS = frozenset({"defaults", "list", "entries"})  # entries: 2026.9.6 (agents keyed by id)
 DEFAULTS_KEYS = frozenset(
     [
         "params",
@@ -240,7 +241,11 @@ def read_openclaw_config(raw: Mapping[str, JSON]) -> ConfigFile:
     entries = agents.get("list")
     if entries is not None and not isinstance(entries, list):
         raise ProfileError("agents.list", "must be a list of agents", allowed="a list")
+    keyed = table(agents.get("entries"), "agents.entries")
+    version = detect_config_version(doc)
     shape = "OpenClaw openclaw.json (JSON5" + (", legacy agent root)" if legacy else ")")
+    if version is not None:
+        shape += f", the {version} schema"
     targets: list[tuple[str, dict[str, JSON], str]] = []
     for index, entry in enumerate(entries or []):
         path = f"agents.list[{index}]"
@@ -250,15 +255,22 @@ def read_openclaw_config(raw: Mapping[str, JSON]) -> ConfigFile:
         if not isinstance(agent_id, str) or not agent_id:
             raise ProfileError(f"{path}.id", "is required", allowed="the agent's id")
         targets.append((agent_id, body, path))
+    for agent_id, entry in keyed.items():
+        path = f"agents.entries.{agent_id}"
+        body = table(entry, path)
+        check_keys(body, path, AGENT_ENTRY_KEYS, RUNTIME)
+        targets.append((agent_id, body, path))
     if not targets:
         targets.append(("defaults", {}, ""))
     profiles = tuple(
-        _profile(doc, defaults, defaults_path, name, body, path, notes) for name, body, path in targets
+        _profile(doc, defaults, defaults_path, name, body, path, notes, version)
+        for name, body, path in targets
     )
     kept: dict[str, None] = {k.path: None for p in profiles for k in p.kept}
     warnings = list(notes)
-    if entries:
-        warnings.append(f"{len(profiles)} agent(s) in agents.list: one profile each, named by id")
+    if entries or keyed:
+        where = "agents.list" if entries else "agents.entries"
+        warnings.append(f"{len(profiles)} agent(s) in {where}: one profile each, named by id")
     return ConfigFile("openclaw", shape, profiles, tuple(warnings), tuple(kept))
 
 
@@ -270,6 +282,7 @@ def _profile(
     agent: Mapping[str, JSON],
     agent_path: str,
     notes: list[str],
+    version: str | None = None,
 ) -> Profile:
     warnings = list(notes)
     kept = KeptCollector()
@@ -310,7 +323,11 @@ def _profile(
             )
     if pruning is None:
         warnings.append(f"{defaults_path}.contextPruning is not set: OpenClaw does not prune")
-    document: dict[str, JSON] = {"trimscope": {"runtime": "openclaw"}, "agents": {"defaults": {}}}
+    meta: dict[str, JSON] = {"runtime": "openclaw"}
+    if version is not None:
+        # The file's schema says which OpenClaw it was written for (agents.entries, or a retired key).
+        meta["version"] = version
+    document: dict[str, JSON] = {"trimscope": meta, "agents": {"defaults": {}}}
     defaults_doc = document["agents"]
     assert isinstance(defaults_doc, dict)
     target: dict[str, JSON] = {}

@@ -1,6 +1,9 @@
-"""OpenClaw's knob catalogue, in ``agents.defaults.contextPruning`` and the window keys.
+"""OpenClaw's knob catalogues (2026.7.1 and 2026.9.6), in ``agents.defaults.contextPruning``, the model route
+and ``trimscope`` keys.
 
-The loader names pruning fields from the block (``contextPruning.ttl``), hence ``error_field``.
+The loader names pruning fields from the block (``contextPruning.ttl``), hence ``error_field``. 2026.9.6
+reads only ``mode``, ``ttl``, ``tools`` and ``hardClear`` (the rest is retired: built-in defaults apply) and
+adds the provider-side compaction inputs (model ``params``, auth) and the stand-in summary's size.
 """
 
 from __future__ import annotations
@@ -10,7 +13,70 @@ from simulator.knobs import Knob
 _OC = "agents.defaults.contextPruning"
 _ERR = "contextPruning"
 
+VERSIONS = ("2026.7.1", "2026.9.6")
+
+_VERSION = Knob(
+    "trimscope.version",
+    "Version",
+    "select",
+    "2026.7.1 or 2026.9.6 (retired keys are rejected by 2026.9.6)",
+    choices=VERSIONS,
+    choice_labels=VERSIONS,
+)
+
+_ROUTE: tuple[Knob, ...] = (
+    Knob(
+        "model.provider",
+        "model.provider",
+        "text",
+        "used when the transcript does not record it",
+        placeholder="anthropic",
+    ),
+    Knob("model.id", "model.id", "text", "the model id, when the transcript does not record it"),
+    Knob("model.api", "model.api", "text", "e.g. anthropic-messages, openai-responses"),
+    Knob("model.baseUrl", "model.baseUrl", "text", "e.g. https://api.openai.com/v1"),
+)
+
+_COMPACTION: tuple[Knob, ...] = (
+    Knob(
+        "model.params.responsesServerCompaction",
+        "params.responsesServerCompaction",
+        "tristate",
+        "OpenAI Responses server compaction: unset = on for direct OpenAI",
+    ),
+    Knob(
+        "model.params.responsesCompactThreshold",
+        "params.responsesCompactThreshold",
+        "int",
+        "tokens; empty = 0.7 × min(contextTokens, contextWindow), else 80,000",
+        minimum=1,
+    ),
+    Knob(
+        "model.params.anthropicServerCompaction",
+        "params.anthropicServerCompaction",
+        "tristate",
+        "Anthropic compact-2026-01-12: opt-in, API key only",
+    ),
+    Knob(
+        "trimscope.auth", "auth", "select", "api_key or oauth (unset = api_key)", choices=("api_key", "oauth")
+    ),
+    Knob(
+        "trimscope.compactionSummaryTokens",
+        "compaction summary tokens",
+        "int",
+        "size of the stand-in summary after a provider-side compaction (default 2,000)",
+        placeholder="2000",
+    ),
+    Knob(
+        "trimscope.modelCompaction",
+        "model the compaction",
+        "tristate",
+        "unset/true: later calls send the summary; false: only mark the point",
+    ),
+)
+
 KNOBS: tuple[Knob, ...] = (
+    _VERSION,
     Knob(
         f"{_OC}.mode",
         "mode",
@@ -111,4 +177,21 @@ KNOBS: tuple[Knob, ...] = (
         "an integer ≥ 1, or empty",
         minimum=1,
     ),
+)
+
+KNOBS = (*KNOBS, *_ROUTE)
+
+_RETIRED = (
+    "keepLastAssistants",
+    "softTrimRatio",
+    "hardClearRatio",
+    "minPrunableToolChars",
+    "softTrim.maxChars",
+    "softTrim.headChars",
+    "softTrim.tailChars",
+)
+
+KNOBS_2026_9_6: tuple[Knob, ...] = (
+    *(k for k in KNOBS if k.path.removeprefix(f"{_OC}.") not in _RETIRED),
+    *_COMPACTION,
 )

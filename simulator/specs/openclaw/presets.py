@@ -1,5 +1,6 @@
 """OpenClaw's ready-made profiles: 2026.7.1 ``DEFAULT_CONTEXT_PRUNING_SETTINGS`` and the Anthropic
-smart defaults ``applyAnthropicConfigDefaults`` writes (spec ``openclaw.md`` §2 and §8)."""
+smart defaults ``applyAnthropicConfigDefaults`` writes (spec ``openclaw.md`` §2 and §8); 2026.9.6's defaults
+and a direct OpenAI route with its server compaction."""
 
 from __future__ import annotations
 
@@ -45,5 +46,37 @@ PRESETS: tuple[PresetSource, ...] = (
         "What applyAnthropicConfigDefaults writes for an Anthropic API-key setup whose contextPruning "
         "mode is unset: cache-ttl with a 1h ttl; every other knob keeps its default.",
         {"agents": {"defaults": {"contextPruning": anthropic_smart_defaults_pruning()}}},
+    ),
+)
+
+PRESETS_2026_9_6: tuple[PresetSource, ...] = (
+    PresetSource(
+        "openclaw-2026.9.6",
+        "OpenClaw 2026.9.6 defaults (cache-ttl 5m)",
+        "contextPruning mode cache-ttl in OpenClaw 2026.9.6: ttl 5m; soft-trim at 0.3 and hard-clear "
+        "at 0.5 of the attempt's budget and keep the last 3 assistants are fixed; trimmed results stay "
+        "trimmed.",
+        {
+            "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        },
+    ),
+    PresetSource(
+        "openclaw-2026.9.6-openai",
+        "OpenClaw 2026.9.6, direct OpenAI (server compaction)",
+        "A direct OpenAI Responses route (gpt-5.4, 400,000-token window) in 2026.9.6: cache-TTL "
+        "pruning is active for it, and OpenAI server compaction is on by default at 0.7 × the window; "
+        "after it fires later calls send a 2,000-token summary.",
+        {
+            "trimscope": {"runtime": "openclaw", "version": "2026.9.6", "compactionSummaryTokens": 2000},
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+            "model": {
+                "provider": "openai",
+                "id": "gpt-5.4",
+                "api": "openai-responses",
+                "baseUrl": "https://api.openai.com/v1",
+                "contextWindow": 400_000,
+            },
+        },
     ),
 )

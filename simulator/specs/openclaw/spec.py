@@ -1,10 +1,13 @@
-"""OpenClaw's versions as runtime specs: 2026.7.1 (cache-TTL context pruning).
+"""OpenClaw's versions as runtime specs: 2026.7.1 and 2026.9.6.
 
-A later version is one more spec here (``replace(V2026_7_1, version=..., version_label=..., replay=...)``
-plus its own ``version_of``) and one line in ``simulator/registry.py``.
+Both read the same profile document (``trimscope.version`` says which one, else the config's schema);
+2026.9.6 rejects the ``contextPruning`` keys it retired and has its own knob catalogue and budget
+explanation. The replay (``simulator.replay.openclaw``) runs the version's attempt transforms.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from simulator.convert import to_openclaw
 from simulator.estimates import openclaw_estimate_tokens, openclaw_system_tokens
@@ -14,13 +17,13 @@ from simulator.runtime_spec import ReplayInput, RuntimeSpec
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.specs.openclaw.config import detect, dump, load
-from simulator.specs.openclaw.knobs import KNOBS
-from simulator.specs.openclaw.presets import PRESETS
+from simulator.specs.openclaw.knobs import KNOBS, KNOBS_2026_9_6
+from simulator.specs.openclaw.presets import PRESETS, PRESETS_2026_9_6
 from simulator.transcript import Transcript
 
 
 def _version(settings: OpenClawSettings) -> str:
-    return "2026.7.1"
+    return settings.version
 
 
 def _replay(transcript: Transcript, inp: ReplayInput[OpenClawSettings]) -> SimulationResult:
@@ -30,7 +33,7 @@ def _replay(transcript: Transcript, inp: ReplayInput[OpenClawSettings]) -> Simul
 def _contents(
     transcript: Transcript, settings: OpenClawSettings, result: SimulationResult, call: CallRecord
 ) -> dict[int, tuple[int, str]]:
-    return pruned_contents(transcript, settings, call, result.origins)
+    return pruned_contents(transcript, settings, result, call)
 
 
 V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
@@ -54,4 +57,8 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     conformance_system="openclaw",
     conformance_module="simulator.conformance.openclaw_adapters",
     presets=PRESETS,
+)
+
+V2026_9_6: RuntimeSpec[OpenClawSettings] = replace(
+    V2026_7_1, version="2026.9.6", version_label="2026.9.6", knobs=KNOBS_2026_9_6, presets=PRESETS_2026_9_6
 )

@@ -1,0 +1,48 @@
+"""A profile's replay priced: :func:`simulator.cost.priced.result_cost` with the profile's own
+``changed_contents``, so a soft-trimmed or cleared message is priced at its size as sent."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from simulator.cost.from_replay import TranscriptTokens
+from simulator.cost.priced import ResultCost, result_cost
+from simulator.cost.pricing import CacheTtl, PriceTable
+from simulator.profiles import Profile
+from simulator.replay.model import CallRecord, SimulationResult
+from simulator.transcript import Transcript
+
+
+def profile_cost(
+    transcript: Transcript,
+    profile: Profile,
+    result: SimulationResult,
+    *,
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
+    ttl: CacheTtl = "5m",
+    table: PriceTable | None = None,
+    tokens: TranscriptTokens | None = None,
+) -> ResultCost:
+    """What ``result`` (``simulate(transcript, profile)``) costs; see ``result_cost`` for the arguments.
+
+    Raises:
+        PriceTableError: ``pricing`` names no entry of the table.
+    """
+
+    def changed(call: CallRecord) -> Mapping[int, tuple[int, str]]:
+        return profile.spec.contents(transcript, profile.settings, result, call)
+
+    return result_cost(
+        transcript,
+        result,
+        changed=changed,
+        pricing=pricing,
+        assumed_gap_seconds=assumed_gap_seconds,
+        ttl=ttl,
+        table=table,
+        tokens=tokens,
+    )
+
+
+__all__ = ["profile_cost"]

@@ -1,0 +1,194 @@
+"""What an OpenClaw replay reads from a transcript before the first call: messages, attempts, times, routes.
+
+OpenClaw (``runEmbeddedAttempt``) runs one *attempt* per user message: the first model call and every
+tool-loop continuation until the reply. The replay needs, per model call, the history handed to
+``transformContext`` and ``Date.now()`` at the call, and per attempt its route and the time its reply's
+entry was written (the ``openclaw.cache-ttl`` marker is stamped then). Read from the transcript:
+
+* native messages: an OpenClaw session's own ``AgentMessage`` payloads (``Message.raw``) as recorded, so what
+  the replay sends is byte for byte what OpenClaw would; other formats are converted (``to_openclaw``);
+* a call's time: its reply's ``timestamp`` (pi stamps an assistant message when its request starts), else
+  the newest time before it; a transcript with no times at all gets calls a day apart (said in a warning);
+* an attempt's end: the reply entry's own ISO ``timestamp`` (``Message.written_ms``: after the reply
+  finished), else the reply's ``timestamp``;
+* the route: the reply's recorded ``provider``/``model``/``api``, else the transcript's, else the profile's
+  ``[model]``, else ``anthropic`` (said in a warning);
+* recorded markers: the transcript's ``openclaw.cache-ttl`` entries, by position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from simulator.convert import to_openclaw
+from simulator.replay.loop import ModelCall, model_calls
+from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
+from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
+from simulator.runtimes.openclaw.route import ModelRoute
+from simulator.runtimes.openclaw.settings import OpenClawSettings
+from simulator.runtimes.openclaw.v2026_9_6.compaction import DEFAULT_SUMMARY_TOKENS
+from simulator.transcript import Message, Role, Transcript
+
+DAY_MS = 86_400_000
+DEFAULT_PROVIDER = "anthropic"
+_NATIVE_ROLES = ("user", "assistant", "toolResult")
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedCall:
+    """One model call: where it stands, its time, and whether it opens or closes an attempt."""
+
+    call: ModelCall
+    now: float
+    starts_attempt: bool
+    attempt_end: float | None
+    """Set on an attempt's last call: when its reply's entry was written."""
+    route: ModelRoute
+    route_source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMarker:
+    """A marker the transcript records, and the transcript index it stands before."""
+
+    before_message: int
+    marker: CacheTtlMarker
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlan:
+    natives: tuple[AgentMessage, ...]
+    origins: tuple[tuple[int, ...], ...]
+    calls: tuple[PlannedCall, ...]
+    recorded: tuple[RecordedMarker, ...]
+    config: AttemptConfig
+    warnings: tuple[str, ...]
+
+
+def _starts_attempt(message: Message) -> bool:
+    return message.role is Role.USER and message.tool_result is None
+
+
+def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
+    converted = to_openclaw(transcript.messages)
+    raws = list(converted.messages)
+    origins = tuple(tuple(o) for o in converted.origins)
+    if transcript.format == "openclaw":
+        for position, origin in enumerate(origins):
+            raw = transcript.messages[origin[0]].raw if len(origin) == 1 else None
+            if isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES:
+                raws[position] = raw
+    return messages_from_json(raws), origins
+
+
+def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
+    """The attempt inputs a profile sets."""
+    r = settings.route
+    return AttemptConfig(
+        context_pruning=settings.context_pruning_json() or None,
+        context_tokens=settings.context_tokens,
+        context_token_budget=r.context_token_budget,
+        auth="oauth" if r.auth == "oauth" else "api_key",
+        params=dict(r.params),
+        compaction_summary_tokens=DEFAULT_SUMMARY_TOKENS
+        if r.compaction_summary_tokens is None
+        else r.compaction_summary_tokens,
+        apply_provider_compaction=r.model_compaction is not False,
+    )
+
+
+def _route(message: Message, transcript: Transcript, settings: OpenClawSettings) -> tuple[ModelRoute, str]:
+    r = settings.route
+    raw = message.raw if isinstance(message.raw, dict) else {}
+    provider, model, source = message.provider, message.model, "the transcript"
+    if not provider:
+        provider, model = transcript.provider, model or transcript.model
+    if not provider:
+        provider, model, source = r.provider, model or r.model_id, "the profile"
+    if not provider:
+        provider, source = DEFAULT_PROVIDER, "the default"
+    same = r.provider is None or r.provider.strip().lower() == provider.strip().lower()
+    api = raw.get("api")
+    # The recorded api belongs to the recorded provider only.
+    recorded_api = api if isinstance(api, str) and source == "the transcript" and message.provider else None
+    route = ModelRoute(
+        provider=provider,
+        model_id=model or (r.model_id if same else None) or "",
+        api=recorded_api or (r.api if same else None),
+        context_window=settings.model_context_window,
+        context_tokens=r.context_tokens,
+        max_tokens=r.max_tokens,
+        base_url=r.base_url if same else None,
+    )
+    return route, source
+
+
+def plan_session(transcript: Transcript, settings: OpenClawSettings) -> SessionPlan:
+    """Everything the replay reads from ``transcript`` once."""
+    natives, origins = _natives(transcript)
+    messages = transcript.messages
+    calls = model_calls(transcript, origins)
+    clocked = any(m.timestamp_ms is not None for m in messages)
+    planned: list[PlannedCall] = []
+    latest: float | None = None
+    seen = 0
+    sources: set[str] = set()
+    for call in calls:
+        starts = call.number == 1
+        for index in range(seen, call.message_index):
+            stamp = messages[index].timestamp_ms
+            if stamp is not None:
+                latest = stamp if latest is None else max(latest, stamp)
+            starts = starts or _starts_attempt(messages[index])
+        seen = call.message_index + 1
+        reply = messages[call.message_index]
+        if not clocked:
+            now: float = call.number * DAY_MS
+        elif reply.timestamp_ms is not None:
+            now = reply.timestamp_ms
+        else:
+            now = latest if latest is not None else 0
+        if reply.timestamp_ms is not None:
+            latest = reply.timestamp_ms if latest is None else max(latest, reply.timestamp_ms)
+        if starts and planned:
+            previous = planned[-1]
+            planned[-1] = PlannedCall(
+                previous.call,
+                previous.now,
+                previous.starts_attempt,
+                _end_of(previous, messages),
+                previous.route,
+                previous.route_source,
+            )
+        route, source = _route(reply, transcript, settings)
+        sources.add(source)
+        planned.append(PlannedCall(call, now, starts, None, route, source))
+    if planned:
+        last = planned[-1]
+        planned[-1] = PlannedCall(
+            last.call, last.now, last.starts_attempt, _end_of(last, messages), last.route, last.route_source
+        )
+    recorded = tuple(
+        RecordedMarker(m.after_message, CacheTtlMarker(m.timestamp_ms, m.provider, m.model_id))
+        for m in transcript.cache_ttl_markers
+    )
+    warnings: list[str] = []
+    if not clocked:
+        warnings.append(
+            "the transcript has no timestamps: calls are taken a day apart, so every attempt after the first "
+            "finds the cache TTL expired"
+        )
+    if "the default" in sources:
+        warnings.append(
+            f"the transcript does not record its provider: replayed as {DEFAULT_PROVIDER} "
+            "(set model.provider in the profile)"
+        )
+    return SessionPlan(natives, origins, tuple(planned), recorded, attempt_config(settings), tuple(warnings))
+
+
+def _end_of(call: PlannedCall, messages: Sequence[Message]) -> float:
+    reply = messages[call.call.message_index]
+    if reply.written_ms is not None:
+        return reply.written_ms
+    return reply.timestamp_ms if reply.timestamp_ms is not None else call.now

@@ -1,0 +1,310 @@
+"""One OpenClaw model call's transforms over a replayed session: the reference and the fast way, one answer.
+
+:class:`ReferenceTransforms` runs :func:`~simulator.runtimes.openclaw.attempt.attempt_step` on the call's
+history (every transform over every message: quadratic over a session). :class:`FastTransforms` gives the
+same :class:`Outcome` for 2026.7.1 from facts computed once per message, running a transform on the call's
+messages only when it can change something:
+
+* pruning: the TTL gate is the runtime's own (``on_context`` with no messages decides); when it is open the
+  incremental pruner (:mod:`openclaw_fast`) answers, and only a pass that changes the context is run by the
+  mirrored hook on the call's messages (to build what it sends, and move the clock as it does);
+* the context guard: which tool results are over the single-result share and the context's size come from
+  per-message facts and prefix sums, unless pruning changed the context;
+* image cleanup: skipped while no message so far has an image or a media-reference-like text;
+* the transcript policy: skipped while no assistant message so far has thinking.
+
+2026.9.6 (sticky projections, provider budget, compaction estimate) runs the reference on every call.
+Equality is property-tested (``tests/simulator/test_openclaw_replay.py``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import chain
+from typing import Protocol
+
+from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
+from simulator.replay.openclaw_gate import as_view
+from simulator.runtimes.openclaw import context_guard as guard_v1
+from simulator.runtimes.openclaw.attempt import (
+    AttemptSetup,
+    AttemptState,
+    CompactionPoint,
+    attempt_step,
+)
+from simulator.runtimes.openclaw.estimate import drop_thinking_blocks
+from simulator.runtimes.openclaw.image_prune import prune_processed_history_images
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
+from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings
+from simulator.runtimes.openclaw.ttl_gate import ContextCall, TtlGateOutcome, on_context
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one call's transforms did, in native indices (the summary of a compaction is not one)."""
+
+    overflow: bool
+    gate: TtlGateOutcome | None
+    pruned: FastPrune | None
+    """2026.7.1: the pruning pass, when the TTL gate let it run."""
+    cache_ttl: CacheTtlOutcome | None
+    guard: tuple[int, ...]
+    images: tuple[int, ...]
+    policy: tuple[int, ...]
+    budget: tuple[int, ...]
+    compaction: CompactionPoint | None
+    compacted_through: int | None
+    """The messages before this native index were sent as a compaction summary."""
+    last_touch_before: float | None
+    changed: Mapping[int, AgentMessage] = field(default_factory=dict)
+    """Native index → the message as sent, for every message a transform changed."""
+
+
+class Transforms(Protocol):
+    """One model call over the first ``end`` native messages at time ``now``."""
+
+    def call(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState]: ...
+
+
+def reference_outcome(
+    natives: Sequence[AgentMessage], setup: AttemptSetup, state: AttemptState, now: float, end: int
+) -> tuple[Outcome, AttemptState]:
+    """The call through :func:`attempt_step` itself, in native indices."""
+    through = state.compacted_through if setup.config.apply_provider_compaction else None
+    history = tuple(natives[:end])
+    call, after = attempt_step(setup, state, now, history)
+
+    def native(i: int) -> int | None:
+        if through is None:
+            return i
+        return None if i == 0 else through + i - 1
+
+    def mapped(indexes: Sequence[int]) -> tuple[int, ...]:
+        return tuple(n for i in indexes if (n := native(i)) is not None)
+
+    changed: dict[int, AgentMessage] = {}
+    if call.context is not None:
+        for i, message in enumerate(call.context):
+            n = native(i)
+            if n is not None and message is not history[n] and message != history[n]:
+                changed[n] = message
+    gate = call.pruning
+    pruned = as_view(gate.prune) if gate is not None and gate.prune is not None else None
+    outcome = Outcome(
+        overflow=call.context is None,
+        gate=gate,
+        pruned=pruned,
+        cache_ttl=call.cache_ttl,
+        guard=mapped(call.guard_truncated_indexes),
+        images=mapped(call.image_cleanup_indexes),
+        policy=mapped(call.transcript_policy_indexes),
+        budget=mapped(call.provider_budget_indexes),
+        compaction=call.compaction,
+        compacted_through=through,
+        last_touch_before=call.last_cache_touch_at_before,
+        changed=changed,
+    )
+    return outcome, after
+
+
+class ReferenceTransforms:
+    """:func:`attempt_step` on the call's messages, every call."""
+
+    def __init__(self, natives: Sequence[AgentMessage]) -> None:
+        self._natives = natives
+
+    def call(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState]:
+        return reference_outcome(self._natives, setup, state, now, end)
+
+
+def _may_hold_media(message: AgentMessage) -> bool:
+    """Whether history image cleanup could ever change the message (over-approximated on purpose)."""
+    if not isinstance(message, UserMessage | ToolResultMessage):
+        return False
+    content = message.content
+    if isinstance(content, str):
+        texts: tuple[str, ...] = (content,)
+    elif not isinstance(content, tuple):
+        return content is not None  # a shape the cleanup may not know: never skipped
+    else:
+        if any(isinstance(b, ImageContent) for b in content):
+            return True
+        texts = tuple(b.text for b in content if isinstance(b, TextContent))
+        if any(not isinstance(b, TextContent) for b in content):
+            return True
+    return any("media" in t.lower() or "image" in t.lower() for t in texts)
+
+
+def _has_thinking(message: AgentMessage) -> bool:
+    return (
+        isinstance(message, AssistantMessage) and drop_thinking_blocks((message, message))[0] is not message
+    )
+
+
+@dataclass(slots=True)
+class _GuardFacts:
+    """Per window: the tool results over the single-result share, their rewrite, and guarded sizes."""
+
+    max_context: int
+    over: list[int]
+    rewritten: dict[int, AgentMessage]
+    chars: list[int]
+    """Prefix sums of each message's guard size after its own rewrite."""
+
+
+class FastTransforms:
+    """The same outcomes as :class:`ReferenceTransforms`, from per-message facts where they decide."""
+
+    def __init__(self, natives: Sequence[AgentMessage]) -> None:
+        self._natives = natives
+        self._media = [i for i, m in enumerate(natives) if _may_hold_media(m)]
+        self._thinking = [i for i, m in enumerate(natives) if _has_thinking(m)]
+        self._guards: dict[int, _GuardFacts] = {}
+        self._pruners: dict[str, IncrementalPruner] = {}
+        self._fed: dict[str, int] = {}
+        self._memos: dict[str, PruneMemo] = {}
+        self._cleared: dict[int, tuple[str, AgentMessage]] = {}
+
+    def call(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState]:
+        if setup.version != "2026.7.1" or (setup.pruning is not None and setup.pruning.drop_thinking_blocks):
+            return reference_outcome(self._natives, setup, state, now, end)
+        before = state.clock.last_cache_touch_at
+        gate: TtlGateOutcome | None = None
+        view: FastPrune | None = None
+        pruned: dict[int, AgentMessage] = {}
+        if setup.pruning is not None:
+            gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
+            if gate.decision in ("unchanged", "pruned"):
+                view = self._pruner(setup, end).prune(end)
+                if view.changed:
+                    # What the pass sends, message by message as the pruner builds it (soft trims memoised
+                    # per message); the clock moves as the hook moves it: only a change, only in cache-ttl.
+                    memo = self._memo(setup.pruning.settings)
+                    for i in chain(view.soft_trimmed, view.images_replaced):
+                        message = self._natives[i]
+                        assert isinstance(message, ToolResultMessage)
+                        trimmed = memo.soft_trim(message, memo.settings)
+                        pruned[i] = trimmed[0] if trimmed is not None else message
+                    for i in view.hard_cleared:
+                        message = self._natives[i]
+                        assert isinstance(message, ToolResultMessage)
+                        pruned[i] = self._cleared_at(i, message, memo.settings.hard_clear.placeholder)
+                    gate = TtlGateOutcome("pruned", None, gate.elapsed_ms, None)
+                    if setup.pruning.settings.mode == "cache-ttl":
+                        clock = replace(state.clock, last_cache_touch_at=now)
+                else:
+                    gate = TtlGateOutcome("unchanged", None, gate.elapsed_ms, None)
+                    clock = state.clock
+            state = AttemptState(clock, state.projections, state.compacted_through)
+        facts = self._guard(setup.guard_window_tokens, end)
+        over = facts.over[: bisect_left(facts.over, end)]
+        rewritten: dict[int, AgentMessage] = {i: facts.rewritten[i] for i in over if i not in pruned}
+        chars = facts.chars[end]
+        if pruned:
+            max_single, _ = guard_v1.guard_limits(setup.guard_window_tokens)
+            for i, message in pruned.items():
+                chars -= facts.chars[i + 1] - facts.chars[i]
+                if isinstance(message, ToolResultMessage):
+                    cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
+                    if cut is not message:
+                        rewritten[i] = cut
+                        message = cut
+                chars += guard_v1.guard_message_chars(message)
+            over = sorted(rewritten)
+        if chars > facts.max_context:
+            outcome = Outcome(True, gate, view, None, tuple(over), (), (), (), None, None, before)
+            return outcome, state
+        final = {**pruned, **rewritten}
+        media_before = bool(self._media) and self._media[0] < end
+        needs_cleanup = media_before or any(_may_hold_media(m) for m in pruned.values())
+        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
+        if not (needs_cleanup or needs_policy):
+            outcome = Outcome(False, gate, view, None, tuple(over), (), (), (), None, None, before, final)
+            return outcome, state
+        guarded: list[AgentMessage] = list(self._natives[:end])
+        for i, message in final.items():
+            guarded[i] = message
+        history = tuple(guarded)
+        cleaned = prune_processed_history_images(history) or history if needs_cleanup else history
+        sent = drop_thinking_blocks(cleaned) if needs_policy else cleaned
+        images = tuple(i for i in range(end) if cleaned[i] is not history[i] and cleaned[i] != history[i])
+        policy = tuple(i for i in range(end) if sent[i] is not cleaned[i] and sent[i] != cleaned[i])
+        changed = {
+            i: sent[i] for i in range(end) if sent[i] is not self._natives[i] and sent[i] != self._natives[i]
+        }
+        return Outcome(
+            False, gate, view, None, tuple(over), images, policy, (), None, None, before, changed
+        ), state
+
+    def _cleared_at(self, index: int, message: ToolResultMessage, placeholder: str) -> AgentMessage:
+        """The cleared result of one message, built once: the same object every call (sizes memoised)."""
+        hit = self._cleared.get(index)
+        if hit is None or hit[0] != placeholder:
+            hit = (placeholder, cleared_tool_result(message, placeholder))
+            self._cleared[index] = hit
+        return hit[1]
+
+    def _memo(self, settings: EffectivePruningSettings) -> PruneMemo:
+        """One memo per equal settings value (each attempt builds its own settings object)."""
+        key = repr(settings)
+        found = self._memos.get(key)
+        if found is None:
+            found = PruneMemo(settings)
+            self._memos[key] = found
+        return found
+
+    def _pruner(self, setup: AttemptSetup, end: int) -> IncrementalPruner:
+        runtime = setup.pruning
+        assert runtime is not None
+        # Each attempt builds its settings anew; equal settings share one pruner (it only grows).
+        key = f"{runtime.settings!r}|{runtime.context_window_tokens}"
+        pruner = self._pruners.get(key)
+        if pruner is None:
+            window = float(setup.route.context_window) if setup.route.context_window else None
+            pruner = IncrementalPruner(
+                runtime.settings,
+                context_window=window,
+                context_window_tokens_override=runtime.context_window_tokens,
+            )
+            self._pruners[key] = pruner
+            self._fed[key] = 0
+        while self._fed[key] < end:
+            pruner.append(self._natives[self._fed[key]])
+            self._fed[key] += 1
+        return pruner
+
+    def _guard(self, window_tokens: int, end: int) -> _GuardFacts:
+        facts = self._guards.get(window_tokens)
+        if facts is None:
+            max_single, max_context = guard_v1.guard_limits(window_tokens)
+            facts = _GuardFacts(max_context, [], {}, [0])
+            self._guards[window_tokens] = facts
+        while len(facts.chars) <= end:
+            i = len(facts.chars) - 1
+            message = self._natives[i]
+            if isinstance(message, ToolResultMessage):
+                max_single, _ = guard_v1.guard_limits(window_tokens)
+                rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
+                if rewritten is not message:
+                    facts.over.append(i)
+                    facts.rewritten[i] = rewritten
+                    message = rewritten
+            facts.chars.append(facts.chars[-1] + guard_v1.guard_message_chars(message))
+        return facts
