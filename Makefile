@@ -8,7 +8,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck unit bench demo migrate vendor vectors clean
+.PHONY: run test lint typecheck unit bench mutate demo migrate vendor vectors clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ $(VENV)/.installed-test: $(VENV)/.installed
 
 $(VENV)/.installed-bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+$(VENV)/.installed-mutate: $(VENV)/.installed-test
+	$(PY) -m pip install --quiet -e '.[mutate]'
 	touch $@
 
 migrate: $(VENV)/.installed
@@ -69,6 +73,17 @@ unit: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-bench
 	$(PY) -m benchmarks
+
+# Mutation testing of simulator/runtimes/ with mutmut (config: [tool.mutmut] in pyproject.toml), judged by
+# tests/simulator; not part of `make test`. MUTANTS narrows the run to a module, e.g.
+# `make mutate MUTANTS='simulator.runtimes.zeroclaw.trim.*'`; MUTATE_JOBS sets the worker processes.
+# State and results stay in mutants/ (`mutmut results`, `mutmut show NAME`, `mutmut browse`); mutmut keeps
+# earlier verdicts across runs, so delete mutants/ to score changed tests afresh.
+MUTATE_JOBS ?= 1
+mutate: $(VENV)/.installed-mutate
+	TRIMSCOPE_SHARED=$(abspath $(SHARED)) $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) \
+		$(foreach m,$(MUTANTS),'$(m)')
+	$(VENV)/bin/mutmut export-cicd-stats
 
 # Re-vendors the front-end files from the npm registry at the pinned versions.
 vendor:

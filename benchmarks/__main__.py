@@ -13,6 +13,20 @@ from benchmarks import corpus, dashboard_pages, fleet_load, fleet_pages, langcha
 from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+# Sections written by hand (not measured here) that a rerun keeps as they are.
+KEPT_SECTIONS = ("## Mutation testing",)
+
+
+def kept_sections(text: str) -> list[str]:
+    """The lines of each section in ``KEPT_SECTIONS`` found in ``text``, up to the next ``## `` heading."""
+    kept: list[str] = []
+    keeping = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            keeping = line.startswith(KEPT_SECTIONS)
+        if keeping:
+            kept.append(line)
+    return kept
 
 
 def main() -> None:
@@ -67,6 +81,8 @@ def main() -> None:
         cwd=OUT.parent.parent,
     )
     lines += fleet_pages.report(json.loads(done.stdout.strip().splitlines()[-1])) + [""]
+    if OUT.exists():
+        lines += kept_sections(OUT.read_text(encoding="utf-8"))
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {OUT}")

@@ -112,6 +112,8 @@ class RichHistoryTrimmed(_Strict):
     trim_target: Annotated[str, Field(max_length=60), AfterValidator(storable_text)] | None = None
     overflow_recovery: Literal["recovered", "failed"] | None = None
     call_number: Count | None = None
+    provider_input_tokens: Count | None = None
+    """The provider's reported input tokens for the request ``tokens_before`` estimated (drift alert)."""
     channel: Text | None = None
     agent_alias: Text | None = None
     turn_id: Text | None = None

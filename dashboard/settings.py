@@ -222,6 +222,8 @@ TRIMSCOPE_ALERTS = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
     "runtime_silent_minutes": 15,
+    # Provider-reported input at least `ratio` times the runtime's estimate (envelope events).
+    "estimate_drift": {"ratio": 2},
 }
 
 # Retention (the fleet_prune task, scheduled by `manage.py fleet_prune --schedule`, which `make run`

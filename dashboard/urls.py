@@ -7,6 +7,7 @@ from dashboard.views import (
     auth,
     compare,
     corpora,
+    estimates,
     fleet,
     pricing,
     profiles,
@@ -14,6 +15,7 @@ from dashboard.views import (
     simulations,
     tokens,
     transcripts,
+    tuning,
 )
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -26,6 +28,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("transcripts/<int:transcript_id>/delete/", transcripts.transcript_delete, name="transcript-delete"),
     path("simulate/", simulations.simulation, name="simulation"),
     path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),
+    path("simulate/estimates/", estimates.simulation_estimates, name="simulation-estimates"),
+    path("simulate/save/", tuning.simulation_save, name="simulation-save"),
     path("compare/", compare.compare, name="compare"),
     path("pricing/", pricing.pricing, name="pricing"),
     path("pricing/edit/", pricing.pricing_edit, name="pricing-edit"),

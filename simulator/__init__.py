@@ -11,6 +11,8 @@ from here, never from the submodules. What lives where inside:
 * ``config_files`` - whole runtime config files (ZeroClaw ``config.toml``, OpenClaw JSON5, ai-profile
   limits and presets) read as the runtimes read them, into named profiles with kept keys and warnings;
 * ``replay/`` - the session replay, comparisons, trim events and the view models the pages draw;
+* ``estimate_drift`` - per call the runtime's estimate, o200k and the provider's count, and the 2× flag;
+* ``trace`` - a query followed through a replay's calls: when a message left, why, and re-reads;
 * ``conformance/`` - the vector runner behind ``python -m simulator conform``.
 
 The library does no I/O and reads no clock: callers pass text and times in.
@@ -34,6 +36,13 @@ from simulator.cost.shapes import cost_json, pricing_json
 from simulator.cost.strip import CostStrip, cost_strip, part_usd
 from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator.estimate_drift import (
+    CallEstimate,
+    EstimateChart,
+    EstimateCheck,
+    estimate_chart,
+    estimate_check,
+)
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.evaluate import (
     OBJECTIVES,
@@ -87,9 +96,44 @@ from simulator.replay.report import result_to_json
 from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
 from simulator.runtime_spec import AnyRuntimeSpec
 from simulator.synthetic import synthetic_openclaw_session
+from simulator.trace import (
+    BeforeAfter,
+    Departure,
+    PresenceRun,
+    Reread,
+    Trace,
+    TraceQueryError,
+    before_after,
+    match_before_after,
+    rereads,
+    sent_text,
+    trace_to_json,
+)
+from simulator.trace import Match as TraceMatch
+from simulator.trace import Query as TraceQuery
+from simulator.trace import trace as trace_session
 from simulator.transcript import Transcript
 
 __all__ = [
+    "estimate_check",
+    "estimate_chart",
+    "EstimateCheck",
+    "EstimateChart",
+    "CallEstimate",
+    "rereads",
+    "match_before_after",
+    "TraceMatch",
+    "Reread",
+    "PresenceRun",
+    "Departure",
+    "trace_to_json",
+    "trace_session",
+    "sent_text",
+    "before_after",
+    "TraceQueryError",
+    "TraceQuery",
+    "Trace",
+    "BeforeAfter",
     "CONFIG_SYNTAXES",
     "DEFAULT_GAP_SECONDS",
     "FORMATS",

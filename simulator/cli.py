@@ -1,4 +1,4 @@
-"""Command line: ``python -m simulator {conform,inspect,simulate,evaluate,tune} ...``.
+"""Command line: ``python -m simulator {conform,inspect,simulate,trace,evaluate,tune} ...``.
 
 This is the imperative shell of the library: it reads files and prints; everything it calls is pure.
 """
@@ -51,10 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _register_more(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Commands defined in their own modules register here, keeping this file a dispatcher."""
-    from simulator import cli_evaluate, cli_inspect, cli_simulate
+    from simulator import cli_evaluate, cli_inspect, cli_simulate, cli_trace
 
     cli_inspect.register(sub)
     cli_simulate.register(sub)
+    cli_trace.register(sub)
     cli_evaluate.register(sub)
 
 

@@ -7,6 +7,11 @@ from collections.abc import Iterator
 from functools import partial
 
 import pytest
+from hypothesis import settings
+
+# `make mutate` runs every mutant with this profile: the same examples each time and no example database,
+# so a mutant's verdict does not depend on the mutants tested before it.
+settings.register_profile("mutation", derandomize=True, database=None)
 
 # pytest-playwright's sync API keeps an event loop running in the main thread; Django's ORM calls from
 # browser tests are still synchronous and safe here. Test-only.

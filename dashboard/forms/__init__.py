@@ -8,6 +8,7 @@ rows through ``dashboard.selectors`` and never write; views pass what a form des
 
 from __future__ import annotations
 
+from dashboard.forms.knob_edits import KnobEdits, simulation_knob_edits
 from dashboard.forms.profiles import (
     FormSource,
     KnobField,
@@ -25,6 +26,7 @@ from dashboard.forms.simulations import simulation_document, simulation_profile
 
 __all__ = [
     "FormSource",
+    "KnobEdits",
     "KnobField",
     "ProfileForm",
     "ProfileFormInput",
@@ -36,5 +38,6 @@ __all__ = [
     "profile_knobs",
     "runtime_knobs",
     "simulation_document",
+    "simulation_knob_edits",
     "simulation_profile",
 ]

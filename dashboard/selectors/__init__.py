@@ -61,6 +61,7 @@ from dashboard.selectors.simulations import (
     simulation_tokenizer_count,
 )
 from dashboard.selectors.tokens import api_token_get, api_token_list
+from dashboard.selectors.trace import TraceScreen, simulation_estimates, simulation_rereads, simulation_trace
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_list,
@@ -70,6 +71,10 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "simulation_estimates",
+    "TraceScreen",
+    "simulation_rereads",
+    "simulation_trace",
     "Alert",
     "FleetCollector",
     "FleetFilters",

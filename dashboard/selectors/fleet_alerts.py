@@ -21,15 +21,22 @@ from django.utils import timezone
 
 from dashboard.models import AlertSilence, AlertThresholds, Runtime, SessionMinute, TrimEvent
 from dashboard.presenters.fleet import fleet_session_url
+from dashboard.selectors.fleet_drift import fleet_estimate_drift
 from dashboard.selectors.fleet_filters import FleetFilters, epoch_minute
 
-AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent"]
+AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent", "estimate_drift"]
 
-SEVERITY: dict[str, int] = {"overflow_failed": 0, "runtime_silent": 1, "session_trims": 2}
+SEVERITY: dict[str, int] = {
+    "overflow_failed": 0,
+    "runtime_silent": 1,
+    "session_trims": 2,
+    "estimate_drift": 3,
+}
 KIND_LABELS: dict[str, str] = {
     "overflow_failed": "Overflow failed",
     "runtime_silent": "Silent runtime",
     "session_trims": "Busy session",
+    "estimate_drift": "Estimate drift",
 }
 STRIP_SHOWN = 5  # rows on the strip; the rest behind "N more"
 GROUPS_MAX = 200  # groups read per rule (the strip never shows more)
@@ -41,6 +48,7 @@ DEFAULT_ALERTS: dict[str, object] = {
     "session_trims": {"count": 5, "minutes": 10},
     "overflow_failed_minutes": 60,
     "runtime_silent_minutes": 15,
+    "estimate_drift": {"ratio": 2},
 }
 
 
@@ -74,6 +82,8 @@ class AlertRules:
     overflow_failed_minutes: int
     runtime_silent_minutes: int
     edited: bool = False
+    estimate_drift_ratio: float = 2.0
+    """Provider-reported input at least this many times the runtime's estimate raises an alert."""
 
 
 def _positive(value: object, default: int) -> int:
@@ -87,11 +97,18 @@ def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
     )
     session = raw.get("session_trims")
     session_map: Mapping[str, object] = session if isinstance(session, Mapping) else {}
+    drift = raw.get("estimate_drift")
+    drift_ratio = drift.get("ratio") if isinstance(drift, Mapping) else None
     rules = AlertRules(
         session_trims_count=_positive(session_map.get("count"), 5),
         session_trims_minutes=_positive(session_map.get("minutes"), 10),
         overflow_failed_minutes=_positive(raw.get("overflow_failed_minutes"), 60),
         runtime_silent_minutes=_positive(raw.get("runtime_silent_minutes"), 15),
+        estimate_drift_ratio=(
+            float(drift_ratio)
+            if isinstance(drift_ratio, int | float) and not isinstance(drift_ratio, bool) and drift_ratio > 1
+            else 2.0
+        ),
     )
     if config is not None:
         return rules
@@ -104,6 +121,7 @@ def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
         overflow_failed_minutes=rules.overflow_failed_minutes,
         runtime_silent_minutes=edited.runtime_silent_minutes,
         edited=True,
+        estimate_drift_ratio=rules.estimate_drift_ratio,
     )
 
 
@@ -232,6 +250,31 @@ def _busy(now: datetime, minutes: int, rules: AlertRules, filters: FleetFilters)
     return alerts
 
 
+def _drift(now: datetime, minutes: int, rules: AlertRules, filters: FleetFilters) -> list[Alert]:
+    alerts = []
+    for d in fleet_estimate_drift(now=now, minutes=minutes, ratio=rules.estimate_drift_ratio):
+        if (filters.runtime and d.runtime != filters.runtime) or (
+            filters.session and d.session_id != filters.session
+        ):
+            continue
+        alerts.append(
+            Alert(
+                kind="estimate_drift",
+                message=(
+                    f"Session {d.session_id} on {d.runtime}: the provider counted {d.provider:,} "
+                    f"input tokens, {d.ratio:.1f}× the runtime's estimate of {d.estimate:,} "
+                    f"(rule: {rules.estimate_drift_ratio:g}×)"
+                ),
+                session_id=d.session_id,
+                runtime=d.runtime,
+                count=1,
+                at=d.at,
+                event_id=d.event_id,
+            )
+        )
+    return alerts
+
+
 def _silenced(alert: Alert, silences: Sequence[AlertSilence]) -> bool:
     for s in silences:
         if s.rule != alert.kind:
@@ -269,6 +312,7 @@ def fleet_alerts(
         _failed(now, lookback, filters)
         + _silent(now, rules, filters)
         + _busy(now, min(lookback, BUSY_LOOKBACK_MAX), rules, filters)
+        + _drift(now, lookback, rules, filters)
     )
     if not silenced:
         silences = list(AlertSilence.objects.all())

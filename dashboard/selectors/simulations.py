@@ -134,6 +134,11 @@ def _message_tokens(transcript: Transcript, index: int, text: str) -> int:
     return memo.MESSAGE_TOKENS.get_or_compute(key, lambda: tiktoken_count(text))
 
 
+def message_tokens(*, transcript: Transcript, index: int, text: str) -> int:
+    """o200k tokens of one transcript message, memoised by transcript content and position."""
+    return _message_tokens(transcript, index, text)
+
+
 def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
     """o200k tokens of what the call sent and of everything available (text, thinking, tool calls)."""
     parsed = transcript_parsed(transcript=transcript)

@@ -11,6 +11,7 @@ from dashboard import forms, selectors
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import compare_cost_context
+from dashboard.views.profiles import KNOB_PREFIX
 
 MAX_PROFILES = 3
 ROWS_PER_PAGE = 100
@@ -43,9 +44,20 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         "chosen_ids": [p.pk for p in chosen],
         "slots": [chosen[i].pk if i < len(chosen) else None for i in range(MAX_PROFILES)],
     }
+    # Knob edits carried from the simulation screen ("Compare with…") apply to the first profile.
+    knob_values = {
+        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
+    }
+    context["knob_pairs"] = [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
     if transcript is not None and len(chosen) >= 2:
         domains = [forms.simulation_profile(profile=p) for p in chosen]
+        if knob_values:
+            edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
+            domains[0] = edits.profile
+            context["edits"] = edits
         results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
+        # One tokenizer for every runtime (o200k), beside each runtime's own estimator.
+        checks = [selectors.simulation_estimates(transcript=transcript, result=r) for r in results]
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
         first = comparison.first_difference
         default_page = 1 if first is None else (first - 1) // ROWS_PER_PAGE + 1
@@ -61,9 +73,10 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                         "full": r.calls[row.number - 1].tokens_full,
                         "pct": round(100 * tokens / max(r.calls[row.number - 1].tokens_full, 1)),
                         "profile": p,
+                        "o200k": check.calls[row.number - 1].o200k,
                     }
-                    for tokens, trimmed, sent, r, p in zip(
-                        row.tokens_sent, row.trimmed, row.sent_counts, results, chosen, strict=True
+                    for tokens, trimmed, sent, r, p, check in zip(
+                        row.tokens_sent, row.trimmed, row.sent_counts, results, chosen, checks, strict=True
                     )
                 ],
             }
@@ -87,6 +100,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                 "diff": diff,
                 "comparison": comparison,
                 "results": list(zip(results, chosen, comparison.summaries, strict=True)),
+                "o200k_totals": [sum(c.o200k or 0 for c in check.calls) for check in checks],
                 "page": page,
                 "table": table,
                 "profiles_param": ",".join(str(p.pk) for p in chosen),

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
@@ -19,7 +20,8 @@ from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
-from simulator import ProfileError, timeline_shape, wire_frames
+from simulator import Profile as DomainProfile
+from simulator import timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
 
@@ -58,15 +60,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
         return render(request, "dashboard/simulation.html", context)
 
     knob_values = _knob_values(request)
-    knob_error = None
-    try:
-        domain = forms.simulation_profile(profile=profile, knob_values=knob_values)
-        edited = bool(knob_values)
-    except ProfileError as exc:
-        # Show the error next to the knob and keep simulating the stored profile.
-        knob_error = exc
-        domain = forms.simulation_profile(profile=profile)
-        edited = False
+    edits = forms.simulation_knob_edits(profile=profile, knob_values=knob_values)
+    domain, edited, knob_error = edits.profile, edits.edited, edits.error
     document = forms.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = forms.profile_knobs(document=document)
     pricing, gap, cost_problem = cost_params(request)
@@ -81,6 +76,12 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
         for k, v in (("pricing", request.GET.get("pricing", "")), ("gap", request.GET.get("gap", "")))
         if v
     ]
+    context.update(
+        _trace_context(
+            request, transcript=transcript, profile=domain, profile_pk=profile.pk, base=base, call=number
+        )
+    )
+    base += _trace_params(request)
     rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
     page = rows.get_page(request.GET.get("rows") or rows.num_pages)
     calls = screen.result.calls
@@ -97,10 +98,13 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "knobs": knobs,
             "knob_runtime": runtime,
             "knob_error": knob_error,
-            "knob_error_path": (
-                forms.profile_error_knob(error=knob_error, fields=knobs) if knob_error is not None else None
-            ),
+            "knob_error_path": edits.error_path,
             "edited": edited,
+            "compare_query": urlencode(
+                [("transcript", transcript.pk), ("profiles", profile.pk)]
+                + [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+            ),
+            "save_name": f"{profile.name} (tuned)",
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,
@@ -134,17 +138,58 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def _trace_params(request: HtmxHttpRequest) -> list[tuple[str, str | int]]:
+    """The trace query, carried in the URL so a traced view is linkable and survives call navigation."""
+    find = request.GET.get("find", "")
+    if not find:
+        return []
+    params: list[tuple[str, str | int]] = [("find", find)]
+    if request.GET.get("regex"):
+        params.append(("regex", "on"))
+    return params
+
+
+def _trace_context(
+    request: HtmxHttpRequest,
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    profile_pk: int,
+    base: list[tuple[str, str | int]],
+    call: int,
+) -> dict[str, object]:
+    find = request.GET.get("find", "")
+    result = selectors.simulation_result(transcript=transcript, profile=profile)
+    screen = (
+        selectors.simulation_trace(
+            transcript=transcript,
+            profile=profile,
+            find=find,
+            regex=bool(request.GET.get("regex")),
+            opened=_int(request.GET.get("open")),
+        )
+        if find
+        else None
+    )
+    return {
+        "trace_screen": screen,
+        "trace_action": reverse("simulation"),
+        # Knob values come from the knob bar (hx-include), so no second input carries a knob's name.
+        "trace_hidden": [("transcript", transcript.pk), ("profile", profile_pk), ("call", call)],
+        "trace_include": "#sim-controls",
+        "trace_query": urlencode([*base, ("call", call), *_trace_params(request)]),
+        "trace_target": "sim-body",
+        "reread_count": len(selectors.simulation_rereads(transcript=transcript, result=result)),
+    }
+
+
 @require_GET
 def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
     """The o200k count of one call, loaded after the page (tokenizing is the slow part)."""
     transcript, profile = _pick(request)
     if transcript is None or profile is None:
         return HttpResponse("")
-    knob_values = _knob_values(request)
-    try:
-        domain = forms.simulation_profile(profile=profile, knob_values=knob_values)
-    except ProfileError:
-        domain = forms.simulation_profile(profile=profile)
+    domain = forms.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     screen = selectors.simulation_screen(
         transcript=transcript,
         profile=domain,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpResponse, HttpResponseRedirect
@@ -10,8 +12,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from dashboard import selectors, services
+from dashboard import forms, selectors, services
 from dashboard.errors import get_or_404
+from dashboard.models import Transcript
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
 
@@ -97,13 +100,58 @@ def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpRespo
     transcript = get_or_404(
         selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
     )
+    trace = _trace_context(request, transcript=transcript)
+    if request.htmx and request.htmx.target == "trace":
+        return render(
+            request, "dashboard/transcript-detail.html#trace-panel", {"transcript": transcript, **trace}
+        )
     view = selectors.transcript_overview(transcript=transcript)
     page = Paginator(view.blocks, TURNS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
         request,
         "dashboard/transcript-detail.html",
-        {"nav": "transcripts", "transcript": transcript, "view": view, "page": page},
+        {"nav": "transcripts", "transcript": transcript, "view": view, "page": page, **trace},
     )
+
+
+def _trace_context(request: HtmxHttpRequest, *, transcript: Transcript) -> dict[str, object]:
+    """The trace panel: the query, and the profile to replay it through (the first one by default)."""
+    profiles = list(selectors.profile_list())
+    chosen = next(
+        (p for p in profiles if str(p.pk) == request.GET.get("profile")), profiles[0] if profiles else None
+    )
+    find = request.GET.get("find", "")
+    regex = bool(request.GET.get("regex"))
+    screen = None
+    if find and chosen is not None:
+        screen = selectors.simulation_trace(
+            transcript=transcript,
+            profile=forms.simulation_profile(profile=chosen),
+            find=find,
+            regex=regex,
+            opened=_int(request.GET.get("open")),
+        )
+    params: list[tuple[str, str | int]] = [("find", find)]
+    if regex:
+        params.append(("regex", "on"))
+    if chosen is not None:
+        params.insert(0, ("profile", chosen.pk))
+    return {
+        "trace_screen": screen,
+        "trace_action": reverse("transcript-detail", args=[transcript.pk]),
+        "trace_hidden": [],
+        "trace_query": urlencode(params),
+        "trace_target": "trace",
+        "trace_profiles": profiles,
+        "trace_profile": chosen,
+    }
+
+
+def _int(raw: str | None) -> int | None:
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
 
 
 @require_POST

@@ -71,6 +71,8 @@ class ProfileSummary:
     histograms: tuple[tuple[str, Histogram], ...]
     priced: bool = True
     """False when any session was evaluated without the cost model: the row's ``cost_usd`` is then null."""
+    rereads: int = 0
+    """Re-reads after forgetting, summed over the sessions."""
 
     def stat(self, name: str) -> Stats:
         return dict(self.stats)[name]
@@ -90,6 +92,7 @@ class ProfileSummary:
             "messages_dropped": self.messages_dropped,
             "tokens_sent": self.tokens_sent,
             "cost_usd": round(self.cost_usd, 6) if self.priced else None,
+            "rereads": self.rereads,
         }
 
 
@@ -183,6 +186,7 @@ def summarise(profile: str, runtime: str, sessions: Sequence[SessionMetrics]) ->
         stats=tuple((name, stats_of(values)) for name, values in series.items()),
         histograms=tuple((name, histogram_of(values)) for name, values in series.items()),
         priced=all(m.priced for m in sessions),
+        rereads=sum(m.rereads for m in sessions),
     )
 
 

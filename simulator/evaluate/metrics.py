@@ -14,7 +14,9 @@ rules) and priced with :mod:`simulator.cost`. Definitions, per session:
 * ``tokens_sent`` -- the runtime estimator's tokens over all calls; cache reads / writes, uncached input
   and ``cost_usd`` from the cache model priced at the transcript's model (the price table's default,
   with a warning, when the model is unknown);
-* ``first_trim_call`` -- the first call that was trimmed (``None`` = never).
+* ``first_trim_call`` -- the first call that was trimmed (``None`` = never);
+* ``rereads`` -- re-reads after forgetting (:func:`simulator.trace.rereads`): the same tool with the
+  same arguments called again at a call where its earlier result was no longer sent in full.
 
 Each quantity is computed in one pass over the calls and their sent ranges, so the cost stays linear in
 the number of calls times the (small) number of ranges per call.
@@ -35,6 +37,7 @@ from simulator.cost import (
 )
 from simulator.profiles import Profile
 from simulator.replay import CallRecord, SimulationResult, changed_contents, simulate
+from simulator.trace import rereads
 from simulator.transcript import Transcript
 from simulator.turns import segment_turns
 
@@ -70,6 +73,8 @@ class SessionMetrics:
     priced: bool = True
     """False when the session was evaluated without the cost model (cost fields are then 0)."""
     warnings: tuple[str, ...] = ()
+    rereads: int = 0
+    """Tool calls repeated (same tool, same arguments) after their earlier result left the context."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +201,7 @@ def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationRe
         first_trim_call=first_trim,
         priced=cost is not None,
         warnings=warnings,
+        rereads=len(rereads(prepared.transcript, result)),
     )
 
 

@@ -73,14 +73,15 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
                 failed=sum(1 for c in bucket if c.failed),
             )
         )
-    tops = [b.full for b in bars] + [b.sent for b in bars]
-    if result.budget.value:
-        tops.append(result.budget.value)
-    top = max(tops, default=0)
-    # A window far above everything sent would flatten the bars; it is then named, not drawn.
-    window = result.window if result.window and result.window <= top * 1.6 else None
-    y_max = max(top, window or 0)
-    return Timeline(tuple(bars), int(y_max * 1.08), result.budget.value, window, len(calls))
+    top = max([b.full for b in bars] + [b.sent for b in bars], default=0)
+    # The chart is scaled to the data: a budget or window far above everything held would flatten the
+    # bars into a strip, so a line more than 1.6x the largest call is named above the chart, not drawn.
+    limit = top * 1.6 if top else math.inf
+    budget = result.budget.value if result.budget.value and result.budget.value <= limit else None
+    window_tokens = result.window or result.budget.window
+    window = window_tokens if window_tokens and window_tokens <= limit else None
+    y_max = max(top, budget or 0, window or 0)
+    return Timeline(tuple(bars), int(y_max * 1.08), budget, window, len(calls))
 
 
 # -- one call's context ------------------------------------------------------------------------------
@@ -383,6 +384,9 @@ class BarShape:
     y_full: float
     y_sent: float
     selected: bool
+    h_full: float = 0.0
+    """Height from ``y_full`` down to the axis, so the bar stands on it."""
+    h_sent: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +410,8 @@ def timeline_shape(tl: Timeline, *, selected: int, width: int = 1000, height: in
             y_full=round(tl.y(b.full, height), 2),
             y_sent=round(tl.y(b.sent, height), 2),
             selected=b.first_call <= selected <= b.last_call,
+            h_full=round(height - tl.y(b.full, height), 2),
+            h_sent=round(height - tl.y(b.sent, height), 2),
         )
         for i, b in enumerate(tl.bars)
     )

@@ -11,7 +11,7 @@ from simulator.synthetic import synthetic_openclaw_session
 
 ROW_KEYS = {
     "profile", "runtime", "sessions", "calls", "trims", "overflow_failures", "messages_dropped",
-    "tokens_sent", "cost_usd",
+    "tokens_sent", "cost_usd", "rereads",
 }  # fmt: skip
 
 

@@ -135,7 +135,7 @@ class TestAggregation:
         assert s.stat("tokens_sent").p95 == 300.0
         assert set(s.row()) == {
             "profile", "runtime", "sessions", "calls", "trims", "overflow_failures",
-            "messages_dropped", "tokens_sent", "cost_usd",
+            "messages_dropped", "tokens_sent", "cost_usd", "rereads",
         }  # fmt: skip
 
 

@@ -108,3 +108,30 @@ def test_truncated_tool_results_show_their_size_after_truncation():
     view = call_view(transcript, result, last, changed=changed)
     truncated = [r for r in view.rows if r.fate is Fate.TRUNCATED]
     assert len(truncated) == 3 and all(r.tokens_after < r.tokens_before for r in truncated)
+
+
+def test_a_small_session_under_a_large_budget_is_scaled_to_its_data_with_the_budget_named():
+    transcript = parse_transcript(_chat(5))
+    doc = {
+        "runtime_profiles": {"d": {"max_context_tokens": 128_000}},
+        "provider": {"context_window": 200_000},
+    }
+    result = simulate(transcript, profile_from_document(doc, name="z"))
+    tl = timeline(result)
+    largest = max(c.tokens_full for c in result.calls)
+    assert tl.y_max == int(largest * 1.08)
+    assert (tl.budget, tl.window) == (None, None)  # far above the data: named, not drawn
+    shape = timeline_shape(tl, selected=1)
+    # Every bar stands on the axis, and the largest reaches near the top.
+    assert all(round(s.y_full + s.h_full, 2) == shape.height for s in shape.bars)
+    assert all(round(s.y_sent + s.h_sent, 2) == shape.height for s in shape.bars)
+    assert max(s.h_full for s in shape.bars) > 0.9 * shape.height
+
+
+def test_a_budget_near_the_data_is_drawn():
+    transcript = parse_transcript(_chat(20))
+    result = simulate(
+        transcript, profile_from_document({"runtime_profiles": {"d": {"max_context_tokens": 3000}}}, name="z")
+    )
+    tl = timeline(result)
+    assert tl.budget == 3000 and tl.y_max >= 3000

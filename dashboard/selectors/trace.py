@@ -1,0 +1,115 @@
+"""Reads for the trace panel: a query followed through a replay, drawn as strips over the timeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dashboard.models import Transcript
+from dashboard.selectors.simulations import message_tokens, simulation_result
+from dashboard.selectors.transcripts import transcript_parsed
+from simulator import (
+    BeforeAfter,
+    EstimateCheck,
+    PresenceRun,
+    Reread,
+    SimulationResult,
+    TraceMatch,
+    TraceQuery,
+    TraceQueryError,
+    changed_contents,
+    estimate_check,
+    match_before_after,
+    message_token_text,
+    rereads,
+    trace_session,
+)
+from simulator import Profile as DomainProfile
+
+MAX_MATCHES = 100
+"""Matches drawn at most; a query that matches more says how many were left out."""
+STRIP_WIDTH = 1000
+"""The timeline's viewBox width, so a strip lines up with the bars above it."""
+
+
+@dataclass(frozen=True, slots=True)
+class StripRun:
+    run: PresenceRun
+    x: float
+    width: float
+
+
+@dataclass(frozen=True, slots=True)
+class TraceMatchView:
+    match: TraceMatch
+    strip: tuple[StripRun, ...]
+    changed: bool
+    """A content rule changed it (soft trim, clear, truncation, image): a before/after view exists."""
+    opened: BeforeAfter | None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceScreen:
+    query: str
+    regex: bool
+    error: str | None
+    matches: tuple[TraceMatchView, ...] = ()
+    more: int = 0
+    rereads: tuple[Reread, ...] = ()
+    calls: int = 0
+    width: int = STRIP_WIDTH
+
+
+_CHANGED = {"soft-trimmed", "hard-cleared", "truncated", "image-removed"}
+
+
+def _strip(runs: tuple[PresenceRun, ...], calls: int) -> tuple[StripRun, ...]:
+    step = STRIP_WIDTH / max(calls, 1)
+    return tuple(
+        StripRun(r, round((r.first - 1) * step, 2), round((r.last - r.first + 1) * step, 2)) for r in runs
+    )
+
+
+def simulation_rereads(*, transcript: Transcript, result: SimulationResult) -> tuple[Reread, ...]:
+    """Tool calls repeated after their earlier result left the context (the session's re-read count)."""
+    return rereads(transcript_parsed(transcript=transcript), result)
+
+
+def simulation_trace(
+    *, transcript: Transcript, profile: DomainProfile, find: str, regex: bool, opened: int | None = None
+) -> TraceScreen:
+    """The messages matching ``find`` followed through the replay; ``opened`` gets its before/after view.
+
+    An invalid query is not an exception here: the screen carries the problem to show in place.
+    """
+    try:
+        query = TraceQuery.parse(find, regex=regex)
+    except TraceQueryError as exc:
+        return TraceScreen(find, regex, exc.problem)
+    parsed = transcript_parsed(transcript=transcript)
+    result = simulation_result(transcript=transcript, profile=profile)
+
+    def contents_at(number: int) -> dict[int, tuple[int, str]]:
+        return changed_contents(parsed, profile, result, number)
+
+    found = trace_session(parsed, result, query, contents_at=contents_at, limit=MAX_MATCHES)
+    calls = len(result.calls)
+    views = tuple(
+        TraceMatchView(
+            m,
+            _strip(m.runs, calls),
+            m.departure is not None and m.departure.kind in _CHANGED,
+            match_before_after(parsed, m, contents_at) if m.message_index == opened else None,
+        )
+        for m in found.matches
+    )
+    return TraceScreen(find, regex, None, views, found.more, found.rereads, calls)
+
+
+def simulation_estimates(*, transcript: Transcript, result: SimulationResult) -> EstimateCheck:
+    """Per call: the runtime's estimate, o200k and the provider's count; flagged at 2× or more."""
+    parsed = transcript_parsed(transcript=transcript)
+    per_message = [
+        message_tokens(transcript=transcript, index=i, text=message_token_text(m))
+        for i, m in enumerate(parsed.messages)
+    ]
+    return estimate_check(parsed, result, o200k_per_message=per_message)

@@ -1,0 +1,142 @@
+"""ZeroClaw's budget explanations, breadcrumb inserts and tool-call repairs with literal results."""
+
+from __future__ import annotations
+
+from simulator.runtimes import zeroclaw as zc
+from simulator.runtimes.zeroclaw import Chat, ChatMessage
+from simulator.runtimes.zeroclaw.breadcrumb import insert_conversation_breadcrumb
+
+CRUMB = zc.breadcrumb()
+FALLBACK_STEP = "model window unknown: 32,000 fallback (CompatibilityFallback)"
+
+
+def sys(text: str) -> ChatMessage:
+    return ChatMessage("system", text)
+
+
+def user(text: str) -> ChatMessage:
+    return ChatMessage("user", text)
+
+
+def asst(text: str) -> ChatMessage:
+    return ChatMessage("assistant", text)
+
+
+def explained(resolution: zc.BudgetResolution) -> tuple[object, ...]:
+    return (
+        resolution.budget,
+        resolution.window,
+        resolution.window_source,
+        resolution.bound_by,
+        resolution.steps,
+    )
+
+
+def test_a_limit_equal_to_the_budget_does_not_lower_it():
+    resolution = zc.context_limits_for_model_window(
+        100_000,
+        "Configured",
+        max_context_tokens=50_000,
+        history_pruning_enabled=True,
+        history_pruning_max_tokens=50_000,
+    )
+    assert explained(resolution) == (
+        50_000,
+        100_000,
+        "Configured",
+        "max_context_tokens",
+        (
+            "model window 100,000 (Configured)",
+            "max_context_tokens 50,000",
+            "history_pruning.max_tokens 50,000 does not lower it",
+        ),
+    )
+
+
+def test_the_legacy_fallback_with_budget_zero_is_disabled():
+    assert explained(zc.legacy_fallback(0)) == (
+        0,
+        32_000,
+        "CompatibilityFallback",
+        "disabled",
+        (FALLBACK_STEP, "budget 0 disables token trimming"),
+    )
+
+
+def test_the_legacy_fallback_keeps_a_budget_of_one():
+    assert explained(zc.legacy_fallback(1)) == (
+        1,
+        32_000,
+        "CompatibilityFallback",
+        "max_context_tokens",
+        (FALLBACK_STEP, "budget 1"),
+    )
+
+
+def test_the_legacy_fallback_keeps_a_budget_equal_to_its_window():
+    assert explained(zc.legacy_fallback(32_000)) == (
+        32_000,
+        32_000,
+        "CompatibilityFallback",
+        "max_context_tokens",
+        (FALLBACK_STEP, "budget 32,000"),
+    )
+
+
+def test_the_legacy_fallback_caps_a_larger_budget_at_its_window():
+    resolution = zc.legacy_fallback(32_001)
+    assert explained(resolution) == (
+        32_000,
+        32_000,
+        "CompatibilityFallback",
+        "window",
+        (FALLBACK_STEP, "budget 32,001", "capped by the model window to 32,000"),
+    )
+    assert resolution.configured_window is None
+
+
+def test_the_deduped_breadcrumb_after_an_all_system_history_is_appended():
+    result = zc.insert_breadcrumb_deduped([sys("s")])
+    assert (result.history, result.index, result.inserted) == ((sys("s"), CRUMB), 1, True)
+
+
+def test_the_deduped_breadcrumb_already_in_place_is_reported_where_it_sits():
+    history = [sys("s"), CRUMB, user("u")]
+    result = zc.insert_breadcrumb_deduped(history)
+    assert (result.history, result.index, result.inserted) == (tuple(history), 1, False)
+
+
+def test_the_structured_breadcrumb_goes_after_the_leading_systems():
+    history = [Chat(sys("a")), Chat(sys("b")), Chat(sys("c")), Chat(user("u")), Chat(asst("x"))]
+    assert insert_conversation_breadcrumb(history) == (*history[:3], Chat(CRUMB), *history[3:])
+
+
+def test_the_structured_breadcrumb_after_an_all_system_or_empty_history_is_appended():
+    assert insert_conversation_breadcrumb([Chat(sys("a"))]) == (Chat(sys("a")), Chat(CRUMB))
+    assert insert_conversation_breadcrumb([]) == (Chat(CRUMB),)
+
+
+def test_stripping_counts_every_changed_assistant_and_maps_the_kept_rows():
+    unanswered = asst('{"content": "", "tool_calls": [{"id": "x"}]}')
+    history = [user("u"), unanswered, asst("ok"), unanswered, user("v")]
+    result = zc.strip_orphaned_tool_calls_from_assistants(history)
+    assert (result.history, result.stripped, result.kept_indices) == (
+        (user("u"), asst("ok"), user("v")),
+        2,
+        (0, 2, 4),
+    )
+
+
+def test_stripping_leaves_non_assistant_rows_and_non_object_json_alone():
+    user_json = user('{"tool_calls": [{"id": "x"}]}')
+    listed = asst('["tool_calls"]')
+    result = zc.strip_orphaned_tool_calls_from_assistants([user_json, listed])
+    assert (result.history, result.stripped, result.kept_indices) == ((user_json, listed), 0, (0, 1))
+
+
+def test_the_recovery_shape_shows_a_figure_pair_only_when_both_are_set():
+    half_tokens = zc.RecoveryResult(False, (), None, 5, tokens_before=10)
+    half_floor = zc.RecoveryResult(False, (), None, 5, system_floor=3)
+    expected = {"recovered": False, "recovery_budget": 5, "history": [], "event": None}
+    assert half_tokens.to_json() == expected
+    assert half_floor.to_json() == expected
