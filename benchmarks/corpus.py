@@ -6,13 +6,15 @@ The corpus: ``SESSIONS`` synthetic coding sessions (``simulator.synthetic``, Ope
 * ``json.loads`` reading every file (one call per JSONL line) on one core -- the yardstick;
 * ``python -m simulator evaluate`` doing the same work in process (``CorpusPool``, 2 workers, one profile),
   with and without the cost model, the pool's start and the parsing included;
-* where the time goes, on one core: parse, the o200k counts the cost model needs, replay, metrics, cost.
+* where the time goes, on one core: parse (with the collector paused, as the workers parse), the o200k
+  counts the cost model needs, replay, metrics, cost.
 
 ``python -m benchmarks.corpus`` prints the section and writes it into docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -26,6 +28,7 @@ from simulator.corpus_pool import CorpusPool
 from simulator.evaluate import PreparedTranscript, summarise
 from simulator.evaluate.metrics import measure
 from simulator.importers import parse_transcript
+from simulator.long_lived import building_long_lived
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay import simulate
@@ -87,7 +90,8 @@ def _stages(files: list[Path]) -> dict[str, float]:
     texts = [p.read_text(encoding="utf-8") for p in files]
     out["read files"] = time.perf_counter() - start
     start = time.perf_counter()
-    transcripts = [parse_transcript(t) for t in texts]
+    with building_long_lived():  # as the corpus workers parse
+        transcripts = [parse_transcript(t) for t in texts]
     out["parse (importers)"] = time.perf_counter() - start
     start = time.perf_counter()
     bare = [PreparedTranscript.of(t, source="", priced=False) for t in transcripts]
@@ -106,6 +110,7 @@ def _stages(files: list[Path]) -> dict[str, float]:
     for p, r in zip(priced, results, strict=True):
         measure(p, profile, r)
     out["cost model (requests, cache, prices)"] = time.perf_counter() - start - out["metrics"]
+    gc.unfreeze()
     return out
 
 

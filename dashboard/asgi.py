@@ -14,10 +14,8 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from dashboard.body_limit import BodySizeLimit, daphne_refuse_oversized_bodies  # noqa: E402
+from dashboard.body_limit import BodySizeLimit  # noqa: E402
 from dashboard.routing import websocket_urlpatterns  # noqa: E402
-
-daphne_refuse_oversized_bodies()
 
 http_app = django_asgi_app
 if settings.DEBUG or os.environ.get("TRIMSCOPE_SERVE_STATIC") == "1":

@@ -3,7 +3,8 @@
 Django's own checks (``DATA_UPLOAD_MAX_MEMORY_SIZE``) run only once the whole body has been received and
 spooled, and inside django-ninja its ``RequestDataTooBig`` surfaced as a 500. Two layers:
 
-- under daphne, :func:`daphne_refuse_oversized_bodies`: Twisted receives the whole body before daphne
+- under daphne, ``dashboard.daphne_patches.refuse_oversized_bodies`` (applied at startup): Twisted
+  receives the whole body before daphne
   calls the application, so the check has to be in Twisted's request: a declared ``Content-Length`` over
   the limit is answered as soon as the headers are in, and a chunked body is counted as it arrives and
   answered once it passes the limit; the connection is closed and the rest is never read;
@@ -53,64 +54,10 @@ def _payload(path: str, message: str, extra: dict[str, object]) -> tuple[bytes, 
     return message.encode(), b"text/plain; charset=utf-8"
 
 
-_daphne_patched = False
-
-
-def daphne_refuse_oversized_bodies() -> None:
-    """Refuse oversized bodies inside daphne's Twisted request, before they are read (see above)."""
-    global _daphne_patched
-    if _daphne_patched:
-        return
-    try:
-        from daphne.http_protocol import WebRequest
-    except ImportError:  # served by another ASGI server: BodySizeLimit does the job
-        return
-    got_length, handle_chunk, process = (
-        WebRequest.gotLength,
-        WebRequest.handleContentChunk,
-        WebRequest.process,
-    )
-
-    def refuse(request: Any, size: int | None) -> None:
-        request.trimscope_refused = True
-        limit = request_limit()
-        path = getattr(request.channel, "_path", b"").decode("latin-1")  # the request line, parsed
-        body, content_type = _payload(path, _message(size, limit), {"limit": limit, "size": size})
-        head = (
-            b"HTTP/1.1 413 Content Too Large\r\nContent-Type: "
-            + content_type
-            + b"\r\nContent-Length: "
-            + str(len(body)).encode()
-            + b"\r\nConnection: close\r\n\r\n"
-        )
-        request.channel.transport.write(head + body)
-        request.channel.loseConnection()
-
-    def checked_length(request: Any, length: int | None) -> None:
-        request.trimscope_received, request.trimscope_refused = 0, False
-        if length is not None and length > request_limit():
-            got_length(request, 0)  # a content buffer that stays empty
-            refuse(request, length)
-            return
-        got_length(request, length)
-
-    def counted_chunk(request: Any, data: bytes) -> None:
-        if request.trimscope_refused:
-            return
-        request.trimscope_received += len(data)
-        if request.trimscope_received > request_limit():
-            refuse(request, None)
-            return
-        handle_chunk(request, data)
-
-    def process_unless_refused(request: Any) -> None:
-        if not getattr(request, "trimscope_refused", False):
-            process(request)
-
-    WebRequest.gotLength = checked_length
-    WebRequest.handleContentChunk = counted_chunk
-    WebRequest.process = process_unless_refused
-    _daphne_patched = True
+def refusal_payload(path: str, size: int | None) -> tuple[bytes, bytes]:
+    """The 413's body and content type: the API's error shape under ``/api/``, plain text elsewhere."""
+    limit = request_limit()
+    return _payload(path, _message(size, limit), {"limit": limit, "size": size})
 
 
 async def _answer(scope: Scope, send: Any, status: int, message: str, extra: dict[str, object]) -> None:

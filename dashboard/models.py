@@ -1,4 +1,11 @@
-"""Stored state: uploaded transcripts, runtime profiles, API tokens and simulation runs.
+"""Stored state: uploaded transcripts, runtime profiles, API tokens, simulation runs, and the fleet's
+runtimes with their trim events (corpus evaluation is in ``dashboard.corpus_models``).
+
+"Runtime" names two things here, kept apart: a *reproduced runtime* is what a profile replays
+(``Profile.RuntimeKind``: ZeroClaw, ai-profile, OpenClaw, a spec in the simulator's registry; the
+``runtime`` column of profiles and runs), and a *fleet runtime* is a running agent process registered to
+stream its events (the ``Runtime`` model). A third, the *runtime client*, is the sending side of the
+fleet socket (``dashboard.runtime_client``); it stores nothing.
 
 A transcript is stored as the exact text that was uploaded plus the summary numbers computed when it
 was parsed; the parsed model is rebuilt from the text on demand (parsing is cheap and deterministic),
@@ -48,16 +55,18 @@ class Transcript(models.Model):
 
 
 class Profile(models.Model):
-    """A runtime profile: which runtime (and version) plus every knob that runtime reads, as JSON."""
+    """A runtime profile: which reproduced runtime (and version) plus every knob it reads, as JSON."""
 
-    class Runtime(models.TextChoices):
+    class RuntimeKind(models.TextChoices):
+        """A reproduced runtime: a runtime spec's key in the simulator's registry (column ``runtime``)."""
+
         ZEROCLAW = "zeroclaw", "ZeroClaw"
         AI_PROFILE = "ai_profile", "ai-profile"
         OPENCLAW = "openclaw", "OpenClaw"
         AS_RECORDED = "as_recorded", "as-recorded"
 
     name = models.CharField(max_length=120, unique=True)
-    runtime = models.CharField(max_length=20, choices=Runtime.choices)
+    runtime = models.CharField(max_length=20, choices=RuntimeKind.choices)
     settings = models.JSONField(default=dict)
     description = models.CharField(max_length=400, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -102,7 +111,7 @@ class SimulationRun(models.Model):
     )
     name = models.CharField(max_length=200, blank=True)
     profile_name = models.CharField(max_length=120)
-    runtime = models.CharField(max_length=20, choices=Profile.Runtime.choices)
+    runtime = models.CharField(max_length=20, choices=Profile.RuntimeKind.choices)
     document = models.JSONField(help_text="the canonical profile document that was simulated")
     calls = models.PositiveIntegerField()
     trims = models.PositiveIntegerField()
@@ -127,7 +136,12 @@ class SimulationRun(models.Model):
 
 
 class Runtime(models.Model):
-    """An agent runtime that streams its trim events here, with its own token (hashed; shown once)."""
+    """A fleet runtime: a running agent process that streams its trim events here, with its own token
+    (hashed; shown once).
+
+    Not a reproduced runtime (``Profile.RuntimeKind``, a spec in the simulator's registry that a replay
+    runs), and not the runtime client (``dashboard.runtime_client``, the sending side of the socket).
+    """
 
     name = models.CharField(max_length=120, unique=True)
     kind = models.CharField(

@@ -1,4 +1,9 @@
-"""API schemas: paired In/Out shapes, validated at the edge."""
+"""API schemas: paired In/Out shapes, validated at the edge.
+
+Every request body schema carries one example (``model_config``'s ``json_schema_extra``) that is a
+request the API accepts; ``dashboard.api.docs.body_example`` puts it on the operation too, so the OpenAPI
+page shows it instead of a generated placeholder. Tests validate every example.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,41 @@ from datetime import datetime
 from typing import Literal
 
 from ninja import Schema
-from pydantic import Field, JsonValue
+from pydantic import ConfigDict, Field, JsonValue
 
 from dashboard.models import Profile, SimulationRun, TrimEvent
 from dashboard.selectors.profiles import profile_budget, profile_domain
 from simulator import BudgetExplanation
 
 MAX_GAP_SECONDS = 7 * 24 * 3600
+
+# A ZeroClaw profile (the documented version) that trims the history to 8,000 tokens, in ZeroClaw's keys.
+PROFILE_DOCUMENT_EXAMPLE: dict[str, JsonValue] = {
+    "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+    "runtime_profiles": {
+        "default": {
+            "max_tool_iterations": 10,
+            "max_tool_result_chars": 0,
+            "history_pruning": {"enabled": True, "max_tokens": 8000},
+        }
+    },
+    "provider": {"model": "gpt-4o", "context_window": 128000},
+}
+OPENCLAW_CONFIG_EXAMPLE = """{
+  // openclaw.json (JSON5): one profile per agents.list entry
+  agents: {
+    defaults: { contextPruning: { mode: "cache-ttl", ttl: "5m" } },
+    list: [{ id: "coder" }, { id: "writer", contextPruning: { ttl: "1h" } }],
+  },
+}"""
+TRANSCRIPT_TEXT_EXAMPLE = (
+    '{"messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}, '
+    '{"role": "assistant", "content": "hello"}]}'
+)
+
+
+def _example(example: dict[str, JsonValue]) -> ConfigDict:
+    return ConfigDict(json_schema_extra={"examples": [example]})
 
 
 class ErrorOut(Schema):
@@ -21,6 +54,8 @@ class ErrorOut(Schema):
 
 
 class TranscriptIn(Schema):
+    model_config = _example({"text": TRANSCRIPT_TEXT_EXAMPLE, "name": "greeting", "store_copy": False})
+
     text: str = Field(min_length=1, description="the transcript file's text")
     name: str = Field(default="", max_length=200)
     format: str | None = Field(default=None, description="force a format instead of detecting it")
@@ -80,8 +115,14 @@ class TranscriptDetailOut(TranscriptOut):
 
 
 class ProfileIn(Schema):
+    model_config = _example(
+        {"name": "tight", "document": PROFILE_DOCUMENT_EXAMPLE, "description": "8k history budget"}
+    )
+
     name: str = Field(min_length=1, max_length=120)
-    document: dict[str, JsonValue] = Field(description="the document in the runtime's own config keys")
+    document: dict[str, JsonValue] = Field(
+        description="the document in the runtime's own config keys", examples=[PROFILE_DOCUMENT_EXAMPLE]
+    )
     description: str = Field(default="", max_length=400)
 
 
@@ -123,6 +164,16 @@ class ProfileOut(Schema):
 
 
 class ProfileImportIn(Schema):
+    model_config = _example(
+        {
+            "name": "writer",
+            "text": OPENCLAW_CONFIG_EXAMPLE,
+            "syntax": "json5",
+            "filename": "openclaw.json",
+            "select": "writer",
+        }
+    )
+
     name: str = Field(min_length=1, max_length=120)
     text: str = Field(min_length=1, description="a runtime config (TOML or JSON5) or a profile block")
     syntax: Literal["toml", "json", "json5", "auto"] = "auto"
@@ -134,6 +185,15 @@ class ProfileImportIn(Schema):
 
 
 class ProfileImportAllIn(Schema):
+    model_config = _example(
+        {
+            "text": OPENCLAW_CONFIG_EXAMPLE,
+            "syntax": "json5",
+            "filename": "openclaw.json",
+            "name_prefix": "prod",
+        }
+    )
+
     text: str = Field(min_length=1, description="a runtime config (TOML or JSON5)")
     syntax: Literal["toml", "json", "json5", "auto"] = "auto"
     filename: str | None = Field(default=None, max_length=200)
@@ -162,6 +222,8 @@ class ProfileImportAllOut(Schema):
 
 
 class SimulationIn(Schema):
+    model_config = _example({"transcript_id": 1, "profile": PROFILE_DOCUMENT_EXAMPLE, "name": "8k budget"})
+
     transcript_id: int
     profile_id: int | None = Field(default=None, description="a stored profile (or give `profile`)")
     profile: dict[str, JsonValue] | None = Field(
@@ -211,6 +273,10 @@ class SimulationRunDetailOut(SimulationRunOut):
 
 
 class CompareIn(Schema):
+    model_config = _example(
+        {"transcript_id": 1, "profile_ids": [1, 2], "profiles": [PROFILE_DOCUMENT_EXAMPLE]}
+    )
+
     transcript_id: int
     profile_ids: list[int] = Field(default_factory=list, max_length=3)
     profiles: list[dict[str, JsonValue]] = Field(
@@ -283,6 +349,18 @@ class PriceTableOut(Schema):
 
 
 class PriceEditIn(Schema):
+    # Claude Sonnet 4.5's list prices with a one-hour cache lifetime, as the caller's own edit.
+    model_config = _example(
+        {
+            "scope": "user",
+            "input_per_mtok": 3.0,
+            "output_per_mtok": 15.0,
+            "cache_write_multiplier": 1.25,
+            "cache_read_multiplier": 0.1,
+            "cache_ttl_seconds": 3600,
+        }
+    )
+
     scope: Literal["user", "dashboard"] = Field(
         default="user", description="your own prices, or the dashboard's for everyone (staff only)"
     )
@@ -294,6 +372,8 @@ class PriceEditIn(Schema):
 
 
 class ApiTokenIn(Schema):
+    model_config = _example({"name": "nightly export script"})
+
     name: str = Field(default="", max_length=120)
 
 
@@ -356,6 +436,8 @@ class FleetEventOut(Schema):
 
 
 class RuntimeIn(Schema):
+    model_config = _example({"name": "prod-gateway-1", "kind": "zeroclaw"})
+
     name: str = Field(min_length=1, max_length=120)
     kind: str = Field(default="zeroclaw", min_length=1, max_length=40)
 
@@ -379,6 +461,35 @@ EVENT_BATCH_MAX = 500
 
 
 class EventBatchIn(Schema):
+    model_config = _example(
+        {
+            "events": [
+                {
+                    "session_id": "support-42",
+                    "seq": 7,
+                    "sent_at": "2026-11-30T12:00:00Z",
+                    "event": {
+                        "type": "history_trimmed",
+                        "dropped_messages": 6,
+                        "kept_turns": 4,
+                        "reason": "context token budget exceeded",
+                        "tokens_before": 9400,
+                        "tokens_after": 7800,
+                        "budget": 8000,
+                        "call_number": 12,
+                    },
+                },
+                {
+                    "type": "history_trimmed",
+                    "session_id": "support-43",
+                    "dropped_messages": 2,
+                    "kept_turns": 3,
+                    "reason": "context token budget exceeded",
+                },
+            ]
+        }
+    )
+
     # Each frame is checked on its own (dashboard.fleet_schemas.parse_frame), so one bad frame is
     # reported at its index instead of failing the whole batch.
     events: list[JsonValue] = Field(max_length=EVENT_BATCH_MAX, description="trim-event frames")

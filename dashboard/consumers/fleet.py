@@ -25,7 +25,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from redis.exceptions import RedisError
 
-from dashboard import selectors
+from dashboard import presenters, selectors
 from dashboard.events import FLEET_GROUP
 from dashboard.sessions import session_group, session_seconds_left
 
@@ -104,13 +104,13 @@ class FleetConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels s
         return
 
     async def fleet_event(self, message: dict[str, Any]) -> None:
-        row = selectors.feed_row_from_message(message)
+        row = presenters.feed_row_from_message(message)
         if selectors.feed_row_matches(row, self.filters):
             await self.send(text_data=render_to_string(ROW_TEMPLATE, {"row": row}))
 
     async def fleet_events(self, message: dict[str, Any]) -> None:
         """A stored batch: one frame with all its matching rows (newest first), one render."""
-        rows = [selectors.feed_row_from_message(m) for m in message["events"]]
+        rows = [presenters.feed_row_from_message(m) for m in message["events"]]
         rows = [row for row in rows if selectors.feed_row_matches(row, self.filters)]
         if rows:
             await self.send(text_data=render_to_string(ROWS_TEMPLATE, {"rows": rows[::-1]}))

@@ -16,7 +16,8 @@ Protocol (one socket per runtime process, token per runtime):
   after it are not; the runtime reconnects and resends what was not acked (envelopes are idempotent).
 - A runtime over its ingestion rate (dashboard/services/throttle.py) is closed with 1013 too; the batch
   that went over is not stored or acked.
-- A text frame that is not UTF-8 closes with 1007 (daphne would otherwise drop the TCP connection).
+- A text frame that is not UTF-8 closes with 1007 (daphne would otherwise drop the TCP connection;
+  ``dashboard.daphne_patches``, applied at startup, makes it close; it also lets 1009/1011/1013 through).
 - An unexpected storage failure closes with 1011; nothing of the failed batch was stored or acked.
 - Liveness: while the socket is open ``last_seen_at`` is refreshed every ``HEARTBEAT_SECONDS`` even
   when no frame arrives, so a runtime whose server was killed goes offline by itself (see
@@ -29,6 +30,7 @@ up (one transaction per batch), so the acks of a busy socket cost one commit, no
 from __future__ import annotations
 
 import asyncio
+import enum
 import json
 import logging
 from contextlib import suppress
@@ -59,54 +61,23 @@ HEARTBEAT_SECONDS = 20.0  # an idle open socket refreshes last_seen_at this ofte
 
 Item = tuple[Frame, dict[str, object]] | FrameError
 
-_RFC_CLOSE_CODES = frozenset({CLOSE_TOO_BIG, CLOSE_SERVER_ERROR, CLOSE_TRY_AGAIN_LATER})
+
+class Phase(enum.Enum):
+    """Where an accepted runtime socket is; it only moves down this list (DRAINING may become CLOSING)."""
+
+    OPEN = "open"
+    """Frames are taken, stored in order and answered."""
+    DRAINING = "draining"
+    """A close is due (1009, 1013 queue full): no frame is taken; the queued ones are stored and answered,
+    then the socket closes with the due code."""
+    CLOSING = "closing"
+    """A close is due (4401 revoked, 1013 over the rate, 1011): queued frames are dropped; the socket
+    closes with the due code once the worker has let go of what it holds."""
+    GONE = "gone"
+    """The client left: nothing more is sent; a batch being stored finishes, unacked."""
+
+
 Stored = list[services.Ingested | services.IngestFailed]
-_daphne_patched = False
-
-
-def daphne_allow_rfc_close_codes() -> None:
-    """Let an application close a socket with 1009, 1011 or 1013 when served by daphne.
-
-    daphne hands the ASGI close code to autobahn's ``sendClose``, which only lets an application send 1000
-    or 3000-4999 and raises otherwise, so the client would see 1011 instead. RFC 6455 defines 1009 and
-    1011 for any endpoint and IANA registers 1013 ("try again later"); runtimes retry on them. For these
-    three codes this calls ``sendCloseFrame`` directly, which is what ``sendClose`` does after its check.
-
-    Also: a text frame that is not UTF-8 fails the connection with 1007 as RFC 6455 §8.1 asks. autobahn
-    detects it, but daphne's factory keeps autobahn's ``failByDrop`` default, which drops the TCP
-    connection with no close frame; for this one failure the close handshake is done instead.
-    """
-    global _daphne_patched
-    if _daphne_patched:
-        return
-    try:
-        from daphne.ws_protocol import WebSocketProtocol
-    except ImportError:  # served by another ASGI server
-        return
-    original = WebSocketProtocol.serverClose
-
-    def server_close(protocol: Any, code: int | None = None) -> None:
-        if code in _RFC_CLOSE_CODES:
-            protocol.sendCloseFrame(code=code, isReply=False)
-        else:
-            original(protocol, code)
-
-    invalid_payload = WebSocketProtocol._invalid_payload
-
-    def invalid_payload_closes(protocol: Any, reason: str) -> bool:
-        drop, protocol.failByDrop = protocol.failByDrop, False
-        try:
-            skip: bool = invalid_payload(protocol, reason)  # sends close 1007 ("invalid frame payload data")
-        finally:
-            protocol.failByDrop = drop
-        return skip
-
-    WebSocketProtocol.serverClose = server_close
-    WebSocketProtocol._invalid_payload = invalid_payload_closes
-    _daphne_patched = True
-
-
-daphne_allow_rfc_close_codes()
 
 
 def request_token(scope: dict[str, Any]) -> str:
@@ -204,10 +175,9 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
             return
         self._limit: int = settings.TRIMSCOPE_MAX_FRAME_BYTES
         self._queue: asyncio.Queue[Item] = asyncio.Queue(maxsize=max(1, settings.TRIMSCOPE_INGEST_QUEUE))
-        self._close_code: int | None = None  # set once: no frame is taken after it
-        self._drain = True  # whether the frames already queued are still stored and answered
+        self._phase = Phase.OPEN
+        self._close_code: int | None = None  # the code a DRAINING or CLOSING socket closes with
         self._busy = False  # the worker holds frames taken off the queue
-        self._gone = False  # the client disconnected
         await _connected(self.runtime.pk, 1)
         self._seen_at = monotonic()
         self._group = services.runtime_group(self.runtime.pk)
@@ -217,7 +187,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
         await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.runtime is None or self._close_code is not None:
+        if self.runtime is None or self._phase is not Phase.OPEN:
             return
         if text_data is None:
             item: Item = FrameError("frames are text JSON; binary frames are not accepted")
@@ -239,7 +209,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
     async def disconnect(self, code: int) -> None:
         if self.runtime is None:
             return
-        self._gone = True
+        self._phase = Phase.GONE
         self._heartbeat.cancel()
         if not self._busy:
             self._worker.cancel()
@@ -250,9 +220,9 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
         await _connected(self.runtime.pk, -1)
 
     async def _stop(self, code: int, *, drain: bool) -> None:
-        if self._close_code is not None:
+        if self._phase is not Phase.OPEN:
             return
-        self._close_code, self._drain = code, drain
+        self._phase, self._close_code = (Phase.DRAINING if drain else Phase.CLOSING), code
         if not self._busy and self._queue.empty():
             self._worker.cancel()
             await self.close(code=code)
@@ -276,9 +246,17 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
                 await self._stop(CLOSE_UNAUTHORIZED, drain=False)
                 return
 
+    def _in(self, phase: Phase) -> bool:
+        # A method, not the attribute: the phase may change during any await of the worker.
+        return self._phase is phase
+
     def _left(self) -> bool:
-        # A method, not the attribute: the client may leave during any await of the worker.
-        return self._gone
+        return self._in(Phase.GONE)
+
+    def _close_now(self, code: int) -> None:
+        # The worker's own stop (storage failed, revoked, over the rate): queued frames are dropped.
+        if self._phase is not Phase.GONE:
+            self._phase, self._close_code = Phase.CLOSING, code
 
     async def _work_or_close(self) -> None:
         try:
@@ -293,13 +271,13 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
         assert self.runtime is not None
         queue = self._queue
         while not self._left():
-            if self._close_code is not None and (not self._drain or queue.empty()):
+            if self._in(Phase.CLOSING) or (self._in(Phase.DRAINING) and queue.empty()):
                 await self.close(code=self._close_code)
                 return
             self._busy = False
             items = [await queue.get()]
             self._busy = True
-            if self._close_code is not None and not self._drain:
+            if self._in(Phase.CLOSING):
                 continue
             while len(items) < BATCH_MAX and not queue.empty():
                 items.append(queue.get_nowait())
@@ -312,10 +290,10 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
                     result = await _store(self.runtime, frames, seen)
                 except Exception:
                     logger.exception("storing %d frames from runtime %s failed", len(frames), self.runtime)
-                    self._close_code, self._drain = CLOSE_SERVER_ERROR, False
+                    self._close_now(CLOSE_SERVER_ERROR)
                     continue
                 if isinstance(result, int):
-                    self._close_code, self._drain = result, False
+                    self._close_now(result)
                     continue
                 stored = result
                 if seen:

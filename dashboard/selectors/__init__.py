@@ -1,7 +1,12 @@
-"""Reads, one module per sub-domain: the view models pages, the API and consumers show.
+"""Reads, one module per area: querysets and the view models pages, the API and consumers show.
 
-Who may import: views, the API, consumers and commands. Selectors reach the simulator through its
-facade (``import simulator``) only.
+What lives here: transcripts, profiles, simulations, tokens, fleet (fleet runtimes), fleet_watch (the
+fleet page, feed and alerts), evaluations (corpus evaluation). Selectors only read: they never write,
+and never import services, forms or the edges (an import-linter contract). How a screen is drawn
+(geometry, wording) comes from ``dashboard.presenters``; derived values are kept in ``dashboard.memo``.
+
+Who may import: views, forms, the API, consumers, commands and services. Selectors reach the simulator
+through its facade (``import simulator``) only.
 """
 
 from __future__ import annotations
@@ -11,15 +16,11 @@ from dashboard.selectors.fleet_alerts import Alert, alert_rules, fleet_alert_str
 from dashboard.selectors.fleet_filters import FleetFilters, fleet_filters
 from dashboard.selectors.fleet_metrics import FleetCollector
 from dashboard.selectors.fleet_watch import (
-    FeedRow,
-    feed_row,
-    feed_row_from_message,
     feed_row_matches,
     fleet_screen,
     fleet_session,
     trim_event_list,
 )
-from dashboard.selectors.knob_edits import KnobEdits, simulation_knob_edits
 from dashboard.selectors.pricing import (
     BreakCosts,
     PricingRow,
@@ -31,19 +32,13 @@ from dashboard.selectors.pricing import (
 )
 from dashboard.selectors.profiles import (
     ConfigPreviewRow,
-    ProfileFormInput,
     profile_budget,
     profile_config_preview,
     profile_config_read,
     profile_copy_name,
-    profile_document_parse,
     profile_domain,
-    profile_error_knob,
     profile_export,
-    profile_form,
-    profile_form_check,
     profile_get,
-    profile_knobs,
     profile_list,
     profile_preset_get,
     profile_presets,
@@ -57,8 +52,6 @@ from dashboard.selectors.simulations import (
     simulation_compare,
     simulation_compare_profiles,
     simulation_cost,
-    simulation_document,
-    simulation_profile,
     simulation_result,
     simulation_run_cost,
     simulation_run_get,
@@ -78,20 +71,15 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
-    "KnobEdits",
-    "simulation_knob_edits",
     "simulation_estimates",
     "TraceScreen",
     "simulation_rereads",
     "simulation_trace",
     "Alert",
-    "FeedRow",
     "FleetCollector",
     "FleetFilters",
     "fleet_alert_strip",
     "alert_rules",
-    "feed_row",
-    "feed_row_from_message",
     "feed_row_matches",
     "fleet_alerts",
     "fleet_filters",
@@ -103,7 +91,6 @@ __all__ = [
     "comparison",
     "comparison_message_diff",
     "default_call",
-    "simulation_document",
     "simulation_compare",
     "simulation_cost",
     "simulation_compare_profiles",
@@ -116,27 +103,20 @@ __all__ = [
     "price_overrides",
     "price_table_for",
     "pricing_rows",
-    "simulation_profile",
     "simulation_result",
     "simulation_run_get",
     "simulation_run_list",
     "simulation_run_result",
     "simulation_screen",
     "simulation_tokenizer_count",
-    "ProfileFormInput",
     "profile_budget",
     "profile_copy_name",
     "ConfigPreviewRow",
     "profile_config_preview",
     "profile_config_read",
-    "profile_document_parse",
     "profile_domain",
-    "profile_error_knob",
     "profile_export",
-    "profile_form",
-    "profile_form_check",
     "profile_get",
-    "profile_knobs",
     "profile_list",
     "profile_preset_get",
     "profile_presets",

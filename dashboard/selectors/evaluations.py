@@ -1,4 +1,7 @@
-"""Reads for corpora, evaluations and profile searches: lists, progress, and per-profile reports."""
+"""Reads for corpora, evaluations and profile searches: lists, progress, and per-profile reports.
+
+The profiles side by side (labels, formatted values, best and worst marks) is drawn by
+``dashboard.presenters.evaluations``."""
 
 from __future__ import annotations
 
@@ -161,68 +164,13 @@ def evaluation_report(*, evaluation: Evaluation) -> list[ProfileReport]:
     return reports
 
 
-@dataclass(frozen=True, slots=True)
-class ComparisonCell:
-    text: str
-    best: bool
-    worst: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ComparisonRow:
-    label: str
-    cells: tuple[ComparisonCell, ...]
-    differs: bool
-
-
-_COMPARED: tuple[tuple[str, str, bool], ...] = (
-    # (label, attribute, lower is better)
-    ("overflow failures", "overflow_failures", True),
-    ("trims", "trims", True),
-    ("sessions trimmed", "sessions_trimmed", True),
-    ("messages dropped", "messages_dropped", True),
-    ("turns dropped", "turns_dropped", True),
-    ("least share of turns kept", "min_kept_turn_fraction", False),
-    ("mean share of turns kept", "mean_kept_turn_fraction", False),
-    ("tokens sent", "tokens_sent", True),
-    ("cache reads", "cache_read_tokens", False),
-    ("cache writes", "cache_write_tokens", True),
-    ("cost (USD)", "cost_usd", True),
-)
-
-
-def _show(attribute: str, value: float) -> str:
-    if attribute == "cost_usd":
-        return f"${value:,.4f}"
-    if "fraction" in attribute:
-        return f"{value:.1%}"
-    return f"{value:,.0f}"
-
-
-def evaluation_comparison(*, reports: list[ProfileReport]) -> list[ComparisonRow]:
-    """Profiles side by side; in each row the best and the worst value are marked when they differ."""
-    rows: list[ComparisonRow] = []
-    for label, attribute, lower in _COMPARED:
-        values = [float(getattr(r.summary, attribute)) for r in reports]
-        differs = len(set(values)) > 1
-        best = min(values) if lower else max(values)
-        worst = max(values) if lower else min(values)
-        cells = tuple(
-            ComparisonCell(_show(attribute, v), differs and v == best, differs and v == worst) for v in values
-        )
-        rows.append(ComparisonRow(label, cells, differs))
-    return rows
-
-
 __all__ = [
-    "ComparisonRow",
     "ProfileReport",
     "Progress",
     "WorstSession",
     "corpus_failures",
     "corpus_get",
     "corpus_list",
-    "evaluation_comparison",
     "evaluation_get",
     "evaluation_list",
     "evaluation_progress",

@@ -1,4 +1,5 @@
-"""Runtime reads: the operators' list, one runtime, and who a runtime token belongs to."""
+"""Fleet runtime reads (the ``Runtime`` model): the operators' list, one runtime, and who a runtime token
+belongs to."""
 
 from __future__ import annotations
 

@@ -20,9 +20,9 @@ from django.db.models import Count, ExpressionWrapper, F, IntegerField, Max, Sum
 from django.utils import timezone
 
 from dashboard.models import AlertSilence, AlertThresholds, Runtime, SessionMinute, TrimEvent
+from dashboard.presenters.fleet import fleet_session_url
 from dashboard.selectors.fleet_drift import fleet_estimate_drift
-from dashboard.selectors.fleet_filters import FleetFilters, fleet_session_url
-from dashboard.services.fleet_rollups import epoch_minute
+from dashboard.selectors.fleet_filters import FleetFilters, epoch_minute
 
 AlertKind = Literal["session_trims", "overflow_failed", "runtime_silent", "estimate_drift"]
 

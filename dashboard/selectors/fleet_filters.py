@@ -7,11 +7,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urlencode
 
-from django.urls import NoReverseMatch, reverse
-
-from dashboard.services.fleet_rollups import epoch_minute
+from dashboard.presenters.fleet import fleet_session_url
 
 FILTER_MAX = 200
+
+__all__ = [
+    "DEFAULT_RANGE",
+    "FILTER_MAX",
+    "RANGES",
+    "FleetFilters",
+    "TimeRange",
+    "epoch_minute",
+    "fleet_filters",
+    "fleet_session_url",
+]
+
+
+def epoch_minute(at: datetime) -> int:
+    """Whole minutes since 1970-01-01 UTC: the rollups' time key."""
+    return int(at.timestamp()) // 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,13 +112,3 @@ def fleet_filters(params: Mapping[str, str]) -> FleetFilters:
         reason=one("reason"),
         range=chosen if chosen in RANGES else DEFAULT_RANGE,
     )
-
-
-def fleet_session_url(session_id: str) -> str:
-    """The session page's URL, or "" when there is no id (or one no URL can carry, e.g. a newline)."""
-    if not session_id:
-        return ""
-    try:
-        return reverse("fleet-session", args=[session_id])
-    except NoReverseMatch:
-        return ""

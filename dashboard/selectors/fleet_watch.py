@@ -8,14 +8,12 @@ feed and one session's page read the newest events through the ``received_at`` i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
-from urllib.parse import urlencode
 
 from django.db.models import ExpressionWrapper, F, IntegerField, Max, QuerySet, Sum
-from django.urls import reverse
 from django.utils import timezone
 
 from dashboard.models import (
@@ -28,16 +26,25 @@ from dashboard.models import (
     Transcript,
     TrimEvent,
 )
+from dashboard.presenters.fleet import (
+    FeedRow,
+    RuntimeRow,
+    SessionCount,
+    SessionScreen,
+    feed_row,
+    session_event_rows,
+    spark_bars,
+)
 from dashboard.selectors.fleet_alerts import AlertStrip, fleet_alert_strip
 from dashboard.selectors.fleet_filters import (
     DEFAULT_RANGE,
     RANGES,
     FleetFilters,
     TimeRange,
-    fleet_session_url,
+    epoch_minute,
 )
-from dashboard.selectors.simulations import simulation_profile, simulation_result
-from dashboard.services.fleet_rollups import epoch_minute
+from dashboard.selectors.profiles import profile_domain
+from dashboard.selectors.simulations import simulation_result
 from simulator import SimulatorError
 
 ONLINE_SECONDS = 60
@@ -47,10 +54,6 @@ refreshing it and the runtime goes offline on its own; a connection counter cann
 FEED_LIMIT = 50
 TOP_SESSIONS = 10
 SESSION_EVENTS_LIMIT = 1000
-
-# Sparkline geometry (SVG user units): one bar per bucket of the time range.
-SPARK_BAR = 4
-SPARK_HEIGHT = 24
 
 
 def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[TrimEvent]:
@@ -64,74 +67,6 @@ def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[Trim
 
 
 # The event feed
-
-
-@dataclass(frozen=True, slots=True)
-class FeedRow:
-    """One row of the live feed, built from a stored event or from its group message alike."""
-
-    id: int
-    at: datetime
-    runtime: str
-    session_id: str
-    reason: str
-    dropped_messages: int
-    kept_turns: int
-    tokens_before: int | None
-    tokens_after: int | None
-    overflow_recovery: str
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
-
-
-def feed_row(event: TrimEvent) -> FeedRow:
-    return FeedRow(
-        id=event.pk,
-        at=event.occurred_at,
-        runtime=event.runtime.name,
-        session_id=event.session_id,
-        reason=event.reason,
-        dropped_messages=event.dropped_messages,
-        kept_turns=event.kept_turns,
-        tokens_before=event.tokens_before,
-        tokens_after=event.tokens_after,
-        overflow_recovery=event.overflow_recovery,
-    )
-
-
-def _as_int(value: object) -> int:
-    return value if isinstance(value, int) else 0
-
-
-def _as_opt_int(value: object) -> int | None:
-    return value if isinstance(value, int) else None
-
-
-def _as_str(value: object) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def feed_row_from_message(message: Mapping[str, object]) -> FeedRow:
-    """The row for a ``fleet.event`` group message (``dashboard.events.event_message``); no query."""
-    raw_at = _as_str(message.get("occurred_at")) or _as_str(message.get("received_at"))
-    try:
-        at = datetime.fromisoformat(raw_at)
-    except ValueError:
-        at = timezone.now()
-    return FeedRow(
-        id=_as_int(message.get("id")),
-        at=at,
-        runtime=_as_str(message.get("runtime")),
-        session_id=_as_str(message.get("session_id")),
-        reason=_as_str(message.get("reason")),
-        dropped_messages=_as_int(message.get("dropped_messages")),
-        kept_turns=_as_int(message.get("kept_turns")),
-        tokens_before=_as_opt_int(message.get("tokens_before")),
-        tokens_after=_as_opt_int(message.get("tokens_after")),
-        overflow_recovery=_as_str(message.get("overflow_recovery")),
-    )
 
 
 def feed_row_matches(row: FeedRow, filters: FleetFilters) -> bool:
@@ -149,52 +84,6 @@ def trim_event_list(*, filters: FleetFilters, limit: int = FEED_LIMIT) -> QueryS
 
 
 # Runtimes
-
-
-@dataclass(frozen=True, slots=True)
-class SparkBar:
-    x: int
-    y: int
-    height: int
-    count: int
-    minutes_ago: int
-
-
-@dataclass(frozen=True, slots=True)
-class RuntimeRow:
-    runtime: Runtime
-    online: bool
-    trims: int  # in the time range
-    per_bar: tuple[int, ...]  # trims per bucket of the range, oldest first, the current one last
-    bars: tuple[SparkBar, ...]
-    bar_minutes: int
-
-    @property
-    def spark_total(self) -> int:
-        return sum(self.per_bar)
-
-    @property
-    def spark_peak(self) -> int:
-        return max(self.per_bar, default=0)
-
-    @property
-    def spark_width(self) -> int:
-        return SPARK_BAR * len(self.per_bar)
-
-    @property
-    def spark_height(self) -> int:
-        return SPARK_HEIGHT
-
-
-def _spark_bars(per_bar: Sequence[int], bar_minutes: int) -> tuple[SparkBar, ...]:
-    peak = max(per_bar, default=0)
-    bars = []
-    for i, n in enumerate(per_bar):
-        height = 0 if n == 0 or peak == 0 else max(2, round(n * (SPARK_HEIGHT - 2) / peak))
-        bars.append(
-            SparkBar(i * SPARK_BAR, SPARK_HEIGHT - height, height, n, (len(per_bar) - 1 - i) * bar_minutes)
-        )
-    return tuple(bars)
 
 
 def runtime_online(runtime: Runtime, *, now: datetime) -> bool:
@@ -233,7 +122,7 @@ def fleet_runtime_rows(*, now: datetime, time_range: TimeRange | None = None) ->
                 online=runtime_online(runtime, now=now),
                 trims=sum(counts),
                 per_bar=counts,
-                bars=_spark_bars(counts, time_range.bar_minutes),
+                bars=spark_bars(counts, time_range.bar_minutes),
                 bar_minutes=time_range.bar_minutes,
             )
         )
@@ -241,17 +130,6 @@ def fleet_runtime_rows(*, now: datetime, time_range: TimeRange | None = None) ->
 
 
 # Top sessions
-
-
-@dataclass(frozen=True, slots=True)
-class SessionCount:
-    session_id: str
-    trims: int
-    last_at: datetime
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
 
 
 def fleet_top_sessions(
@@ -326,37 +204,8 @@ def fleet_screen(*, filters: FleetFilters, feed: bool = True, now: datetime | No
 CallSource = Literal["reported", "nearest", ""]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionEventRow:
-    number: int
-    event: TrimEvent
-    call: int | None
-    call_source: CallSource
-    call_note: str
-    url: str
-
-
-@dataclass(frozen=True, slots=True)
-class SessionScreen:
-    session_id: str
-    rows: list[SessionEventRow]
-    total: int
-    runtimes: list[str]
-    transcript: Transcript | None
-    profiles: list[Profile]
-    profile: Profile | None
-    replay_trims: int | None
-    replay_calls: int | None
-    replay_error: str
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
 def _trimmed_calls(transcript: Transcript, profile: Profile) -> tuple[list[int], int]:
-    result = simulation_result(transcript=transcript, profile=simulation_profile(profile=profile))
+    result = simulation_result(transcript=transcript, profile=profile_domain(profile=profile))
     return [c.number for c in result.calls if c.trimmed], len(result.calls)
 
 
@@ -376,7 +225,7 @@ def fleet_session(*, session_id: str, profile_id: int | None = None) -> SessionS
     profile = next((p for p in profiles if p.pk == profile_id), None) if profile_id is not None else None
     if profile is None:
         # Default: the first ZeroClaw profile (the runtime whose events these are), else the first one.
-        zeroclaw = [p for p in profiles if p.runtime == Profile.Runtime.ZEROCLAW]
+        zeroclaw = [p for p in profiles if p.runtime == Profile.RuntimeKind.ZEROCLAW]
         profile = next(iter(zeroclaw or profiles), None)
 
     trimmed: list[int] | None = None
@@ -389,33 +238,9 @@ def fleet_session(*, session_id: str, profile_id: int | None = None) -> SessionS
         except SimulatorError as exc:
             error = f"the replay under {profile.name} failed: {exc.message}"
 
-    rows: list[SessionEventRow] = []
-    for number, event in enumerate(events, start=1):
-        call: int | None = None
-        source: CallSource = ""
-        note = ""
-        if event.call_number is not None:
-            call, source, note = event.call_number, "reported", "call reported by the runtime"
-        elif trimmed is not None and calls:
-            source = "nearest"
-            if number <= len(trimmed):
-                call = trimmed[number - 1]
-                note = f"nearest: the replay's {_ordinal(number)} trim"
-            elif trimmed:
-                call = trimmed[-1]
-                note = f"nearest: the replay's last trim (it trims {len(trimmed):,} times)"
-            else:
-                call = calls
-                note = "the replay never trims under this profile; last call"
-        url = ""
-        if call is not None and transcript is not None and profile is not None:
-            query = urlencode({"transcript": transcript.pk, "profile": profile.pk, "call": call})
-            url = f"{reverse('simulation')}?{query}"
-        rows.append(SessionEventRow(number, event, call, source, note, url))
-
     return SessionScreen(
         session_id=session_id,
-        rows=rows,
+        rows=session_event_rows(events, trimmed=trimmed, calls=calls, transcript=transcript, profile=profile),
         total=total,
         runtimes=runtimes,
         transcript=transcript,

@@ -1,26 +1,26 @@
-"""Reads for the simulation and compare screens: replays memoised by transcript content and profile."""
+"""Reads for the simulation and compare screens: replays kept in ``dashboard.memo`` by transcript content
+and canonical profile document."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
+from dashboard import memo
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.pricing import price_edits
-from dashboard.selectors.profiles import profile_document_from_form
-from dashboard.selectors.transcripts import transcript_parsed
+from dashboard.selectors.profiles import profile_domain
+from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
     CallView,
     Comparison,
     CostComparison,
     MessageDiff,
-    PriceEdit,
     ProfileError,
     ResultCost,
     SimulationResult,
@@ -43,62 +43,30 @@ from simulator import (
 from simulator import Profile as DomainProfile
 
 
-def simulation_document(*, profile: Profile, knob_values: Mapping[str, str] | None = None) -> dict[str, JSON]:
-    """The stored profile's document with the simulation screen's knob edits on top (not validated)."""
-    document: dict[str, JSON] = dict(profile.settings)
-    if not knob_values:
-        return document
-    return profile_document_from_form(
-        text=json.dumps(document), knob_values=knob_values, knobs_runtime=profile.runtime, source="knobs"
+def _replay_key(
+    transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None
+) -> memo.ReplayKey:
+    document = json.dumps(profile_to_document(profile), sort_keys=True)
+    return memo.ReplayKey(transcript_key(transcript), document, profile.name, assumed_gap_seconds)
+
+
+def _replayed(transcript: Transcript, key: memo.ReplayKey) -> SimulationResult:
+    return memo.REPLAYS.get_or_compute(
+        key,
+        # Replayed from the canonical document, so two equal profiles give the one kept result.
+        lambda: simulate(
+            transcript_parsed(transcript=transcript),
+            profile_from_document(json.loads(key.document), name=key.profile_name),
+            assumed_gap_seconds=key.assumed_gap_seconds,
+        ),
     )
-
-
-def simulation_profile(*, profile: Profile, knob_values: Mapping[str, str] | None = None) -> DomainProfile:
-    """The stored profile, with the simulation screen's knob edits on top when there are any.
-
-    Raises:
-        ProfileError: naming the knob whose value is not allowed.
-    """
-    return profile_from_document(
-        simulation_document(profile=profile, knob_values=knob_values), name=profile.name
-    )
-
-
-@lru_cache(maxsize=32)
-def _replay(
-    sha256: str, fmt: str, document: str, name: str, transcript_id: int, gap: float | None = None
-) -> SimulationResult:
-    del sha256, fmt  # part of the key: the parsed transcript below is memoised on them
-    row = Transcript.objects.get(pk=transcript_id)
-    profile = profile_from_document(json.loads(document), name=name)
-    return simulate(transcript_parsed(transcript=row), profile, assumed_gap_seconds=gap)
 
 
 def simulation_result(
     *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
 ) -> SimulationResult:
-    document = json.dumps(profile_to_document(profile), sort_keys=True)
-    return _replay(
-        transcript.sha256, transcript.format, document, profile.name, transcript.pk, assumed_gap_seconds
-    )
-
-
-@lru_cache(maxsize=32)
-def _cost(
-    sha256: str,
-    document: str,
-    name: str,
-    transcript_id: int,
-    gap: float | None,
-    pricing: str | None,
-    edits: tuple[PriceEdit, ...],
-) -> ResultCost:
-    row = Transcript.objects.get(pk=transcript_id)
-    profile = profile_from_document(json.loads(document), name=name)
-    result = _replay(sha256, row.format, document, name, transcript_id, gap)
-    table = price_table_with(load_price_table(), edits)
-    parsed = transcript_parsed(transcript=row)
-    return profile_cost(parsed, profile, result, pricing=pricing, assumed_gap_seconds=gap, table=table)
+    """The replay of a transcript through a profile, kept by content, canonical document and assumed gap."""
+    return _replayed(transcript, _replay_key(transcript, profile, assumed_gap_seconds))
 
 
 def simulation_cost(
@@ -111,14 +79,24 @@ def simulation_cost(
 ) -> ResultCost:
     """What the replay of ``transcript`` through ``profile`` costs, at the prices in effect for ``user``.
 
+    Kept in ``dashboard.memo`` by the replay's key, the pricing key and the price edits in effect (so an
+    edit is a different key, never a stale price).
+
     Raises:
         PriceTableError: ``pricing`` names no entry of the table.
     """
-    document = json.dumps(profile_to_document(profile), sort_keys=True)
+    replay = _replay_key(transcript, profile, assumed_gap_seconds)
     edits = price_edits(user=user)
-    return _cost(
-        transcript.sha256, document, profile.name, transcript.pk, assumed_gap_seconds, pricing, edits
-    )
+
+    def compute() -> ResultCost:
+        result = _replayed(transcript, replay)
+        table = price_table_with(load_price_table(), edits)
+        parsed = transcript_parsed(transcript=transcript)
+        return profile_cost(
+            parsed, profile, result, pricing=pricing, assumed_gap_seconds=assumed_gap_seconds, table=table
+        )
+
+    return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits), compute)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,15 +129,14 @@ def simulation_screen(
     return SimulationScreen(result, timeline(result), view, {k: v[1] for k, v in changed.items()})
 
 
-@lru_cache(maxsize=20_000)
-def _message_tokens(sha256: str, index: int, text: str) -> int:
-    del sha256, index
-    return tiktoken_count(text)
+def _message_tokens(transcript: Transcript, index: int, text: str) -> int:
+    key = memo.MessageKey(transcript_key(transcript), index)
+    return memo.MESSAGE_TOKENS.get_or_compute(key, lambda: tiktoken_count(text))
 
 
-def message_tokens(*, sha256: str, index: int, text: str) -> int:
+def message_tokens(*, transcript: Transcript, index: int, text: str) -> int:
     """o200k tokens of one transcript message, memoised by transcript content and position."""
-    return _message_tokens(sha256, index, text)
+    return _message_tokens(transcript, index, text)
 
 
 def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
@@ -170,7 +147,7 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
     sent = full = 0
     for native, origin in enumerate(result.origins[: call.available]):
         for index in origin:
-            count = _message_tokens(transcript.sha256, index, message_token_text(parsed.messages[index]))
+            count = _message_tokens(transcript, index, message_token_text(parsed.messages[index]))
             full += count
             if native in sent_natives:
                 changed = screen.changed_texts.get(native)
@@ -180,7 +157,7 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
     for index, _ in result.outside:
         if index < call.message_index:
             message = parsed.messages[index]
-            count = _message_tokens(transcript.sha256, index, message_token_text(message))
+            count = _message_tokens(transcript, index, message_token_text(message))
             sent += count
             full += count
     return sent, full
@@ -243,7 +220,7 @@ def simulation_compare_profiles(
             f"{count} profiles given",
             allowed=f"{COMPARE_MIN} to {COMPARE_MAX} profiles (profile_ids and inline profiles together)",
         )
-    profiles = [simulation_profile(profile=row) for row in profile_rows]
+    profiles = [profile_domain(profile=row) for row in profile_rows]
     for i, document in enumerate(documents):
         try:
             profiles.append(profile_from_document(document, name=f"inline profile {i + 1}"))

@@ -109,7 +109,7 @@ def simulation_estimates(*, transcript: Transcript, result: SimulationResult) ->
     """Per call: the runtime's estimate, o200k and the provider's count; flagged at 2× or more."""
     parsed = transcript_parsed(transcript=transcript)
     per_message = [
-        message_tokens(sha256=transcript.sha256, index=i, text=message_token_text(m))
+        message_tokens(transcript=transcript, index=i, text=message_token_text(m))
         for i, m in enumerate(parsed.messages)
     ]
     return estimate_check(parsed, result, o200k_per_message=per_message)

@@ -1,6 +1,9 @@
-"""Writes and their side effects, one module per sub-domain. Views, the API and consumers call these.
+"""Writes and their side effects, one module per area (transcripts, profiles, simulations, tokens, fleet,
+corpora, evaluations, throttle). A request a service refuses raises an ``ApplicationError``
+(``dashboard.errors``) carrying the HTTP status the API answers with.
 
-Services reach the simulator through its facade (``import simulator``) only.
+Who may import: views, the API, consumers, commands and tasks. Services read through selectors and reach
+the simulator through its facade (``import simulator``) only.
 """
 
 from __future__ import annotations

@@ -20,14 +20,17 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 
+from dashboard.errors import ApplicationError
 from dashboard.models import Corpus, CorpusFailure, Transcript, TrimEvent
 from dashboard.selectors.transcripts import text_sha256
 from dashboard.services.transcripts import transcript_import
 from simulator import TRANSCRIPT_SUFFIXES, SimulatorError
 
 
-class CorpusError(SimulatorError):
-    """A corpus request that cannot be met (name taken, archive unreadable or over its limits)."""
+class CorpusError(SimulatorError, ApplicationError):
+    """A corpus request that cannot be met (name taken, archive unreadable or over its limits): 422."""
+
+    status = 422
 
 
 @dataclass(frozen=True, slots=True)

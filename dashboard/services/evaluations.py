@@ -28,6 +28,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks.exceptions import TaskResultDoesNotExist
 
+from dashboard.errors import ApplicationError
 from dashboard.models import (
     Corpus,
     Evaluation,
@@ -58,8 +59,10 @@ from simulator import (
 )
 
 
-class EvaluationError(SimulatorError):
-    """An evaluation or tune request that cannot be met."""
+class EvaluationError(SimulatorError, ApplicationError):
+    """An evaluation or tune request that cannot be met: 422."""
+
+    status = 422
 
 
 def evaluation_group(evaluation_id: int) -> str:

@@ -1,4 +1,5 @@
-"""Runtimes and their trim events: tokens, idempotent ingestion, and the live push after commit."""
+"""Fleet runtimes (the ``Runtime`` model: agent processes streaming trim events) and their trim events:
+tokens, idempotent ingestion, and the live push after commit."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.db import DataError, IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from dashboard.errors import ApplicationError
 from dashboard.events import event_publish, event_publish_many
 from dashboard.fleet_schemas import (
     AcpHistoryTrimmed,
@@ -29,17 +31,20 @@ from dashboard.tokens import token_generate, token_hash
 logger = logging.getLogger(__name__)
 
 
-class RuntimeInvalid(ValueError):
-    """A runtime that cannot be registered as asked; ``field`` is ``name`` or ``kind``."""
+class RuntimeInvalid(ApplicationError, ValueError):
+    """A fleet runtime that cannot be registered as asked (422); ``field`` is ``name`` or ``kind``."""
+
+    status = 422
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field = field
-        self.message = message
 
 
 class RuntimeNameTaken(RuntimeInvalid):
-    """Another runtime already has this name (the API answers 409)."""
+    """Another fleet runtime already has this name (409)."""
+
+    status = 409
 
 
 def runtime_group(runtime_id: int) -> str:

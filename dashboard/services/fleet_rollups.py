@@ -30,14 +30,10 @@ from dashboard.models import (
     SessionRollup,
     TrimEvent,
 )
+from dashboard.selectors.fleet_filters import epoch_minute
 
 FAILED = "failed"
 PRUNE_BATCH = 20_000
-
-
-def epoch_minute(at: datetime) -> int:
-    """Whole minutes since 1970-01-01 UTC: the rollups' time key."""
-    return int(at.timestamp()) // 60
 
 
 def minute_start(minute: int) -> datetime:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from django.db import IntegrityError, transaction
 
+from dashboard.errors import ApplicationError
 from dashboard.models import Profile
 from dashboard.selectors.profiles import profile_config_read
 from simulator import (
@@ -26,8 +27,10 @@ DESCRIPTION_MAX = 400
 SYNTAXES = CONFIG_SYNTAXES
 
 
-class ProfileNameTaken(ProfileError):
-    """Another profile already has this name (the API answers 409)."""
+class ProfileNameTaken(ProfileError, ApplicationError):
+    """Another profile already has this name (409); a ``ProfileError`` too, so forms show it by its field."""
+
+    status = 409
 
     def __init__(self, name: str) -> None:
         super().__init__("name", f"{name!r} is already taken", allowed="a name no other profile uses")

@@ -6,13 +6,16 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
+from dashboard.errors import ApplicationError
 from dashboard.models import Transcript
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
 from simulator import SimulatorError, TranscriptParseError, summarize
 
 
-class TranscriptAlreadyStored(SimulatorError):
-    """The same content is already stored (the API answers 409); ``copy=True`` stores another one anyway."""
+class TranscriptAlreadyStored(SimulatorError, ApplicationError):
+    """The same content is already stored (409); ``copy=True`` stores another one anyway."""
+
+    status = 409
 
     def __init__(self, existing: Transcript) -> None:
         self.existing = existing

@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from dashboard import selectors
+from dashboard import forms, selectors
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import compare_cost_context
@@ -50,9 +50,9 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
     }
     context["knob_pairs"] = [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
     if transcript is not None and len(chosen) >= 2:
-        domains = [selectors.simulation_profile(profile=p) for p in chosen]
+        domains = [forms.simulation_profile(profile=p) for p in chosen]
         if knob_values:
-            edits = selectors.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
+            edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
             domains[0] = edits.profile
             context["edits"] = edits
         results, comparison = selectors.comparison(transcript=transcript, profiles=domains)

@@ -12,8 +12,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from dashboard import charts, selectors
+from dashboard import selectors
+from dashboard.errors import get_or_404
 from dashboard.models import Corpus, Evaluation, TuneRun
+from dashboard.presenters import charts
+from dashboard.presenters import evaluations as evaluations_presenter
 from dashboard.selectors import evaluations as eval_selectors
 from dashboard.services import corpora as corpus_services
 from dashboard.services import evaluations as eval_services
@@ -33,24 +36,15 @@ ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
 
 def _corpus(corpus_id: int) -> Corpus:
-    corpus = eval_selectors.corpus_get(corpus_id=corpus_id)
-    if corpus is None:
-        raise Http404("no such corpus")
-    return corpus
+    return get_or_404(eval_selectors.corpus_get(corpus_id=corpus_id), "corpus", corpus_id)
 
 
 def _evaluation(evaluation_id: int) -> Evaluation:
-    evaluation = eval_selectors.evaluation_get(evaluation_id=evaluation_id)
-    if evaluation is None:
-        raise Http404("no such evaluation")
-    return evaluation
+    return get_or_404(eval_selectors.evaluation_get(evaluation_id=evaluation_id), "evaluation", evaluation_id)
 
 
 def _tune(tune_id: int) -> TuneRun:
-    run = eval_selectors.tune_get(tune_id=tune_id)
-    if run is None:
-        raise Http404("no such profile search")
-    return run
+    return get_or_404(eval_selectors.tune_get(tune_id=tune_id), "profile search", tune_id)
 
 
 def _fill(request: HtmxHttpRequest, corpus: Corpus) -> tuple[int, int]:
@@ -185,7 +179,7 @@ def evaluation_detail(request: HtmxHttpRequest, evaluation_id: int) -> HttpRespo
             "reports": reports,
             "histograms": histograms,
             "cdfs": cdfs,
-            "comparison": eval_selectors.evaluation_comparison(reports=reports),
+            "comparison": evaluations_presenter.evaluation_comparison(summaries=[r.summary for r in reports]),
         },
     )
 

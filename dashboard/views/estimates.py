@@ -6,7 +6,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from dashboard import selectors
+from dashboard import forms, selectors
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.simulations import _knob_values, _pick
 from simulator import estimate_chart
@@ -17,7 +17,7 @@ def simulation_estimates(request: HtmxHttpRequest) -> HttpResponse:
     transcript, profile = _pick(request)
     if transcript is None or profile is None:
         return HttpResponse("")
-    domain = selectors.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
+    domain = forms.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     result = selectors.simulation_result(transcript=transcript, profile=domain)
     check = selectors.simulation_estimates(transcript=transcript, result=result)
     return render(

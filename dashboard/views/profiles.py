@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from dashboard import selectors, services
+from dashboard import forms, selectors, services
+from dashboard.errors import get_or_404
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 from simulator import ProfileError
@@ -24,10 +25,7 @@ def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
 
 
 def _profile_or_404(profile_id: int) -> Profile:
-    profile = selectors.profile_get(profile_id=profile_id)
-    if profile is None:
-        raise Http404("no such profile")
-    return profile
+    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def _error(exc: ProfileError) -> dict[str, object]:
@@ -164,9 +162,9 @@ def profile_import(request: HtmxHttpRequest) -> HttpResponse:
 # -- edit: knobs + raw TOML, one form ---------------------------------------------------------------
 
 
-def _submitted(request: HtmxHttpRequest) -> selectors.ProfileFormInput:
+def _submitted(request: HtmxHttpRequest) -> forms.ProfileFormInput:
     post = request.POST
-    return selectors.ProfileFormInput(
+    return forms.ProfileFormInput(
         name=post.get("name", ""),
         description=post.get("description", ""),
         text=post.get("document", ""),
@@ -180,7 +178,7 @@ def _submitted(request: HtmxHttpRequest) -> selectors.ProfileFormInput:
 def profile_edit(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
     profile = _profile_or_404(profile_id)
     if request.method == "GET":
-        form = selectors.profile_form(profile=profile)
+        form = forms.profile_form(profile=profile)
         return render(
             request, "dashboard/profile-edit.html", {"nav": "profiles", "profile": profile, "form": form}
         )
@@ -193,7 +191,7 @@ def profile_edit(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
             description=submitted.description,
         )
     except ProfileError as exc:
-        form = selectors.profile_form(profile=profile, submitted=submitted, error=exc)
+        form = forms.profile_form(profile=profile, submitted=submitted, error=exc)
         context = {"nav": "profiles", "profile": profile, "form": form}
         return render(request, "dashboard/profile-edit.html", context, status=422)
     messages.success(request, f"Saved {profile.name}.")
@@ -202,7 +200,7 @@ def profile_edit(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
 
 @require_POST
 def profile_validate(request: HtmxHttpRequest) -> HttpResponse:
-    form = selectors.profile_form_check(submitted=_submitted(request))
+    form = forms.profile_form_check(submitted=_submitted(request))
     return render(request, "dashboard/profile-edit.html#validation", {"form": form})
 
 

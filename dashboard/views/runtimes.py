@@ -7,13 +7,14 @@ The token exists only in the response to the register request (never stored, nev
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard import selectors, services
+from dashboard.errors import get_or_404
 from dashboard.views.common import HtmxHttpRequest
 
 TEMPLATE = "dashboard/runtime-list.html"
@@ -43,9 +44,7 @@ def runtime_create(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_POST
 def runtime_revoke(request: HtmxHttpRequest, runtime_id: int) -> HttpResponse:
-    runtime = selectors.runtime_get(runtime_id=runtime_id)
-    if runtime is None:
-        raise Http404("no such runtime")
+    runtime = get_or_404(selectors.runtime_get(runtime_id=runtime_id), "runtime", runtime_id)
     services.runtime_revoke(runtime=runtime)
     messages.success(request, f"Revoked “{runtime.name}”: its token no longer sends events.")
     return HttpResponseRedirect(reverse("runtime-list"))

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from dashboard import selectors
+from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import cost_context, cost_params
@@ -60,10 +60,10 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
         return render(request, "dashboard/simulation.html", context)
 
     knob_values = _knob_values(request)
-    edits = selectors.simulation_knob_edits(profile=profile, knob_values=knob_values)
+    edits = forms.simulation_knob_edits(profile=profile, knob_values=knob_values)
     domain, edited, knob_error = edits.profile, edits.edited, edits.error
-    document = selectors.simulation_document(profile=profile, knob_values=knob_values)
-    runtime, knobs = selectors.profile_knobs(document=document)
+    document = forms.simulation_document(profile=profile, knob_values=knob_values)
+    runtime, knobs = forms.profile_knobs(document=document)
     pricing, gap, cost_problem = cost_params(request)
     screen = selectors.simulation_screen(
         transcript=transcript, profile=domain, call=_int(request.GET.get("call")), assumed_gap_seconds=gap
@@ -189,7 +189,7 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
     transcript, profile = _pick(request)
     if transcript is None or profile is None:
         return HttpResponse("")
-    domain = selectors.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
+    domain = forms.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     screen = selectors.simulation_screen(
         transcript=transcript,
         profile=domain,

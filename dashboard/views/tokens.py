@@ -9,13 +9,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard import selectors, services
+from dashboard.errors import get_or_404
 from dashboard.views.common import HtmxHttpRequest
 
 TEMPLATE = "dashboard/token-list.html"
@@ -48,9 +49,7 @@ def token_create(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_POST
 def token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
-    token = selectors.api_token_get(user=_user(request), token_id=token_id)
-    if token is None:
-        raise Http404("no such token")
+    token = get_or_404(selectors.api_token_get(user=_user(request), token_id=token_id), "token", token_id)
     runtimes = services.api_token_revoke(token=token)
     also = f" Also revoked {len(runtimes)} runtime(s) registered with it." if runtimes else ""
     messages.success(request, f"Revoked “{token.name}”: it no longer opens the API.{also}")

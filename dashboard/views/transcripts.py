@@ -6,13 +6,14 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from dashboard import selectors, services
+from dashboard import forms, selectors, services
+from dashboard.errors import get_or_404
 from dashboard.models import Transcript
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
@@ -96,9 +97,9 @@ def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
-    transcript = selectors.transcript_get(transcript_id=transcript_id)
-    if transcript is None:
-        raise Http404("no such transcript")
+    transcript = get_or_404(
+        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
+    )
     trace = _trace_context(request, transcript=transcript)
     if request.htmx and request.htmx.target == "trace":
         return render(
@@ -125,7 +126,7 @@ def _trace_context(request: HtmxHttpRequest, *, transcript: Transcript) -> dict[
     if find and chosen is not None:
         screen = selectors.simulation_trace(
             transcript=transcript,
-            profile=selectors.simulation_profile(profile=chosen),
+            profile=forms.simulation_profile(profile=chosen),
             find=find,
             regex=regex,
             opened=_int(request.GET.get("open")),
@@ -155,8 +156,8 @@ def _int(raw: str | None) -> int | None:
 
 @require_POST
 def transcript_delete(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
-    transcript = selectors.transcript_get(transcript_id=transcript_id)
-    if transcript is None:
-        raise Http404("no such transcript")
+    transcript = get_or_404(
+        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
+    )
     services.transcript_delete(transcript=transcript)
     return HttpResponseRedirect(reverse("transcript-list"))

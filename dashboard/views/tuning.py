@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from dashboard import selectors, services
+from dashboard import forms, selectors, services
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.profiles import KNOB_PREFIX
 from dashboard.views.simulations import _int
@@ -31,8 +31,8 @@ def simulation_save(request: HtmxHttpRequest) -> HttpResponse:
         for k in request.POST
         if k.startswith(KNOB_PREFIX)
     }
-    edits = selectors.simulation_knob_edits(profile=profile, knob_values=knob_values)
-    document = selectors.simulation_document(profile=profile, knob_values=edits.applied)
+    edits = forms.simulation_knob_edits(profile=profile, knob_values=knob_values)
+    document = forms.simulation_document(profile=profile, knob_values=edits.applied)
     name = request.POST.get("name", "")
     try:
         saved = services.profile_create(

@@ -41,14 +41,30 @@ def _last_system(segments: Sequence[Segment]) -> int | None:
     return last
 
 
+def _more_than_one_conversational(segments: Sequence[Segment]) -> bool:
+    # Stops at the second non-system segment: the request holds the whole history, the answer is early.
+    seen = 0
+    for segment in segments:
+        if segment.role != "system":
+            seen += 1
+            if seen > 1:
+                return True
+    return False
+
+
 def zeroclaw_breakpoints(segments: Sequence[Segment]) -> tuple[int, ...]:
     """ZeroClaw: the system prompt, and the last message once there is more than one non-system one."""
     points: list[int] = []
     system = _last_system(segments)
     if system is not None:
         points.append(system)
-    conversation = sum(1 for s in segments if s.role != "system")
-    if conversation > 1 and segments[-1].cacheable_end and segments[-1].role != "system":
+    last = segments[-1] if segments else None
+    if (
+        last is not None
+        and last.cacheable_end
+        and last.role != "system"
+        and _more_than_one_conversational(segments)
+    ):
         points.append(len(segments) - 1)
     return tuple(points)
 

@@ -221,20 +221,25 @@ def requests_from_result(
         if changed is not None and (fated or result.content_changes):
             edited = changed(call)
         sent: list[Segment] = list(leading)
-        for index in call.sent_indices():
-            segment = native[index]
-            if index in edited:
-                text = edited[index][1]
-                # A pruned message is usually sent the same way at many calls: count and digest it once.
-                as_sent = counted.get(text)
-                if as_sent is None:
-                    as_sent = counted[text] = (_digest("as-sent", text), tiktoken_count(text))
-                segment = Segment(as_sent[0], as_sent[1], segment.role)
-            elif index in fated:
-                # Changed in a way the caller did not spell out: still a different message as sent.
-                fingerprint = _digest("fate", fated[index], segment.fingerprint)
-                segment = Segment(fingerprint, segment.tokens, segment.role)
-            sent.append(segment)
+        if not edited and not fated:
+            # Nothing changed as sent: the native segments span by span (slices, not a loop per message).
+            for start, end in call.sent:
+                sent += native[start:end]
+        else:
+            for index in call.sent_indices():
+                segment = native[index]
+                if index in edited:
+                    text = edited[index][1]
+                    # A pruned message is usually sent the same way at many calls: count and digest it once.
+                    as_sent = counted.get(text)
+                    if as_sent is None:
+                        as_sent = counted[text] = (_digest("as-sent", text), tiktoken_count(text))
+                    segment = Segment(as_sent[0], as_sent[1], segment.role)
+                elif index in fated:
+                    # Changed in a way the caller did not spell out: still a different message as sent.
+                    fingerprint = _digest("fate", fated[index], segment.fingerprint)
+                    segment = Segment(fingerprint, segment.tokens, segment.role)
+                sent.append(segment)
         if call.breadcrumb_at is not None:
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
         reply = messages[call.message_index]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from types import TracebackType
 
 import orjson
 
@@ -82,19 +82,40 @@ def _loads(text: str, line: int | None) -> JSON:
     (NaN, integers over 64 bits) still parses and errors keep the standard library's message with its
     line and column (``JSONDecodeError`` passes through). The limits are checked on the value either way.
     """
-    if _LONG_DIGITS.search(text) is not None:
-        # orjson reads an integer beyond 64 bits as a float; the standard library keeps it exact.
-        value: JSON = _stdlib_loads(text, line)
-    else:
-        try:
-            value = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            value = _stdlib_loads(text, line)
     try:
-        check_tree(value, strings=may_hold_surrogates(text))
-    except DocumentRejected as exc:
-        raise JsonDecodeFailure(exc.reason, line) from None
+        value: JSON = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = _stdlib_loads(text, line)
+        strings = may_hold_surrogates(text)
+    else:
+        # orjson reads an integer beyond 64 bits as a float (the standard library keeps it exact), so a value
+        # with any float is decoded as before: by the standard library when the text has a 19-digit run.
+        # orjson refuses lone surrogates, raw or escaped: what it returns needs no string check.
+        strings = False
+        if _has_float(value) and _LONG_DIGITS.search(text) is not None:
+            value = _stdlib_loads(text, line)
+            strings = may_hold_surrogates(text)
+    # Nesting deeper than the limit needs at least that many brackets; most lines have a handful.
+    if strings or text.count("{") + text.count("[") >= MAX_DEPTH:
+        try:
+            check_tree(value, strings=strings)
+        except DocumentRejected as exc:
+            raise JsonDecodeFailure(exc.reason, line) from None
     return value
+
+
+def _has_float(value: JSON) -> bool:
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        if type(node) is dict:
+            push(node.values())
+        elif type(node) is list:
+            push(node)
+        elif type(node) is float:
+            return True
+    return False
 
 
 def _stdlib_loads(text: str, line: int | None) -> JSON:
@@ -125,15 +146,16 @@ def decode(text: str) -> Document:
     except json.JSONDecodeError as whole_error:
         return _decode_lines(text, whole_error)
     warnings: list[str] = []
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            _drop_bad_counts(item, f"message {index}", warnings)
-    elif isinstance(value, dict) and isinstance(messages := value.get("messages"), list):
-        for index, item in enumerate(messages):
-            _drop_bad_counts(item, f"message {index}", warnings)
-        _drop_bad_counts({k: v for k, v in value.items() if k != "messages"}, "document", warnings)
-    else:
-        _drop_bad_counts(value, "document", warnings)
+    if _may_name_usage(text):
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                _drop_bad_counts(item, f"message {index}", warnings)
+        elif isinstance(value, dict) and isinstance(messages := value.get("messages"), list):
+            for index, item in enumerate(messages):
+                _drop_bad_counts(item, f"message {index}", warnings)
+            _drop_bad_counts({k: v for k, v in value.items() if k != "messages"}, "document", warnings)
+        else:
+            _drop_bad_counts(value, "document", warnings)
     records = ((_first_content_line(text), value),) if isinstance(value, dict) else None
     return Document(is_json=True, value=value, records=records, warnings=tuple(warnings))
 
@@ -160,7 +182,8 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
         except json.JSONDecodeError as exc:
             others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
             continue
-        _drop_bad_counts(value, f"line {number}", warnings)
+        if _may_name_usage(line):
+            _drop_bad_counts(value, f"line {number}", warnings)
         records.append((number, value))
     first_is_record = bool(records) and records[0][0] == lines[0][0]
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
@@ -209,6 +232,14 @@ def _count_problem(value: JSON) -> str | None:
     return None
 
 
+def _may_name_usage(text: str) -> bool:
+    """Whether a key of the JSON ``text`` can contain "usage" (case-insensitive): a cheap pre-check.
+
+    A key spelled with ``\\u`` escapes is not visible in the text, so any escape counts as a maybe.
+    """
+    return "usage" in text.lower() or "\\u" in text
+
+
 def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
     """Replace implausible numbers inside any ``*usage*`` object of ``root`` by ``null``, with a warning.
 
@@ -219,7 +250,6 @@ def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
         node, path, in_usage = stack.pop()
         if isinstance(node, dict):
             for key, item in node.items():
-                here = f"{path}.{key}" if path else key
                 usage = in_usage or "usage" in key.lower()
                 if usage and isinstance(item, int | float) and "cost" not in key.lower():
                     problem = _count_problem(item)
@@ -229,26 +259,47 @@ def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
                             if not isinstance(item, int) or abs(item) < 10**30
                             else (f"a {len(str(abs(item)))}-digit number")
                         )
+                        here = f"{path}.{key}" if path else key
                         warnings.append(f"{place}: {here} = {shown} is {problem}; not taken as a token count")
                         node[key] = None
                         continue
+                # The path is only spelled out for containers: only a dict's numbers are ever replaced.
                 if isinstance(item, dict | list):
-                    stack.append((item, here, usage))
+                    stack.append((item, f"{path}.{key}" if path else key, usage))
         elif isinstance(node, list):
-            stack.extend((item, f"{path}[{i}]", in_usage) for i, item in enumerate(node))
+            stack.extend(
+                (item, f"{path}[{i}]", in_usage)
+                for i, item in enumerate(node)
+                if isinstance(item, dict | list)
+            )
 
 
-@contextmanager
-def located(*, index: int | None = None, line: int | None = None) -> Iterator[None]:
+class _Located:
+    """The context manager of :func:`located` (a class: it is entered once per transcript entry)."""
+
+    __slots__ = ("index", "line")
+
+    def __init__(self, index: int | None, line: int | None) -> None:
+        self.index = index
+        self.line = line
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        # Returning None lets any exception not replaced here propagate unchanged.
+        if isinstance(exc, BadInput):
+            if exc.line is None and exc.index is None:
+                raise BadInput(exc.reason, line=self.line, index=self.index) from None
+        elif isinstance(exc, TypeError | ValueError):
+            raise BadInput(str(exc), line=self.line, index=self.index) from None
+
+
+def located(*, index: int | None = None, line: int | None = None) -> _Located:
     """Attach a place to errors raised inside the block that do not carry one yet."""
-    try:
-        yield
-    except BadInput as exc:
-        if exc.line is None and exc.index is None:
-            raise BadInput(exc.reason, line=line, index=index) from None
-        raise
-    except (TypeError, ValueError) as exc:
-        raise BadInput(str(exc), line=line, index=index) from None
+    return _Located(index, line)
 
 
 def compact_json(value: JSON) -> str:

@@ -121,7 +121,7 @@ def test_image_cleanup_and_the_compaction_point_show_where_they_happen(
     timeline = body.locator("svg.timeline")
     expect(timeline.locator("rect.mark-compaction")).to_have_count(1)
     assert timeline.locator("rect.mark-images").count() >= 1
-    legend = body.locator(".legend")
+    legend = body.locator("#timeline-legend")
     expect(legend).to_contain_text("provider-side compaction")
     expect(legend).to_contain_text("history image cleanup")
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 from ninja.testing import TestClient
 
-from dashboard import services
+from dashboard import memo, services
 from dashboard.api import api as ninja_api
 from dashboard.models import Profile, SimulationRun
-from dashboard.selectors import simulations as simulation_selectors
-from dashboard.selectors import transcripts as transcript_selectors
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
@@ -74,8 +72,7 @@ def test_create_stores_the_run_and_returns_the_full_result(api, transcript, tigh
 def test_get_recomputes_exactly_what_post_returned(api, transcript, tight):
     created = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk}).json()
     # Drop the memoised parse and replay so the GET really replays from the stored text and document.
-    simulation_selectors._replay.cache_clear()
-    transcript_selectors._parsed.clear()
+    memo.clear()
     fetched = api.get(f"/simulations/{created['id']}")
     assert fetched.status_code == 200
     assert fetched.json() == created

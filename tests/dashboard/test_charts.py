@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dashboard.charts import cdf_svg, histogram_svg, pareto_svg
+from dashboard.presenters.charts import cdf_svg, histogram_svg, pareto_svg
 from dashboard.services.evaluations import _chunks
 from simulator.evaluate import Histogram
 

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from ninja.testing import TestClient
 
-from dashboard import selectors, services
+from dashboard import forms, selectors, services
 from dashboard.api import api as ninja_api
 from dashboard.models import Profile
 from simulator.runtimes.zeroclaw import resolve_budget
@@ -166,7 +166,7 @@ def test_config_import_endpoints_need_auth(client, path):
 
 def test_editing_a_config_profile_keeps_its_kept_keys_and_source(operator_client):
     profile = services.profile_import(name="", text=_text("zeroclaw_schema3.toml"), select="coder")
-    form = selectors.profile_form(profile=profile)
+    form = forms.profile_form(profile=profile)
     response = operator_client.post(
         reverse("profile-edit", args=[profile.pk]),
         {

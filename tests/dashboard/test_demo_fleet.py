@@ -11,7 +11,6 @@ import pytest
 from django.core.management import call_command
 
 from dashboard import services
-from dashboard.fleet_client import RuntimeClient, RuntimeClientClosed
 from dashboard.fleet_schemas import Envelope, parse_frame
 from dashboard.management.commands.demo_fleet import (
     DEMO_ALERT_THRESHOLDS,
@@ -24,6 +23,7 @@ from dashboard.management.commands.demo_fleet import (
     trim_events,
 )
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
+from dashboard.runtime_client import RuntimeClient, RuntimeClientClosed
 
 BUDGET = "context token budget exceeded"
 CAP = "history message limit exceeded"

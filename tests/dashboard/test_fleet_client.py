@@ -14,13 +14,13 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from dashboard.fleet_client import (
+from dashboard.fleet_schemas import FrameError
+from dashboard.runtime_client import (
     RuntimeClient,
     RuntimeClientClosed,
     backoff_delay,
     runtime_ws_url,
 )
-from dashboard.fleet_schemas import FrameError
 
 FAST = {"backoff_initial": 0.005, "backoff_max": 0.05, "open_timeout": 2.0}
 

@@ -24,8 +24,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from dashboard.fleet_client import RuntimeClient
 from dashboard.models import TrimEvent
+from dashboard.runtime_client import RuntimeClient
 from dashboard.services.fleet import runtime_create
 from tests.conftest import reset_after_fork
 

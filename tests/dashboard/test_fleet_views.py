@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard import selectors, services
+from dashboard import forms, selectors, services
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
 from dashboard.selectors import alert_rules
 from tests.support import tool_heavy_chat
@@ -194,7 +194,7 @@ def test_session_page_links_each_event_to_the_simulation_when_the_transcript_is_
     assert f"/simulate/?transcript={transcript.pk}&amp;profile={zeroclaw.pk}&amp;call=7" in body
     assert "call reported by the runtime" in body
     # Without a reported call, the 2nd event opens the replay's 2nd trimmed call, and says so.
-    profile = selectors.simulation_profile(profile=zeroclaw)
+    profile = forms.simulation_profile(profile=zeroclaw)
     result = selectors.simulation_result(transcript=Transcript.objects.get(pk=transcript.pk), profile=profile)
     second_trim = [c.number for c in result.calls if c.trimmed][1]
     screen = selectors.fleet_session(session_id="s-sim")

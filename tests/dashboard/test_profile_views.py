@@ -6,7 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from dashboard import selectors, services
+from dashboard import forms, services
 from dashboard.models import Profile
 from simulator.errors import ProfileError
 from simulator.presets import PRESETS, preset_get
@@ -42,7 +42,7 @@ def _zeroclaw(name: str = "zc") -> Profile:
 
 def _edit_post(profile: Profile, **overrides: str) -> dict[str, str]:
     """The edit form as the browser posts it: name, description, the TOML editor and every knob input."""
-    form = selectors.profile_form(profile=profile)
+    form = forms.profile_form(profile=profile)
     data = {
         "name": form.name,
         "description": form.description,
@@ -149,7 +149,7 @@ def test_edit_with_an_invalid_knob_shows_the_field_and_stores_nothing(operator_c
 
 def test_edit_from_the_toml_editor(operator_client):
     profile = _zeroclaw()
-    text = selectors.profile_form(profile=profile).text.replace(
+    text = forms.profile_form(profile=profile).text.replace(
         "max_tool_iterations = 10", "max_tool_iterations = 7"
     )
     response = operator_client.post(

@@ -3,7 +3,7 @@
 Each demo runtime replays synthetic coding sessions through the simulator under its own tight ZeroClaw
 profile (token budget, history cap, both, a provider window small enough for overflow recovery, now and
 then a runaway tool result whose recovery fails) and sends the trims the replay produced as Trimscope
-envelopes over the real ``/ws/runtime/`` WebSocket with :class:`~dashboard.fleet_client.RuntimeClient`,
+envelopes over the real ``/ws/runtime/`` WebSocket with :class:`~dashboard.runtime_client.RuntimeClient`,
 paced at about ``--rate`` events per second per runtime, one new session after another.
 
 Runtimes are named ``demo-runtime-1`` … ``demo-runtime-N``. Tokens are never stored, so every start
@@ -30,8 +30,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import OperationalError, transaction
 
 from dashboard import selectors, services
-from dashboard.fleet_client import RuntimeClient, RuntimeClientClosed, backoff_delay, runtime_ws_url
 from dashboard.models import Profile, Runtime, Transcript
+from dashboard.runtime_client import RuntimeClient, RuntimeClientClosed, backoff_delay, runtime_ws_url
 from simulator import (
     JSON,
     SimulationResult,

@@ -26,9 +26,9 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from websockets.sync.client import connect as ws_connect
 
 from dashboard import services
-from dashboard.fleet_client import backoff_delay
 from dashboard.fleet_schemas import FrameError, parse_frame
 from dashboard.models import Runtime
+from dashboard.runtime_client import backoff_delay
 
 TRANSPORTS = ("auto", "sse", "ws")
 

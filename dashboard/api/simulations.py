@@ -6,16 +6,18 @@ transcript's text and the stored profile document, which gives the same result a
 ``cost_model``) at the run's pricing key, or ``?pricing=`` on the ``GET``, with the prices in effect for
 the caller (the checked-in table with the dashboard's and the caller's edits); an unknown pricing key
 is a 400 naming it. A bad profile is a ``ProfileError`` (422, ``extra.field``/``extra.allowed``),
-an unknown id a 404, both mapped once in ``dashboard/api.py``.
+an unknown id a 404, both mapped once in ``dashboard/api/errors.py``.
 """
 
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from ninja import Router, Status
 
 from dashboard import selectors, services
+from dashboard.api.docs import body_example
+from dashboard.api.errors import get_or_404
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.schemas import (
     CompareIn,
@@ -32,37 +34,38 @@ compare_router = Router(tags=["simulations"])
 
 
 def _transcript_or_404(transcript_id: int) -> Transcript:
-    transcript = selectors.transcript_get(transcript_id=transcript_id)
-    if transcript is None:
-        raise Http404(f"no transcript with id {transcript_id}")
-    return transcript
+    return get_or_404(selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id)
 
 
 def _profile_or_404(profile_id: int) -> Profile:
-    profile = selectors.profile_get(profile_id=profile_id)
-    if profile is None:
-        raise Http404(f"no profile with id {profile_id}")
-    return profile
+    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def _run_or_404(run_id: int) -> SimulationRun:
-    run = selectors.simulation_run_get(run_id=run_id)
-    if run is None:
-        raise Http404(f"no simulation run with id {run_id}")
-    return run
+    return get_or_404(selectors.simulation_run_get(run_id=run_id), "simulation run", run_id)
 
 
 def _detail(run: SimulationRun, result: SimulationResult, cost: ResultCost) -> dict[str, object]:
     return {**SimulationRunOut.from_orm(run).dict(), "result": with_cost(result_to_json(result), cost)}
 
 
-@router.get("", response=list[SimulationRunOut])
+@router.get("", response=list[SimulationRunOut], summary="List simulation runs")
 def list_simulations(request: HttpRequest, transcript_id: int | None = None) -> QuerySet[SimulationRun]:
+    """Stored runs (inputs and summary numbers), newest first; `transcript_id` keeps one transcript's runs."""
     return selectors.simulation_run_list(transcript_id=transcript_id)
 
 
-@router.post("", response={201: SimulationRunDetailOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut})
+@router.post(
+    "",
+    response={201: SimulationRunDetailOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Run a simulation",
+    openapi_extra=body_example(SimulationIn),
+)
 def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dict[str, object]]:
+    """Replays a transcript through a stored profile (`profile_id`) or an inline document (`profile`) and
+    stores the run; the answer carries the per-call replay. An invalid inline profile answers 422 naming
+    the field.
+    """
     transcript = _transcript_or_404(payload.transcript_id)
     profile_row = None if payload.profile_id is None else _profile_or_404(payload.profile_id)
     run, result = services.simulation_create(
@@ -77,8 +80,16 @@ def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dic
     return Status(201, _detail(run, result, selectors.simulation_run_cost(run=run, user=request.user)))
 
 
-@router.get("/{run_id}", response={200: SimulationRunDetailOut, 400: ErrorOut, 404: ErrorOut})
+@router.get(
+    "/{run_id}",
+    response={200: SimulationRunDetailOut, 400: ErrorOut, 404: ErrorOut},
+    summary="Read a simulation run",
+)
 def get_simulation(request: HttpRequest, run_id: int, pricing: str | None = None) -> dict[str, object]:
+    """The stored run with its per-call replay, recomputed from the transcript's text and the stored document
+    (replays are deterministic, so it equals what the create answered). `pricing` prices this answer at
+    another price table key without changing the run; an unknown key answers 400 naming it.
+    """
     run = _run_or_404(run_id)
     if pricing is not None:
         run.pricing = pricing  # priced at another key for this response only; the run is not changed
@@ -86,14 +97,25 @@ def get_simulation(request: HttpRequest, run_id: int, pricing: str | None = None
     return _detail(run, selectors.simulation_run_result(run=run), cost)
 
 
-@router.delete("/{run_id}", response={204: None, 404: ErrorOut})
+@router.delete("/{run_id}", response={204: None, 404: ErrorOut}, summary="Delete a simulation run")
 def delete_simulation(request: HttpRequest, run_id: int) -> Status[None]:
+    """Deletes the stored run (the transcript and profile stay)."""
     services.simulation_delete(run=_run_or_404(run_id))
     return Status(204, None)
 
 
-@compare_router.post("", response={200: CompareOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut})
+@compare_router.post(
+    "",
+    response={200: CompareOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Compare profiles on a transcript",
+    openapi_extra=body_example(CompareIn),
+)
 def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, object]:
+    """Replays one transcript through two or three profiles (stored ids and inline documents together) and
+    answers call by call what each sends, which trimmed, and the first call where they differ, with each
+    profile's cost per call and in total at one pricing key (and the call after which the cheaper one
+    changed). An unknown pricing key answers 400. Nothing is stored.
+    """
     transcript = _transcript_or_404(payload.transcript_id)
     rows = [_profile_or_404(profile_id) for profile_id in payload.profile_ids]
     profiles = selectors.simulation_compare_profiles(profile_rows=rows, documents=payload.profiles)

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import math
 
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest
 from ninja import Router
 from ninja.errors import AuthenticationError
 from ninja.security import HttpBearer
 
 from dashboard import selectors, services
+from dashboard.api.docs import body_example
+from dashboard.errors import ApplicationError
 from dashboard.fleet_schemas import FrameError, check_runtime, parse_frame
 from dashboard.models import Runtime
 from dashboard.schemas import ErrorOut, EventBatchIn, EventBatchOut, EventResultOut
@@ -36,23 +38,29 @@ def _rejected(index: int, exc: FrameError) -> EventResultOut:
     return EventResultOut(index=index, status="rejected", message=exc.message, field=exc.field or None)
 
 
-@router.post("", response={200: EventBatchOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut})
-def ingest_events(request: HttpRequest, payload: EventBatchIn) -> EventBatchOut | JsonResponse:
+@router.post(
+    "",
+    response={200: EventBatchOut, 401: ErrorOut, 422: ErrorOut, 429: ErrorOut},
+    summary="Send trim events (runtime token)",
+    openapi_extra=body_example(EventBatchIn),
+)
+def ingest_events(request: HttpRequest, payload: EventBatchIn) -> EventBatchOut:
+    """The HTTP fallback to `/ws/runtime/`, authenticated with the runtime's own token. Each frame (a ZeroClaw
+    wire shape or a Trimscope envelope) is checked and stored on its own: `stored`, `duplicate` (a
+    resend) or `rejected` with the field at fault, in frame order. Over the runtime's ingestion rate:
+    429 with `Retry-After`, nothing stored.
+    """
     runtime = request.auth  # type: ignore[attr-defined]  # set by ninja from RuntimeTokenAuth
     if not isinstance(runtime, Runtime):
         raise AuthenticationError()
     wait = ingest_throttle(runtime_id=runtime.pk, events=len(payload.events))
     if wait > 0:
         seconds = math.ceil(wait)
-        response = JsonResponse(
-            {
-                "message": f"runtime {runtime.name!r} is over its ingestion rate; retry in {seconds} s",
-                "extra": {"retry_after": seconds},
-            },
+        raise ApplicationError(
+            f"runtime {runtime.name!r} is over its ingestion rate; retry in {seconds} s",
+            {"retry_after": seconds},
             status=429,
         )
-        response["Retry-After"] = str(seconds)
-        return response
     results: list[EventResultOut] = []
     for index, data in enumerate(payload.events):
         try:

@@ -1,15 +1,18 @@
 """The corpus API: corpora (create, list, add files), evaluations (start, progress and per-profile rows,
-cancel, re-run) and profile searches (start, result). Errors have the API's one shape."""
+cancel, re-run) and profile searches (start, result); one router each. A request the services refuse
+(``CorpusError``, ``EvaluationError``) is a 422 in the API's one error shape (``dashboard.api.errors``)."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from ninja import File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
-from pydantic import JsonValue
+from pydantic import ConfigDict, JsonValue
 
 from dashboard import selectors
+from dashboard.api.docs import body_example
+from dashboard.api.errors import get_or_404
 from dashboard.models import Corpus, Evaluation, TuneRun
 from dashboard.schemas import ErrorOut
 from dashboard.selectors import evaluations as eval_selectors
@@ -22,6 +25,10 @@ tune_router = Router(tags=["tune"])
 
 
 class CorpusIn(Schema):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"name": "support sessions, November", "description": "exported"}]}
+    )
+
     name: str
     description: str = ""
 
@@ -45,6 +52,8 @@ class AddedOut(Schema):
 
 
 class EvaluationIn(Schema):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"corpus_id": 1, "profile_ids": [1, 2]}]})
+
     corpus_id: int
     profile_ids: list[int]
 
@@ -75,6 +84,21 @@ class EvaluationOut(Schema):
 
 
 class TuneIn(Schema):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "corpus_id": 1,
+                    "runtime": "zeroclaw",
+                    "objective": "cost",
+                    "max_overflow": 0,
+                    "min_kept_turns": 0.5,
+                    "kept_at": "every",
+                }
+            ]
+        }
+    )
+
     corpus_id: int
     runtime: str
     objective: str = "cost"
@@ -95,10 +119,7 @@ class TuneOut(Schema):
 
 
 def _corpus(corpus_id: int) -> Corpus:
-    corpus = eval_selectors.corpus_get(corpus_id=corpus_id)
-    if corpus is None:
-        raise Http404(f"no corpus with id {corpus_id}")
-    return corpus
+    return get_or_404(eval_selectors.corpus_get(corpus_id=corpus_id), "corpus", corpus_id)
 
 
 def _corpus_out(corpus: Corpus) -> dict[str, object]:
@@ -111,29 +132,41 @@ def _corpus_out(corpus: Corpus) -> dict[str, object]:
     }
 
 
-@corpora_router.get("", response=list[CorpusOut])
+@corpora_router.get("", response=list[CorpusOut], summary="List corpora")
 def list_corpora(request: HttpRequest) -> list[dict[str, object]]:
+    """Every corpus with its transcript count and the files that could not be read."""
     return [_corpus_out(c) for c in eval_selectors.corpus_list()]
 
 
-@corpora_router.post("", response={201: CorpusOut, 422: ErrorOut})
+@corpora_router.post(
+    "",
+    response={201: CorpusOut, 422: ErrorOut},
+    summary="Create a corpus",
+    openapi_extra=body_example(CorpusIn),
+)
 def create_corpus(request: HttpRequest, payload: CorpusIn) -> Status[dict[str, object]]:
-    try:
-        corpus = corpus_services.corpus_create(
-            name=payload.name, description=payload.description, user=request.user
-        )
-    except corpus_services.CorpusError as exc:
-        raise HttpError(422, exc.message) from exc
+    """Creates an empty corpus; a blank, overlong or taken name answers 422."""
+    corpus = corpus_services.corpus_create(
+        name=payload.name, description=payload.description, user=request.user
+    )
     return Status(201, _corpus_out(corpus))
 
 
-@corpora_router.get("/{corpus_id}", response={200: CorpusOut, 404: ErrorOut})
+@corpora_router.get("/{corpus_id}", response={200: CorpusOut, 404: ErrorOut}, summary="Read a corpus")
 def get_corpus(request: HttpRequest, corpus_id: int) -> dict[str, object]:
+    """One corpus with its transcript count and failed files."""
     return _corpus_out(_corpus(corpus_id))
 
 
-@corpora_router.post("/{corpus_id}/files", response={200: AddedOut, 404: ErrorOut, 413: ErrorOut})
+@corpora_router.post(
+    "/{corpus_id}/files",
+    response={200: AddedOut, 404: ErrorOut, 413: ErrorOut},
+    summary="Add transcript files to a corpus",
+)
 def add_corpus_files(request: HttpRequest, corpus_id: int, files: File[list[UploadedFile]]) -> dict[str, int]:
+    """Adds uploaded transcript files (multipart `files`); each file is read on its own and one that cannot be
+    read is listed as failed, not fatal.
+    """
     corpus = _corpus(corpus_id)
     added = corpus_services.corpus_add_files(
         corpus=corpus, files=[(f.name or "upload", bytes(f.read())) for f in files], user=request.user
@@ -142,10 +175,7 @@ def add_corpus_files(request: HttpRequest, corpus_id: int, files: File[list[Uplo
 
 
 def _evaluation(evaluation_id: int) -> Evaluation:
-    evaluation = eval_selectors.evaluation_get(evaluation_id=evaluation_id)
-    if evaluation is None:
-        raise Http404(f"no evaluation with id {evaluation_id}")
-    return evaluation
+    return get_or_404(eval_selectors.evaluation_get(evaluation_id=evaluation_id), "evaluation", evaluation_id)
 
 
 def _evaluation_out(evaluation: Evaluation) -> dict[str, object]:
@@ -172,32 +202,48 @@ def _evaluation_out(evaluation: Evaluation) -> dict[str, object]:
     }
 
 
-@evaluations_router.post("", response={201: EvaluationOut, 404: ErrorOut, 422: ErrorOut})
+@evaluations_router.post(
+    "",
+    response={201: EvaluationOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Start an evaluation",
+    openapi_extra=body_example(EvaluationIn),
+)
 def create_evaluation(request: HttpRequest, payload: EvaluationIn) -> Status[dict[str, object]]:
+    """Evaluates stored profiles over every transcript of a corpus in background chunks; the answer is the
+    evaluation with its progress. Unknown profile ids or an empty corpus answer 422.
+    """
     corpus = _corpus(payload.corpus_id)
     profiles = list(selectors.profile_list().filter(pk__in=payload.profile_ids))
     missing = set(payload.profile_ids) - {p.pk for p in profiles}
     if missing:
         raise HttpError(422, f"no profile with id {', '.join(str(i) for i in sorted(missing))}")
-    try:
-        evaluation = eval_services.evaluation_start(corpus=corpus, profiles=profiles, user=request.user)
-    except eval_services.EvaluationError as exc:
-        raise HttpError(422, exc.message) from exc
+    evaluation = eval_services.evaluation_start(corpus=corpus, profiles=profiles, user=request.user)
     return Status(201, _evaluation_out(evaluation))
 
 
-@evaluations_router.get("/{evaluation_id}", response={200: EvaluationOut, 404: ErrorOut})
+@evaluations_router.get(
+    "/{evaluation_id}", response={200: EvaluationOut, 404: ErrorOut}, summary="Read an evaluation"
+)
 def get_evaluation(request: HttpRequest, evaluation_id: int) -> dict[str, object]:
+    """Progress (done, total, rate, ETA) and, per profile, sessions, calls, trims, overflow failures, messages
+    dropped, tokens sent, cost and kept-turn fractions.
+    """
     return _evaluation_out(_evaluation(evaluation_id))
 
 
-@evaluations_router.post("/{evaluation_id}/cancel", response={200: EvaluationOut, 404: ErrorOut})
+@evaluations_router.post(
+    "/{evaluation_id}/cancel", response={200: EvaluationOut, 404: ErrorOut}, summary="Cancel an evaluation"
+)
 def cancel_evaluation(request: HttpRequest, evaluation_id: int) -> dict[str, object]:
+    """Stops an evaluation: chunks not yet started are skipped; results already stored stay."""
     return _evaluation_out(eval_services.evaluation_cancel(evaluation=_evaluation(evaluation_id)))
 
 
-@evaluations_router.post("/{evaluation_id}/rerun", response={201: EvaluationOut, 404: ErrorOut})
+@evaluations_router.post(
+    "/{evaluation_id}/rerun", response={201: EvaluationOut, 404: ErrorOut}, summary="Re-run an evaluation"
+)
 def rerun_evaluation(request: HttpRequest, evaluation_id: int) -> Status[dict[str, object]]:
+    """Starts a fresh evaluation of the same corpus and profile snapshots."""
     fresh = eval_services.evaluation_rerun(evaluation=_evaluation(evaluation_id), user=request.user)
     return Status(201, _evaluation_out(fresh))
 
@@ -218,28 +264,32 @@ def _tune_out(run: TuneRun) -> dict[str, object]:
     }
 
 
-@tune_router.post("", response={201: TuneOut, 404: ErrorOut, 422: ErrorOut})
+@tune_router.post(
+    "",
+    response={201: TuneOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Start a profile search",
+    openapi_extra=body_example(TuneIn),
+)
 def create_tune(request: HttpRequest, payload: TuneIn) -> Status[dict[str, object]]:
+    """Searches a runtime's knobs over a corpus for the profile that best meets the objective (cost, tokens or
+    trims) within the limits (overflow failures, kept turns, trims per session). Bad choices answer 422
+    naming the field.
+    """
     corpus = _corpus(payload.corpus_id)
-    try:
-        run = eval_services.tune_start(
-            corpus=corpus,
-            runtime=payload.runtime,
-            objective=payload.objective,
-            max_overflow=payload.max_overflow,
-            min_kept_turns=payload.min_kept_turns,
-            kept_at=payload.kept_at,
-            max_trims_per_session=payload.max_trims_per_session,
-            user=request.user,
-        )
-    except eval_services.EvaluationError as exc:
-        raise HttpError(422, exc.message) from exc
+    run = eval_services.tune_start(
+        corpus=corpus,
+        runtime=payload.runtime,
+        objective=payload.objective,
+        max_overflow=payload.max_overflow,
+        min_kept_turns=payload.min_kept_turns,
+        kept_at=payload.kept_at,
+        max_trims_per_session=payload.max_trims_per_session,
+        user=request.user,
+    )
     return Status(201, _tune_out(run))
 
 
-@tune_router.get("/{tune_id}", response={200: TuneOut, 404: ErrorOut})
+@tune_router.get("/{tune_id}", response={200: TuneOut, 404: ErrorOut}, summary="Read a profile search")
 def get_tune(request: HttpRequest, tune_id: int) -> dict[str, object]:
-    run = eval_selectors.tune_get(tune_id=tune_id)
-    if run is None:
-        raise Http404(f"no profile search with id {tune_id}")
-    return _tune_out(run)
+    """The search's status, its best profile (with the reasons) and the Pareto front."""
+    return _tune_out(get_or_404(eval_selectors.tune_get(tune_id=tune_id), "profile search", tune_id))

@@ -16,15 +16,16 @@ from dashboard.schemas import FleetAlertOut, FleetEventFilterIn, FleetEventOut
 router = Router(tags=["fleet"])
 
 
-@router.get("/alerts", response=list[FleetAlertOut])
+@router.get("/alerts", response=list[FleetAlertOut], summary="List fleet alerts")
 def list_alerts(request: HttpRequest) -> list[selectors.Alert]:
     """One row per rule and subject, most severe first (failed recoveries, silent runtimes, busy
     sessions), over ``overflow_failed_minutes``; acknowledged and muted alerts are left out."""
     return selectors.fleet_alerts()
 
 
-@router.get("/events", response=list[FleetEventOut])
+@router.get("/events", response=list[FleetEventOut], summary="List trim events")
 def list_events(request: HttpRequest, filters: Query[FleetEventFilterIn]) -> QuerySet[TrimEvent]:
+    """The latest trim events, newest first, filtered exactly by runtime name, session id and reason."""
     return selectors.trim_event_list(
         filters=selectors.FleetFilters(
             runtime=filters.runtime, session=filters.session, reason=filters.reason

@@ -8,11 +8,13 @@ API token is revoked when that API token is (dashboard.services.tokens).
 from __future__ import annotations
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 from ninja import Router, Status
-from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import AuthenticationError
 
 from dashboard import selectors, services
+from dashboard.api.docs import body_example
+from dashboard.api.errors import get_or_404
 from dashboard.auth import request_api_token
 from dashboard.models import Runtime
 from dashboard.schemas import ErrorOut, RuntimeCreatedOut, RuntimeIn, RuntimeOut
@@ -21,13 +23,25 @@ from dashboard.services.tokens import ApiTokenRevoked, runtime_create_with_api_t
 router = Router(tags=["runtimes"])
 
 
-@router.get("", response=list[RuntimeOut])
+@router.get("", response=list[RuntimeOut], summary="List fleet runtimes")
 def list_runtimes(request: HttpRequest) -> QuerySet[Runtime]:
+    """Every registered fleet runtime (a process that streams trim events): kind, token prefix, last
+    seen, open connections.
+    """
     return selectors.runtime_list()
 
 
-@router.post("", response={201: RuntimeCreatedOut, 401: ErrorOut, 409: ErrorOut, 422: ErrorOut})
+@router.post(
+    "",
+    response={201: RuntimeCreatedOut, 401: ErrorOut, 409: ErrorOut, 422: ErrorOut},
+    summary="Register a fleet runtime",
+    openapi_extra=body_example(RuntimeIn),
+)
 def create_runtime(request: HttpRequest, payload: RuntimeIn) -> Status[dict[str, object]]:
+    """Registers a runtime and answers its token once (only a hash is stored); the token opens `/ws/runtime/`
+    and `POST /api/events` for this runtime only. A name already taken answers 409, a blank or overlong
+    name or kind 422.
+    """
     api_token = request_api_token(request)
     try:
         if api_token is None:
@@ -38,17 +52,14 @@ def create_runtime(request: HttpRequest, payload: RuntimeIn) -> Status[dict[str,
             )
     except ApiTokenRevoked as exc:
         raise AuthenticationError() from exc
-    except services.RuntimeNameTaken as exc:
-        raise HttpError(409, exc.message) from exc
-    except services.RuntimeInvalid as exc:
-        raise HttpError(422, exc.message) from exc
     return Status(201, {**RuntimeOut.from_orm(runtime).dict(), "token": token})
 
 
-@router.post("/{runtime_id}/revoke", response={200: RuntimeOut, 404: ErrorOut})
+@router.post(
+    "/{runtime_id}/revoke", response={200: RuntimeOut, 404: ErrorOut}, summary="Revoke a fleet runtime"
+)
 def revoke_runtime(request: HttpRequest, runtime_id: int) -> Runtime:
-    runtime = selectors.runtime_get(runtime_id=runtime_id)
-    if runtime is None:
-        raise Http404(f"no runtime with id {runtime_id}")
+    """Revokes the runtime's token; its open sockets are closed with 4401."""
+    runtime = get_or_404(selectors.runtime_get(runtime_id=runtime_id), "runtime", runtime_id)
     services.runtime_revoke(runtime=runtime)
     return runtime

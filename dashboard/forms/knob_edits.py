@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from dashboard.forms.profiles import profile_error_knob, profile_knobs
+from dashboard.forms.simulations import simulation_document, simulation_profile
 from dashboard.models import Profile
-from dashboard.selectors.profiles import profile_error_knob, profile_knobs
-from dashboard.selectors.simulations import simulation_document, simulation_profile
 from simulator import Profile as DomainProfile
 from simulator import ProfileError
 

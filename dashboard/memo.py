@@ -1,0 +1,113 @@
+"""The dashboard's one cache: derived values kept in this process, each under an explicit key.
+
+What is kept: parsed transcripts, their overviews, replays, their costs, and o200k counts of single messages
+— values that are expensive to derive and that depend only on their key. Every key is built from content
+(the transcript text's SHA-256 and format, the canonical profile document, the price edits), never from a
+database id, so a kept value cannot go stale when rows change: two rows with the same text share one parse,
+and an edited profile is a different key. Computing a value is the caller's job (a selector); nothing here
+queries the database.
+
+Each store is a bounded LRU map guarded by a lock (daphne runs sync views in a thread pool). Tests that
+need a cold cache call :func:`clear`. Only selectors (and tests) import this module.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, NamedTuple, Protocol, TypeVar
+
+from simulator import PriceEdit, ResultCost, SimulationResult, TranscriptOverview
+from simulator import Transcript as ParsedTranscript
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class TranscriptKey(NamedTuple):
+    """A transcript's content: the SHA-256 of its text and the format it is read as."""
+
+    sha256: str
+    format: str
+
+
+class ReplayKey(NamedTuple):
+    """A replay: the transcript's content, the canonical profile document (JSON, sorted keys), its name and
+    the gap assumed between calls of a transcript without timestamps."""
+
+    transcript: TranscriptKey
+    document: str
+    profile_name: str
+    assumed_gap_seconds: float | None = None
+
+
+class CostKey(NamedTuple):
+    """A replay's cost: the replay, the pricing key asked for and the price edits in effect (by content)."""
+
+    replay: ReplayKey
+    pricing: str | None
+    edits: tuple[PriceEdit, ...]
+
+
+class MessageKey(NamedTuple):
+    """One message of a transcript's content, by index."""
+
+    transcript: TranscriptKey
+    message_index: int
+
+
+class Memo(Generic[K, V]):
+    """A bounded LRU map; :meth:`get_or_compute` computes outside the lock (a race computes twice)."""
+
+    def __init__(self, name: str, size: int) -> None:
+        self.name = name
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> V:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def get_or_compute(self, key: K, compute: Callable[[], V]) -> V:
+        hit = self.get(key)
+        return hit if hit is not None else self.put(key, compute())
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+PARSED: Memo[TranscriptKey, ParsedTranscript] = Memo("parsed transcripts", 16)
+OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews", 16)
+REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
+COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
+MESSAGE_TOKENS: Memo[MessageKey, int] = Memo("o200k counts of messages", 20_000)
+
+
+class _Clearable(Protocol):
+    def clear(self) -> None: ...
+
+
+STORES: tuple[_Clearable, ...] = (PARSED, OVERVIEWS, REPLAYS, COSTS, MESSAGE_TOKENS)
+
+
+def clear() -> None:
+    """Forget every kept value (tests that must see a value derived again call this)."""
+    for store in STORES:
+        store.clear()
