@@ -140,3 +140,8 @@ def test_the_recovery_shape_shows_a_figure_pair_only_when_both_are_set():
     expected = {"recovered": False, "recovery_budget": 5, "history": [], "event": None}
     assert half_tokens.to_json() == expected
     assert half_floor.to_json() == expected
+
+
+def test_the_structured_breadcrumb_leads_a_history_without_systems():
+    history = [Chat(user("u")), Chat(asst("x"))]
+    assert insert_conversation_breadcrumb(history) == (Chat(CRUMB), *history)
