@@ -89,3 +89,21 @@ def test_legacy_trim_at_the_cap_leaves_even_a_late_system_message_in_place():
     history = [ChatMessage("user", "u"), ChatMessage("system", "x"), ChatMessage("assistant", "a")]
     result = zc.trim_history(history, 3)
     assert (result.history, result.dropped, result.kept_indices) == (tuple(history), 0, (0, 1, 2))
+
+
+def test_legacy_trim_without_a_user_drops_the_oldest_excess():
+    history = [ChatMessage("assistant", "a"), ChatMessage("assistant", "b"), ChatMessage("assistant", "c")]
+    result = zc.trim_history(history, 1)
+    assert (result.history, result.dropped, result.kept_indices) == ((history[2],), 2, (2,))
+
+
+def test_legacy_trim_with_nothing_between_anchor_and_tail_drops_the_oldest_excess():
+    history = [
+        ChatMessage("system", "s"),
+        ChatMessage("assistant", "p"),
+        ChatMessage("user", "u"),
+        ChatMessage("assistant", "a"),
+        ChatMessage("user", "v"),
+    ]
+    result = zc.trim_history(history, 3)
+    assert (result.history, result.dropped, result.kept_indices) == ((history[0], *history[2:]), 1, (2, 3, 4))
