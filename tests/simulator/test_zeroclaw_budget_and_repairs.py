@@ -185,3 +185,13 @@ def test_only_assistants_can_be_doubled_tool_callers():
 def test_every_doubled_tool_calling_assistant_is_counted():
     history = [asst("a"), calls("x"), asst("b"), calls("y")]
     assert swept(history) == ((asst("a"), asst("b")), 2, ("x", "y"), (0, 2))
+
+
+def test_a_tool_row_first_in_the_history_has_no_owner_even_if_the_last_row_calls_it():
+    history = [tool("x"), calls("x")]
+    assert swept(history) == ((calls("x"),), 1, ("x",), (1,))
+
+
+def test_a_tool_row_whose_id_its_assistant_did_not_call_is_removed():
+    history = [user("u"), calls("x"), tool("y")]
+    assert swept(history) == ((user("u"), calls("x")), 1, ("y",), (0, 1))
