@@ -24,3 +24,14 @@ def test_a_duration_past_the_safe_integers_or_infinite_is_refused_with_its_text(
     with pytest.raises(DurationError) as refused:
         parse_duration_ms(raw)
     assert str(refused.value) == f'Invalid duration: "{raw}". Use values like 500ms, 30s, 5m, 2h, or 1h30m.'
+
+
+def test_a_bare_number_uses_the_default_unit_milliseconds_unless_told() -> None:
+    assert parse_duration_ms("10") == 10
+    assert parse_duration_ms("10", "m") == 600_000
+
+
+def test_a_composite_ending_without_a_unit_is_refused() -> None:
+    with pytest.raises(DurationError) as refused:
+        parse_duration_ms("1h30")
+    assert str(refused.value) == 'Invalid duration: "1h30". Use values like 500ms, 30s, 5m, 2h, or 1h30m.'
