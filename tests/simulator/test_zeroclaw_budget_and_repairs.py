@@ -140,3 +140,58 @@ def test_the_recovery_shape_shows_a_figure_pair_only_when_both_are_set():
     expected = {"recovered": False, "recovery_budget": 5, "history": [], "event": None}
     assert half_tokens.to_json() == expected
     assert half_floor.to_json() == expected
+
+
+def test_the_structured_breadcrumb_leads_a_history_without_systems():
+    history = [Chat(user("u")), Chat(asst("x"))]
+    assert insert_conversation_breadcrumb(history) == (Chat(CRUMB), *history)
+
+
+def calls(*ids: str) -> ChatMessage:
+    listed = ", ".join(f'{{"id": "{i}"}}' for i in ids)
+    return asst(f'{{"content": "", "tool_calls": [{listed}]}}')
+
+
+def tool(call_id: str) -> ChatMessage:
+    return ChatMessage("tool", f'{{"tool_call_id": "{call_id}", "content": "ok"}}')
+
+
+def swept(history: list[ChatMessage]) -> tuple[object, ...]:
+    result = zc.remove_orphaned_tool_messages(history)
+    return (result.history, result.removed, result.orphan_tool_call_ids, result.kept_indices)
+
+
+def test_a_tool_calling_assistant_right_after_an_assistant_goes_with_its_results():
+    history = [asst("a"), calls("x", "y"), tool("x"), tool("y")]
+    assert swept(history) == ((asst("a"),), 3, ("x", "y"), (0,))
+
+
+def test_a_tool_calling_assistant_first_in_the_history_is_not_doubled():
+    history = [calls("x"), tool("x"), asst("done")]
+    assert swept(history) == (tuple(history), 0, (), (0, 1, 2))
+
+
+def test_a_foreign_tool_row_after_a_doubled_assistant_is_left_to_the_second_pass():
+    history = [asst("a"), calls("x"), tool("x"), tool("z")]
+    assert swept(history) == ((asst("a"),), 3, ("x", "z"), (0,))
+
+
+def test_only_assistants_can_be_doubled_tool_callers():
+    user_json = user('{"tool_calls": [{"id": "x"}]}')
+    history = [asst("hi"), user_json]
+    assert swept(history) == (tuple(history), 0, (), (0, 1))
+
+
+def test_every_doubled_tool_calling_assistant_is_counted():
+    history = [asst("a"), calls("x"), asst("b"), calls("y")]
+    assert swept(history) == ((asst("a"), asst("b")), 2, ("x", "y"), (0, 2))
+
+
+def test_a_tool_row_first_in_the_history_has_no_owner_even_if_the_last_row_calls_it():
+    history = [tool("x"), calls("x")]
+    assert swept(history) == ((calls("x"),), 1, ("x",), (1,))
+
+
+def test_a_tool_row_whose_id_its_assistant_did_not_call_is_removed():
+    history = [user("u"), calls("x"), tool("y")]
+    assert swept(history) == ((user("u"), calls("x")), 1, ("y",), (0, 1))

@@ -33,6 +33,7 @@ def user(text: str) -> ChatMessage:
         "C:\\",
         "\\\\server\\a.png",
         "\\\\a",
+        "\\\\Xserver",
     ],
 )
 def test_paths_urls_data_uris_drive_and_unc_paths_are_loadable(candidate: str) -> None:
@@ -49,6 +50,7 @@ def test_paths_urls_data_uris_drive_and_unc_paths_are_loadable(candidate: str) -
         "HTTP://x/a.png",
         "C:",
         "C:a.png",
+        "C:Xa.png",
         "CC:/a.png",
         "1:/a.png",
         "é:/a.png",

@@ -54,3 +54,8 @@ def test_a_tail_that_starts_exactly_at_a_marker_keeps_the_marker() -> None:
 def test_a_marker_closed_before_the_head_cut_is_left_alone_despite_a_later_bracket() -> None:
     output = "[IMAGE:/a.png]" + "x" * 16 + "]" + "y" * 20
     assert truncate_tool_result(output, 30) == "[IMAGE:/a.png]xxxxxx" + notice(21) + "y" * 10
+
+
+def test_an_output_of_exactly_the_budget_is_left_alone() -> None:
+    assert truncate_tool_result("a" * 9, 9) == "a" * 9
+    assert truncate_tool_result("a" * 10, 9) == "aaaaaa" + notice(1) + "aaa"
