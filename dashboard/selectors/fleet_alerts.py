@@ -145,12 +145,7 @@ def _failed(now: datetime, minutes: int, filters: FleetFilters) -> list[Alert]:
     rows = TrimEvent.objects.filter(
         overflow_recovery="failed", received_at__gt=now - timedelta(minutes=minutes), received_at__lte=now
     )
-    if filters.runtime:
-        rows = rows.filter(runtime__name=filters.runtime)
-    if filters.session:
-        rows = rows.filter(session_id=filters.session)
-    if filters.reason:
-        rows = rows.filter(reason=filters.reason)
+    rows = filters.narrow(rows)
     grouped = (
         rows.order_by()
         .values("runtime__name", "session_id")
@@ -211,12 +206,7 @@ def _busy(now: datetime, minutes: int, rules: AlertRules, filters: FleetFilters)
     rows = SessionMinute.objects.filter(minute__gt=last_minute - minutes, minute__lte=last_minute).exclude(
         session_id=""
     )
-    if filters.runtime:
-        rows = rows.filter(runtime__name=filters.runtime)
-    if filters.session:
-        rows = rows.filter(session_id=filters.session)
-    if filters.reason:
-        rows = rows.filter(reason=filters.reason)
+    rows = filters.narrow(rows)
     window = ExpressionWrapper((Value(last_minute) - F("minute")) / width, output_field=IntegerField())
     busy_windows = (
         rows.order_by()

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar
 from urllib.parse import urlencode
+
+from django.db.models import QuerySet
 
 from dashboard.presenters.fleet import fleet_session_url
 
@@ -26,6 +29,9 @@ __all__ = [
 def epoch_minute(at: datetime) -> int:
     """Whole minutes since 1970-01-01 UTC: the rollups' time key."""
     return int(at.timestamp()) // 60
+
+
+_Rows = TypeVar("_Rows", bound="QuerySet[Any]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +81,16 @@ class FleetFilters:
     def active(self) -> bool:
         """Whether any filter narrows the events (the time range is not a filter)."""
         return bool(self.runtime or self.session or self.reason)
+
+    def narrow(self, rows: _Rows) -> _Rows:
+        """``rows`` (events or rollups: ``runtime``, ``session_id``, ``reason``) with the filters applied."""
+        if self.runtime:
+            rows = rows.filter(runtime__name=self.runtime)
+        if self.session:
+            rows = rows.filter(session_id=self.session)
+        if self.reason:
+            rows = rows.filter(reason=self.reason)
+        return rows
 
     @property
     def time_range(self) -> TimeRange:

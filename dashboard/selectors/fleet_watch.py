@@ -57,12 +57,7 @@ SESSION_EVENTS_LIMIT = 1000
 
 
 def _filtered(rows: QuerySet[TrimEvent], filters: FleetFilters) -> QuerySet[TrimEvent]:
-    if filters.runtime:
-        rows = rows.filter(runtime__name=filters.runtime)
-    if filters.session:
-        rows = rows.filter(session_id=filters.session)
-    if filters.reason:
-        rows = rows.filter(reason=filters.reason)
+    rows = filters.narrow(rows)
     return rows
 
 
@@ -145,12 +140,7 @@ def fleet_top_sessions(
         rows = SessionHour.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
     else:
         rows = SessionMinute.objects.filter(minute__gte=first, minute__lte=epoch_minute(now))
-    if filters.runtime:
-        rows = rows.filter(runtime__name=filters.runtime)
-    if filters.session:
-        rows = rows.filter(session_id=filters.session)
-    if filters.reason:
-        rows = rows.filter(reason=filters.reason)
+    rows = filters.narrow(rows)
     counted = (
         rows.exclude(session_id="")
         .order_by()
