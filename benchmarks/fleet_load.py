@@ -11,6 +11,7 @@ All traffic stays on 127.0.0.1; every loop is bounded in count and time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -184,21 +185,35 @@ async def throughput(port: int, tokens: list[str], per_runtime: int, window: int
     }
 
 
-async def latency(port: int, token: str, session_key: str, rate: float, seconds: float) -> list[float]:
-    """Send ``rate`` events/s for ``seconds`` on one socket; time each until its row reaches the watcher."""
+async def latency(
+    port: int, tokens: list[str], session_key: str, rate: float, seconds: float, ack_delays: list[float]
+) -> list[float]:
+    """Send ``rate`` events/s in total for ``seconds``, round-robin over one socket per token, and time
+    each event until its row reaches a signed-in watcher on ``/ws/fleet/``.
+
+    Spreading the rate over several runtimes is what a fleet does (and one runtime alone is throttled far
+    below a fleet's rate); the watcher sees every runtime's rows, as the fleet page does.
+    """
     import websockets
 
     sent_at: dict[int, float] = {}
     seen: dict[int, float] = {}
-    acks: dict[int, int] = {}  # stored id -> seq
+    acks: dict[int, int] = {}  # stored id -> seq (seqs are unique across the sockets)
+    acked_at: dict[int, float] = {}  # seq -> when its ack arrived
     row_id = re.compile(r'id="ev-(\d+)"')
     headers = {"Cookie": f"sessionid={session_key}", "Origin": f"http://127.0.0.1:{port}"}
-    async with (
-        websockets.connect(f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers) as watcher,
-        websockets.connect(
-            f"ws://127.0.0.1:{port}/ws/runtime/", additional_headers={"Authorization": f"Bearer {token}"}
-        ) as runtime,
-    ):
+    async with contextlib.AsyncExitStack() as stack:
+        watcher = await stack.enter_async_context(
+            websockets.connect(f"ws://127.0.0.1:{port}/ws/fleet/", additional_headers=headers)
+        )
+        runtimes = [
+            await stack.enter_async_context(
+                websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/runtime/", additional_headers={"Authorization": f"Bearer {t}"}
+                )
+            )
+            for t in tokens
+        ]
 
         async def watch() -> None:
             async for frame in watcher:
@@ -206,13 +221,14 @@ async def latency(port: int, token: str, session_key: str, rate: float, seconds:
                 for match in row_id.finditer(str(frame)):
                     seen.setdefault(int(match[1]), now)
 
-        async def read_acks() -> None:
+        async def read_acks(runtime: websockets.ClientConnection) -> None:
             async for frame in runtime:
                 reply = json.loads(frame)
                 if reply.get("type") == "ack":
                     acks[reply["id"]] = reply["seq"]
+                    acked_at[reply["seq"]] = time.perf_counter()
 
-        tasks = [asyncio.create_task(watch()), asyncio.create_task(read_acks())]
+        tasks = [asyncio.create_task(watch())] + [asyncio.create_task(read_acks(r)) for r in runtimes]
         total = int(rate * seconds)
         start = time.perf_counter()
         for seq in range(total):
@@ -221,12 +237,13 @@ async def latency(port: int, token: str, session_key: str, rate: float, seconds:
             if delay > 0:
                 await asyncio.sleep(delay)
             sent_at[seq] = time.perf_counter()
-            await runtime.send(_envelope("latency", seq))
+            await runtimes[seq % len(runtimes)].send(_envelope(f"latency-{seq % len(runtimes)}", seq))
         deadline = time.perf_counter() + 10
         while time.perf_counter() < deadline and len(seen) < total:
             await asyncio.sleep(0.05)
         for task in tasks:
             task.cancel()
+    ack_delays.extend(sorted(acked_at[seq] - sent_at[seq] for seq in acked_at))
     return sorted(seen[i] - sent_at[acks[i]] for i in seen if i in acks)
 
 
@@ -246,23 +263,32 @@ def stored_count() -> tuple[int, int]:
 
 
 def run(
-    runtimes: int = 100, per_runtime: int = 200, rate: float = 500.0, seconds: float = 10.0
+    runtimes: int = 100,
+    per_runtime: int = 200,
+    rate: float = 2000.0,
+    seconds: float = 10.0,
+    latency_runtimes: int = 20,
 ) -> dict[str, float]:
-    env, tokens, session_key = prepare(runtimes + 1)
+    env, tokens, session_key = prepare(runtimes + latency_runtimes)
     server = start_server(env)
     try:
         numbers = asyncio.run(throughput(server.port, tokens[:runtimes], per_runtime))
         total, repeated = stored_count()
         numbers.update({"stored": float(total), "stored_twice": float(repeated)})
-        delays = asyncio.run(latency(server.port, tokens[-1], session_key, rate, seconds))
+        ack_delays: list[float] = []
+        delays = asyncio.run(latency(server.port, tokens[runtimes:], session_key, rate, seconds, ack_delays))
     finally:
         server.stop()
     if delays:
         numbers["latency_p50"] = delays[len(delays) // 2]
         numbers["latency_p99"] = delays[min(len(delays) - 1, int(len(delays) * 0.99))]
         numbers["latency_seen"] = float(len(delays))
+    if ack_delays:
+        numbers["ack_p50"] = ack_delays[len(ack_delays) // 2]
+        numbers["ack_p99"] = ack_delays[min(len(ack_delays) - 1, int(len(ack_delays) * 0.99))]
     numbers["latency_sent"] = rate * seconds
     numbers["latency_rate"] = rate
+    numbers["latency_runtimes"] = float(latency_runtimes)
     return numbers
 
 
@@ -278,9 +304,15 @@ def report(n: dict[str, float], runtimes: int = 100) -> list[str]:
     ]
     if "latency_p99" in n:
         lines.append(
-            f"- ingest → browser at {n['latency_rate']:,.0f} events/s: p50 {ms(n['latency_p50'])}, "
+            f"- ingest → browser at {n['latency_rate']:,.0f} events/s over "
+            f"{int(n['latency_runtimes'])} runtimes: p50 {ms(n['latency_p50'])}, "
             f"p99 **{ms(n['latency_p99'])}** "
             f"({int(n['latency_seen']):,} of {int(n['latency_sent']):,} rows seen)"
+        )
+    if "ack_p99" in n:
+        lines.append(
+            f"- send → ack (stored and committed) at the same rate: "
+            f"p50 {ms(n['ack_p50'])}, p99 {ms(n['ack_p99'])}"
         )
     return lines
 

@@ -42,7 +42,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from dashboard import selectors, services
-from dashboard.consumers import db_call
+from dashboard.consumers import db_call, db_call_keeping_connection
 from dashboard.fleet_schemas import Frame, FrameError, check_runtime, parse_frame
 from dashboard.models import Runtime
 from dashboard.services.throttle import ingest_throttle
@@ -142,14 +142,84 @@ def _seen(runtime_id: int) -> bool:
     return services.runtime_seen(runtime_id=runtime_id)
 
 
-@db_call
-def _store(runtime: Runtime, frames: list[tuple[Frame, dict[str, object]]], seen: bool) -> Stored | int:
-    """Store a batch, or a close code (nothing stored): 4401 revoked, 1013 over its ingestion rate."""
-    if seen and not services.runtime_seen(runtime_id=runtime.pk):
-        return CLOSE_UNAUTHORIZED
-    if ingest_throttle(runtime_id=runtime.pk, events=len(frames)) > 0:
-        return CLOSE_TRY_AGAIN_LATER
-    return services.trim_events_ingest(runtime=runtime, frames=frames)
+Request = tuple[Runtime, list[tuple[Frame, dict[str, object]]], bool]
+
+
+@db_call_keeping_connection
+def _store_all(requests: list[Request]) -> list[Stored | int]:
+    """Store the batches of several sockets in one transaction; per batch its results, or a close code
+    (nothing of it stored): 4401 revoked, 1013 over its runtime's ingestion rate."""
+    outcomes: list[Stored | int | None] = []  # None: stored below
+    accepted: list[tuple[Runtime, list[tuple[Frame, dict[str, object]]]]] = []
+    for runtime, frames, seen in requests:
+        if seen and not services.runtime_seen(runtime_id=runtime.pk):
+            outcomes.append(CLOSE_UNAUTHORIZED)
+        elif ingest_throttle(runtime_id=runtime.pk, events=len(frames)) > 0:
+            outcomes.append(CLOSE_TRY_AGAIN_LATER)
+        else:
+            outcomes.append(None)
+            accepted.append((runtime, frames))
+    stored = iter(services.trim_events_ingest_many(batches=accepted) if accepted else [])
+    return [next(stored) if outcome is None else outcome for outcome in outcomes]
+
+
+class _Writer:
+    """One storing task per process for every runtime socket: the batches that queue up while a
+    transaction is in flight are stored together in the next one.
+
+    With many runtimes each sending a few events at a time, a transaction per socket batch makes the
+    commit (and the connection set-up, the rollup upserts and the push to the browsers) the bottleneck:
+    measured on 2 cores, 20 runtimes at 50 events/s each fell seconds behind. Sharing the transaction
+    keeps per-event work flat however the load is spread. A socket still waits for its own batch's
+    commit before it acks, so nothing is acked that is not stored.
+    """
+
+    MAX_FRAMES = 2_000  # most frames in one shared transaction
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[Request, asyncio.Future[Stored | int]]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def store(
+        self, runtime: Runtime, frames: list[tuple[Frame, dict[str, object]]], seen: bool
+    ) -> Stored | int:
+        future: asyncio.Future[Stored | int] = asyncio.get_running_loop().create_future()
+        self._pending.append(((runtime, frames, seen), future))
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        while self._pending:
+            take, frames = 0, 0
+            while take < len(self._pending) and (take == 0 or frames < self.MAX_FRAMES):
+                frames += len(self._pending[take][0][1])
+                take += 1
+            batch, self._pending = self._pending[:take], self._pending[take:]
+            try:
+                outcomes = await _store_all([request for request, _ in batch])
+            except Exception as exc:  # noqa: BLE001  # every waiting socket reports it (and closes 1011)
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for (_, future), outcome in zip(batch, outcomes, strict=True):
+                if not future.done():
+                    future.set_result(outcome)
+
+
+_writers: dict[asyncio.AbstractEventLoop, _Writer] = {}
+
+
+def _writer() -> _Writer:
+    # One per event loop: tests run each async test in a loop of its own.
+    loop = asyncio.get_running_loop()
+    writer = _writers.get(loop)
+    if writer is None:
+        for stale in [other for other in _writers if other.is_closed()]:
+            del _writers[stale]
+        writer = _writers[loop] = _Writer()
+    return writer
 
 
 class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels ships no type information
@@ -287,7 +357,7 @@ class RuntimeConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels
                 now = monotonic()
                 seen = now - self._seen_at >= SEEN_EVERY
                 try:
-                    result = await _store(self.runtime, frames, seen)
+                    result = await _writer().store(self.runtime, frames, seen)
                 except Exception:
                     logger.exception("storing %d frames from runtime %s failed", len(frames), self.runtime)
                     self._close_now(CLOSE_SERVER_ERROR)

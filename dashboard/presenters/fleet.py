@@ -17,8 +17,10 @@ from urllib.parse import urlencode
 
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
+from dashboard.presenters.feed_html import feed_row_html
 
 # Sparkline geometry (SVG user units): one bar per bucket of the time range.
 SPARK_BAR = 4
@@ -56,6 +58,10 @@ class FeedRow:
     @property
     def session_url(self) -> str:
         return fleet_session_url(self.session_id)
+
+    @property
+    def html(self) -> SafeString:
+        return feed_row_html(self)
 
 
 def feed_row(event: TrimEvent) -> FeedRow:

@@ -20,6 +20,7 @@ from dashboard.services.fleet import (
     runtime_seen,
     trim_event_ingest,
     trim_events_ingest,
+    trim_events_ingest_many,
 )
 from dashboard.services.fleet_alerts import (
     AlertInvalid,
@@ -93,4 +94,5 @@ __all__ = [
     "transcript_import",
     "trim_event_ingest",
     "trim_events_ingest",
+    "trim_events_ingest_many",
 ]

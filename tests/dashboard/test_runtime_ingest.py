@@ -382,13 +382,13 @@ async def test_full_queue_closes_1013_and_only_stored_events_are_acked(
     runtime_and_token, settings, monkeypatch
 ):
     settings.TRIMSCOPE_INGEST_QUEUE = 2
-    real_store = runtime_consumer._store
+    real_store = runtime_consumer._store_all
 
     async def slow_store(*args):
         await asyncio.sleep(0.2)
         return await real_store(*args)
 
-    monkeypatch.setattr(runtime_consumer, "_store", slow_store)
+    monkeypatch.setattr(runtime_consumer, "_store_all", slow_store)
     _, token = runtime_and_token
     comm = await open_socket(token)
     for seq in range(1, 21):
@@ -404,7 +404,7 @@ async def test_full_queue_closes_1013_and_only_stored_events_are_acked(
     assert sorted(acked) == list(range(1, len(acked) + 1))  # acks in order, none skipped
 
     # The runtime reconnects and resends everything unacked: each event ends up stored exactly once.
-    monkeypatch.setattr(runtime_consumer, "_store", real_store)
+    monkeypatch.setattr(runtime_consumer, "_store_all", real_store)
     comm = await open_socket(token)
     for seq in range(1, 21):
         if seq not in acked:
@@ -417,7 +417,7 @@ async def test_storage_failure_closes_1011_without_acks(runtime_and_token, monke
     async def broken_store(*args):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(runtime_consumer, "_store", broken_store)
+    monkeypatch.setattr(runtime_consumer, "_store_all", broken_store)
     _, token = runtime_and_token
     comm = await open_socket(token)
     await comm.send_to(text_data=json.dumps(envelope(1)))
@@ -482,6 +482,66 @@ def test_batch_ingest_stores_new_events_in_one_go_and_finds_resends_among_them(m
     assert second[1].event.pk == first[2].event.pk and second[2].event.pk == second[0].event.pk
     assert TrimEvent.objects.count() == 5
     assert pushed == [[r.event.pk for r in first], [second[0].event.pk, second[3].event.pk]]
+
+
+def test_batches_of_several_runtimes_share_one_transaction_and_keep_their_own_results(monkeypatch):
+    one, _ = services.runtime_create(name="r1")
+    two, _ = services.runtime_create(name="r2")
+    pushed = []
+    monkeypatch.setattr(
+        fleet_service, "event_publish_many", lambda stored: pushed.append([e.pk for e in stored])
+    )
+
+    def frames(*envelopes):
+        return [(parse_frame(e), e) for e in envelopes]
+
+    services.trim_events_ingest(runtime=one, frames=frames(envelope(1)))
+    pushed.clear()
+    results = services.trim_events_ingest_many(
+        batches=[
+            (one, frames(envelope(1), envelope(2))),  # a resend, then a new event
+            (two, frames({**envelope(1), "runtime": "r2"}, {**envelope(2), "runtime": "r2"})),
+        ]
+    )
+    assert [[(r.created, r.event.runtime_id, r.event.seq) for r in batch] for batch in results] == [
+        [(False, one.pk, 1), (True, one.pk, 2)],
+        [(True, two.pk, 1), (True, two.pk, 2)],
+    ]
+    assert TrimEvent.objects.filter(runtime=one).count() == 2
+    assert TrimEvent.objects.filter(runtime=two).count() == 2
+    # One push for the whole transaction, holding only what it created.
+    assert pushed == [[results[0][1].event.pk, results[1][0].event.pk, results[1][1].event.pk]]
+
+
+async def test_sockets_sending_at_once_are_each_acked_for_their_own_events(monkeypatch):
+    """Concurrent sockets share transactions: every frame is acked once, on its socket, in its order."""
+    calls = []
+    real_store = runtime_consumer._store_all
+
+    async def counting_store(requests):
+        calls.append(len(requests))
+        return await real_store(requests)
+
+    monkeypatch.setattr(runtime_consumer, "_store_all", counting_store)
+    sockets, ids = [], {}
+    for name in ("r1", "r2", "r3"):
+        runtime, token = await make_runtime(name)
+        ids[name] = runtime.pk
+        sockets.append((name, await open_socket(token)))
+    for seq in range(1, 11):
+        for name, comm in sockets:
+            await comm.send_to(text_data=json.dumps({**envelope(seq), "runtime": name}))
+    for _name, comm in sockets:
+        acks = [json.loads(await comm.receive_from(timeout=5)) for _ in range(10)]
+        assert [(a["type"], a["seq"], a["duplicate"]) for a in acks] == [
+            ("ack", s, False) for s in range(1, 11)
+        ]
+        await comm.disconnect()
+    stored = await rows()
+    assert sorted((r.runtime_id, r.seq) for r in stored) == sorted(
+        (ids[name], s) for name, _ in sockets for s in range(1, 11)
+    )
+    assert max(calls) > 1  # at least one transaction held batches of several sockets
 
 
 # -- through a real daphne -------------------------------------------------------------------------------
