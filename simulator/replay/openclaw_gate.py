@@ -4,7 +4,8 @@ The decision whether to prune is always the runtime's own: ``ttl_gate.on_context
 hook). :class:`ReferenceContextHook` runs that hook on the call's messages, pruner included (quadratic
 over a session). :class:`FastContextHook` asks the same hook with no messages - the gate decides and
 its pruner has nothing to do - and, when the gate is open, answers the pruning pass with the
-incremental pruner (``openclaw_fast``), moving the clock with the hook's own ``ttl_gate.after_pass``. Both satisfy :class:`ContextHook` and give the same records
+incremental pruner (``openclaw_fast``), moving the clock with the hook's own ``ttl_gate.after_pass``.
+Both satisfy :class:`ContextHook` and give the same records
 (``tests/simulator/test_openclaw_fast.py``).
 
 ``now=None`` means the transcript has no clock: the gate is skipped and every call is pruned.

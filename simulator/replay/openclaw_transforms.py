@@ -343,7 +343,7 @@ class FastTransforms:
     def _prune(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[_PrunePass, AttemptState]:
-        """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers the pass."""
+        """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers."""
         if setup.pruning is None:
             return _PrunePass(None, None, {}, (), None), state
         gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.utils import timezone
 
-from dashboard import selectors, services
+from dashboard import presenters, selectors, services
 from dashboard.fleet_schemas import FRAME_ADAPTER
 from dashboard.selectors.fleet_alerts import alert_rules
 
@@ -45,9 +45,8 @@ def test_drift_alert_fires_at_twice_the_estimate_and_names_both_counts():
         ("estimate_drift", "s-far"),
     ]
     far = next(a for a in alerts if a.session_id == "s-far")
-    assert (
-        "the provider counted 3,012,427 input tokens, 78.2× the runtime's estimate of 38,503" in far.message
-    )
+    message = presenters.alert_message(far)
+    assert "the provider counted 3,012,427 input tokens, 78.2× the runtime's estimate of 38,503" in message
 
 
 def test_an_envelope_with_a_negative_provider_count_is_refused():

@@ -91,5 +91,7 @@ def test_isinstance_on_settings_types_appears_only_in_the_registry_and_the_specs
         where = path.relative_to(SIMULATOR).as_posix()
         if where == SETTINGS_DISPATCH_ALLOWED[0] or where.startswith(SETTINGS_DISPATCH_ALLOWED[1]):
             continue
-        found += [f"{where}:{line} {name}" for line, name in _settings_checks(path.read_text(encoding="utf-8"))]
+        found += [
+            f"{where}:{line} {name}" for line, name in _settings_checks(path.read_text(encoding="utf-8"))
+        ]
     assert found == []
