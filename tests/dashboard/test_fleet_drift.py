@@ -64,3 +64,14 @@ def test_an_envelope_with_a_negative_provider_count_is_refused():
     }
     with pytest.raises(ValueError, match="provider_input_tokens"):
         FRAME_ADAPTER.validate_json(json.dumps(payload))
+
+
+def test_the_fleet_api_lists_a_drift_alert_with_its_sentence(operator_client, settings):
+    settings.TRIMSCOPE_ALERTS = {"estimate_drift": {"ratio": 2}}
+    runtime, _ = services.runtime_create(name="alpha")
+    _ingest(runtime, "s-far", 1, 38_503, 3_012_427)
+    response = operator_client.get("/api/fleet/alerts")
+    assert response.status_code == 200
+    [alert] = response.json()
+    assert (alert["kind"], alert["session_id"], alert["runtime"]) == ("estimate_drift", "s-far", "alpha")
+    assert alert["message"].startswith("Session s-far on alpha: the provider counted 3,012,427 input tokens")
