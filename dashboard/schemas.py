@@ -391,13 +391,13 @@ class ApiTokenCreatedOut(ApiTokenOut):
 
 
 class FleetAlertOut(Schema):
-    kind: Literal["session_trims", "overflow_failed", "runtime_silent"]
+    kind: Literal["session_trims", "overflow_failed", "runtime_silent", "estimate_drift"]
     message: str
     session_id: str = Field(description="the session the alert is about, or empty")
     runtime: str = Field(description="the runtime the alert is about, or empty")
     count: int = Field(
         description="the most trims in one window (session_trims), failures of this session on this "
-        "runtime (overflow_failed), or 1 (runtime_silent)"
+        "runtime (overflow_failed), or 1 (runtime_silent, estimate_drift)"
     )
     at: datetime | None = Field(description="the latest event, or when the runtime was last seen")
     event_id: int | None = Field(description="the latest failed event (overflow_failed)")

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from ninja import Query, Router
 
-from dashboard import selectors
+from dashboard import presenters, selectors
 from dashboard.models import TrimEvent
 from dashboard.schemas import FleetAlertOut, FleetEventFilterIn, FleetEventOut
 
@@ -17,10 +17,10 @@ router = Router(tags=["fleet"])
 
 
 @router.get("/alerts", response=list[FleetAlertOut], summary="List fleet alerts")
-def list_alerts(request: HttpRequest) -> list[selectors.Alert]:
+def list_alerts(request: HttpRequest) -> list[presenters.AlertRow]:
     """One row per rule and subject, most severe first (failed recoveries, silent runtimes, busy
     sessions), over ``overflow_failed_minutes``; acknowledged and muted alerts are left out."""
-    return selectors.fleet_alerts()
+    return [presenters.alert_row(a) for a in selectors.fleet_alerts()]
 
 
 @router.get("/events", response=list[FleetEventOut], summary="List trim events")

@@ -14,7 +14,6 @@ from ninja import Router, Status
 
 from dashboard import selectors, services
 from dashboard.api.docs import body_example
-from dashboard.api.errors import get_or_404
 from dashboard.models import Profile
 from dashboard.schemas import (
     ConfigPreviewOut,
@@ -27,10 +26,6 @@ from dashboard.schemas import (
 )
 
 router = Router(tags=["profiles"])
-
-
-def _profile_or_404(profile_id: int) -> Profile:
-    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 @router.get("", response=list[ProfileOut], summary="List profiles")
@@ -132,7 +127,7 @@ def preview_profile_import(request: HttpRequest, payload: ProfileImportAllIn) ->
 @router.get("/{profile_id}", response={200: ProfileOut, 404: ErrorOut}, summary="Read a profile")
 def get_profile(request: HttpRequest, profile_id: int) -> Profile:
     """One profile with its canonical document and budget explanation."""
-    return _profile_or_404(profile_id)
+    return selectors.profile_get_or_404(profile_id=profile_id)
 
 
 @router.put(
@@ -146,7 +141,7 @@ def update_profile(request: HttpRequest, profile_id: int, payload: ProfileIn) ->
     409 for a taken name), nothing stored on error.
     """
     return services.profile_update(
-        profile=_profile_or_404(profile_id),
+        profile=selectors.profile_get_or_404(profile_id=profile_id),
         name=payload.name,
         document=payload.document,
         description=payload.description,
@@ -156,7 +151,7 @@ def update_profile(request: HttpRequest, profile_id: int, payload: ProfileIn) ->
 @router.delete("/{profile_id}", response={204: None, 404: ErrorOut}, summary="Delete a profile")
 def delete_profile(request: HttpRequest, profile_id: int) -> Status[None]:
     """Deletes the profile; simulation runs made with it keep their stored document."""
-    services.profile_delete(profile=_profile_or_404(profile_id))
+    services.profile_delete(profile=selectors.profile_get_or_404(profile_id=profile_id))
     return Status(204, None)
 
 
@@ -167,7 +162,7 @@ def export_profile(
     """The profile as a file in the runtime's own keys: TOML (`fmt=toml`, the default) or JSON (`fmt=json`),
     with kept keys restored, as an attachment.
     """
-    export = selectors.profile_export(profile=_profile_or_404(profile_id), fmt=fmt)
+    export = selectors.profile_export(profile=selectors.profile_get_or_404(profile_id=profile_id), fmt=fmt)
     response = HttpResponse(export.text, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response

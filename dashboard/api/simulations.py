@@ -18,7 +18,7 @@ from ninja import Router, Status
 from dashboard import selectors, services
 from dashboard.api.docs import body_example
 from dashboard.api.errors import get_or_404
-from dashboard.models import Profile, SimulationRun, Transcript
+from dashboard.models import SimulationRun
 from dashboard.schemas import (
     CompareIn,
     CompareOut,
@@ -31,14 +31,6 @@ from simulator import ResultCost, SimulationResult, pricing_json, result_to_json
 
 router = Router(tags=["simulations"])
 compare_router = Router(tags=["simulations"])
-
-
-def _transcript_or_404(transcript_id: int) -> Transcript:
-    return get_or_404(selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id)
-
-
-def _profile_or_404(profile_id: int) -> Profile:
-    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def _run_or_404(run_id: int) -> SimulationRun:
@@ -66,8 +58,9 @@ def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dic
     stores the run; the answer carries the per-call replay. An invalid inline profile answers 422 naming
     the field.
     """
-    transcript = _transcript_or_404(payload.transcript_id)
-    profile_row = None if payload.profile_id is None else _profile_or_404(payload.profile_id)
+    transcript = selectors.transcript_get_or_404(transcript_id=payload.transcript_id)
+    profile_id = payload.profile_id
+    profile_row = None if profile_id is None else selectors.profile_get_or_404(profile_id=profile_id)
     run, result = services.simulation_create(
         transcript=transcript,
         profile_row=profile_row,
@@ -116,8 +109,8 @@ def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, obje
     profile's cost per call and in total at one pricing key (and the call after which the cheaper one
     changed). An unknown pricing key answers 400. Nothing is stored.
     """
-    transcript = _transcript_or_404(payload.transcript_id)
-    rows = [_profile_or_404(profile_id) for profile_id in payload.profile_ids]
+    transcript = selectors.transcript_get_or_404(transcript_id=payload.transcript_id)
+    rows = [selectors.profile_get_or_404(profile_id=profile_id) for profile_id in payload.profile_ids]
     profiles = selectors.simulation_compare_profiles(profile_rows=rows, documents=payload.profiles)
     _, comparison = selectors.comparison(transcript=transcript, profiles=profiles)
     costs, money = selectors.comparison_costs(

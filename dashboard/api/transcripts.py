@@ -8,7 +8,6 @@ from ninja.errors import HttpError
 
 from dashboard import selectors, services
 from dashboard.api.docs import body_example
-from dashboard.api.errors import get_or_404
 from dashboard.models import Transcript
 from dashboard.schemas import (
     ErrorOut,
@@ -24,10 +23,6 @@ router = Router(tags=["transcripts"])
 
 # The handlers below name their operation ids: ninja derives them from the module, and these keep the ids
 # they had in ``dashboard/api.py`` so clients generated from the OpenAPI document keep their method names.
-
-
-def _transcript_or_404(transcript_id: int) -> Transcript:
-    return get_or_404(selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id)
 
 
 @router.get(
@@ -81,7 +76,7 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
     o200k, the provider's reported usage), tool call and result links, and flags for orphan and
     duplicate tool ids; plus the reader's warnings and skipped lines.
     """
-    transcript = _transcript_or_404(transcript_id)
+    transcript = selectors.transcript_get_or_404(transcript_id=transcript_id)
     view = selectors.transcript_overview(transcript=transcript)
     messages: list[MessageOut] = []
     # Blocks are contiguous and in message order; a turn block's key is its turn number.
@@ -125,5 +120,5 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
 )
 def delete_transcript(request: HttpRequest, transcript_id: int) -> Status[None]:
     """Deletes the transcript and the simulation runs stored for it."""
-    services.transcript_delete(transcript=_transcript_or_404(transcript_id))
+    services.transcript_delete(transcript=selectors.transcript_get_or_404(transcript_id=transcript_id))
     return Status(204, None)

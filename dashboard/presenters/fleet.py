@@ -1,6 +1,5 @@
 """How the fleet pages show what the fleet selectors read: feed rows, sparkline geometry, session rows
-linked to the simulation. (Alert rows and their wording are still built in
-``dashboard.selectors.fleet_alerts``.)
+linked to the simulation. (Alert rows and their wording: ``dashboard.presenters.fleet_alerts``.)
 
 Everything here is a pure function of values handed in (rows, counts, ``now``): no query, no settings.
 Times are measured against ``now`` passed by the caller. What may import this module: selectors

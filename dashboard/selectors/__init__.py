@@ -39,6 +39,7 @@ from dashboard.selectors.profiles import (
     profile_domain,
     profile_export,
     profile_get,
+    profile_get_or_404,
     profile_list,
     profile_preset_get,
     profile_presets,
@@ -64,6 +65,7 @@ from dashboard.selectors.tokens import api_token_get, api_token_list
 from dashboard.selectors.trace import TraceScreen, simulation_estimates, simulation_rereads, simulation_trace
 from dashboard.selectors.transcripts import (
     transcript_get,
+    transcript_get_or_404,
     transcript_list,
     transcript_overview,
     transcript_parsed,
@@ -117,6 +119,7 @@ __all__ = [
     "profile_domain",
     "profile_export",
     "profile_get",
+    "profile_get_or_404",
     "profile_list",
     "profile_preset_get",
     "profile_presets",
@@ -125,6 +128,7 @@ __all__ = [
     "runtime_get",
     "runtime_list",
     "transcript_get",
+    "transcript_get_or_404",
     "transcript_list",
     "transcript_overview",
     "transcript_parsed",

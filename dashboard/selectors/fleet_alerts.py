@@ -5,7 +5,8 @@ often it fired and when last. Failed overflow recoveries come first, then silent
 sessions. Busy sessions are read from the per-minute rollups (``SessionMinute``): a session is busy in
 each window of ``minutes`` (aligned on whole minutes, ending with the current one) in which it was
 trimmed more than ``count`` times, over the page's range but the last hour at most. Failed recoveries are read
-from the events through a partial index.
+from the events through a partial index. Alerts are data; their titles and sentences are worded by
+``dashboard.presenters.fleet_alerts``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.db.models import Count, ExpressionWrapper, F, IntegerField, Max, Sum
 from django.utils import timezone
 
 from dashboard.models import AlertSilence, AlertThresholds, Runtime, SessionMinute, TrimEvent
-from dashboard.presenters.fleet import fleet_session_url
+from dashboard.presenters.fleet_alerts import AlertRow, alert_row
 from dashboard.selectors.fleet_drift import fleet_estimate_drift
 from dashboard.selectors.fleet_filters import FleetFilters, epoch_minute
 
@@ -31,12 +32,6 @@ SEVERITY: dict[str, int] = {
     "runtime_silent": 1,
     "session_trims": 2,
     "estimate_drift": 3,
-}
-KIND_LABELS: dict[str, str] = {
-    "overflow_failed": "Overflow failed",
-    "runtime_silent": "Silent runtime",
-    "session_trims": "Busy session",
-    "estimate_drift": "Estimate drift",
 }
 STRIP_SHOWN = 5  # rows on the strip; the rest behind "N more"
 GROUPS_MAX = 200  # groups read per rule (the strip never shows more)
@@ -54,21 +49,28 @@ DEFAULT_ALERTS: dict[str, object] = {
 
 @dataclass(frozen=True, slots=True)
 class Alert:
+    """One alert group as data; ``dashboard.presenters.fleet_alerts`` words it."""
+
     kind: AlertKind
-    message: str
     session_id: str = ""
     runtime: str = ""
     count: int = 0
     at: datetime | None = None
     event_id: int | None = None
-
-    @property
-    def session_url(self) -> str:
-        return fleet_session_url(self.session_id)
-
-    @property
-    def label(self) -> str:
-        return KIND_LABELS[self.kind]
+    age: timedelta = timedelta(0)
+    """How long before the read the group last fired (the runtime was last seen)."""
+    rule: float = 0
+    """The threshold that fired: trims (busy), minutes (silent), provider/estimate ratio (drift)."""
+    window_minutes: int = 0
+    """Busy sessions: the width of a window."""
+    windows: int = 1
+    """Busy sessions: in how many windows the session was busy."""
+    provider_tokens: int = 0
+    """Estimate drift: the input the provider counted."""
+    estimate_tokens: int = 0
+    """Estimate drift: the runtime's estimate of that input."""
+    ratio: float = 0.0
+    """Estimate drift: provider / estimate."""
 
     @property
     def severity(self) -> int:
@@ -125,22 +127,6 @@ def alert_rules(config: Mapping[str, object] | None = None) -> AlertRules:
     )
 
 
-def _ago(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return "under a minute"
-    if minutes < 120:
-        return f"{minutes} min"
-    hours = minutes // 60
-    if hours < 48:
-        return f"{hours} h"
-    return f"{hours // 24} days"
-
-
-def _times(n: int) -> str:
-    return "once" if n == 1 else f"{n:,} times"
-
-
 def _failed(now: datetime, minutes: int, filters: FleetFilters) -> list[Alert]:
     rows = TrimEvent.objects.filter(
         overflow_recovery="failed", received_at__gt=now - timedelta(minutes=minutes), received_at__lte=now
@@ -152,24 +138,18 @@ def _failed(now: datetime, minutes: int, filters: FleetFilters) -> list[Alert]:
         .annotate(n=Count("id"), last=Max("received_at"), last_id=Max("id"))
         .order_by("-last")[:GROUPS_MAX]
     )
-    alerts = []
-    for row in grouped:
-        where = f"session {row['session_id']}" if row["session_id"] else "a session without an id"
-        alerts.append(
-            Alert(
-                kind="overflow_failed",
-                message=(
-                    f"Overflow recovery failed {_times(row['n'])} in {where} on {row['runtime__name']} "
-                    f"(last {_ago(now - row['last'])} ago)"
-                ),
-                session_id=row["session_id"],
-                runtime=row["runtime__name"],
-                count=row["n"],
-                at=row["last"],
-                event_id=row["last_id"],
-            )
+    return [
+        Alert(
+            kind="overflow_failed",
+            session_id=row["session_id"],
+            runtime=row["runtime__name"],
+            count=row["n"],
+            at=row["last"],
+            event_id=row["last_id"],
+            age=now - row["last"],
         )
-    return alerts
+        for row in grouped
+    ]
 
 
 def _silent(now: datetime, rules: AlertRules, filters: FleetFilters) -> list[Alert]:
@@ -188,13 +168,11 @@ def _silent(now: datetime, rules: AlertRules, filters: FleetFilters) -> list[Ale
         alerts.append(
             Alert(
                 kind="runtime_silent",
-                message=(
-                    f"Runtime {runtime.name} silent for {_ago(now - runtime.last_seen_at)} "
-                    f"(rule: {rules.runtime_silent_minutes} min)"
-                ),
                 runtime=runtime.name,
                 count=1,
                 at=runtime.last_seen_at,
+                age=now - runtime.last_seen_at,
+                rule=rules.runtime_silent_minutes,
             )
         )
     return alerts
@@ -223,18 +201,17 @@ def _busy(now: datetime, minutes: int, rules: AlertRules, filters: FleetFilters)
     for (session_id, runtime), windows in groups.items():
         peak = max(n for n, _ in windows)
         last = max(at for _, at in windows)
-        spans = "" if len(windows) == 1 else f" in {len(windows)} windows"
         alerts.append(
             Alert(
                 kind="session_trims",
-                message=(
-                    f"Session {session_id} on {runtime} trimmed up to {peak:,} times in {width} min{spans} "
-                    f"(rule: more than {rules.session_trims_count}; last {_ago(now - last)} ago)"
-                ),
                 session_id=session_id,
                 runtime=runtime,
                 count=peak,
                 at=last,
+                age=now - last,
+                rule=rules.session_trims_count,
+                window_minutes=width,
+                windows=len(windows),
             )
         )
     return alerts
@@ -250,16 +227,16 @@ def _drift(now: datetime, minutes: int, rules: AlertRules, filters: FleetFilters
         alerts.append(
             Alert(
                 kind="estimate_drift",
-                message=(
-                    f"Session {d.session_id} on {d.runtime}: the provider counted {d.provider:,} "
-                    f"input tokens, {d.ratio:.1f}× the runtime's estimate of {d.estimate:,} "
-                    f"(rule: {rules.estimate_drift_ratio:g}×)"
-                ),
                 session_id=d.session_id,
                 runtime=d.runtime,
                 count=1,
                 at=d.at,
                 event_id=d.event_id,
+                age=now - d.at,
+                rule=rules.estimate_drift_ratio,
+                provider_tokens=d.provider,
+                estimate_tokens=d.estimate,
+                ratio=d.ratio,
             )
         )
     return alerts
@@ -312,8 +289,8 @@ def fleet_alerts(
 
 @dataclass(frozen=True, slots=True)
 class AlertStrip:
-    shown: list[Alert]
-    more: list[Alert]
+    shown: list[AlertRow]
+    more: list[AlertRow]
     rules: AlertRules
     mutes: list[AlertSilence] = field(default_factory=list)
 
@@ -327,4 +304,5 @@ def fleet_alert_strip(*, filters: FleetFilters, now: datetime | None = None) -> 
     rules = alert_rules()
     alerts = fleet_alerts(now=now, rules=rules, filters=filters, minutes=filters.time_range.minutes)
     mutes = list(AlertSilence.objects.filter(kind=AlertSilence.Kind.MUTE))
-    return AlertStrip(alerts[:STRIP_SHOWN], alerts[STRIP_SHOWN:], rules, mutes)
+    rows = [alert_row(a) for a in alerts]
+    return AlertStrip(rows[:STRIP_SHOWN], rows[STRIP_SHOWN:], rules, mutes)

@@ -15,6 +15,7 @@ from typing import Literal, TypeAlias
 from django.db.models import QuerySet
 from django.utils.text import slugify
 
+from dashboard.errors import get_or_404
 from dashboard.models import Profile
 from simulator import (
     PRESETS,
@@ -45,6 +46,11 @@ def profile_list() -> QuerySet[Profile]:
 
 def profile_get(*, profile_id: int) -> Profile | None:
     return Profile.objects.filter(pk=profile_id).first()
+
+
+def profile_get_or_404(*, profile_id: int) -> Profile:
+    """The profile, or a 404 ``no profile with id <id>`` (for the API and the pages alike)."""
+    return get_or_404(profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def profile_domain(*, profile: Profile) -> DomainProfile:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from dashboard import memo
+from dashboard.errors import get_or_404
 from dashboard.models import Transcript
 from simulator import Transcript as ParsedTranscript
 from simulator import TranscriptOverview, parse_transcript
@@ -25,6 +26,11 @@ def transcript_list() -> QuerySet[Transcript]:
 
 def transcript_get(*, transcript_id: int) -> Transcript | None:
     return Transcript.objects.filter(pk=transcript_id).first()
+
+
+def transcript_get_or_404(*, transcript_id: int) -> Transcript:
+    """The transcript, or a 404 ``no transcript with id <id>`` (for the API and the pages alike)."""
+    return get_or_404(transcript_get(transcript_id=transcript_id), "transcript", transcript_id)
 
 
 def transcript_parse(*, text: str, format: str | None = None, source: str | None = None) -> ParsedTranscript:

@@ -7,6 +7,7 @@ swapped into the feed by the htmx ws extension; the status (alerts, runtimes, to
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
@@ -77,33 +78,34 @@ def _refused(exc: services.AlertInvalid) -> HttpResponse:
     return HttpResponseBadRequest(f"{exc.field}: {exc.message}", content_type="text/plain; charset=utf-8")
 
 
-@require_POST
-def alert_ack(request: HttpRequest) -> HttpResponse:
+def _alert_action(request: HttpRequest, action: Callable[[], object]) -> HttpResponse:
+    """Run one alert service: a refusal is a 400 naming the field, success goes back to the page."""
     try:
-        services.alert_acknowledge(
-            rule=request.POST.get("rule", ""),
-            runtime=request.POST.get("alert_runtime", ""),
-            session_id=request.POST.get("alert_session", ""),
-            user=request.user,
-        )
+        action()
     except services.AlertInvalid as exc:
         return _refused(exc)
     return _back(request)
+
+
+def _alert_subject(request: HttpRequest) -> dict[str, str]:
+    """Which alert a form acts on: its rule and subject, as the alert row's hidden fields carry them."""
+    return {
+        "rule": request.POST.get("rule", ""),
+        "runtime": request.POST.get("alert_runtime", ""),
+        "session_id": request.POST.get("alert_session", ""),
+    }
+
+
+@require_POST
+def alert_ack(request: HttpRequest) -> HttpResponse:
+    subject = _alert_subject(request)
+    return _alert_action(request, lambda: services.alert_acknowledge(**subject, user=request.user))
 
 
 @require_POST
 def alert_mute(request: HttpRequest) -> HttpResponse:
-    try:
-        services.alert_mute(
-            rule=request.POST.get("rule", ""),
-            scope=request.POST.get("scope", ""),
-            runtime=request.POST.get("alert_runtime", ""),
-            session_id=request.POST.get("alert_session", ""),
-            user=request.user,
-        )
-    except services.AlertInvalid as exc:
-        return _refused(exc)
-    return _back(request)
+    subject, scope = _alert_subject(request), request.POST.get("scope", "")
+    return _alert_action(request, lambda: services.alert_mute(**subject, scope=scope, user=request.user))
 
 
 @require_POST
@@ -122,11 +124,7 @@ def alert_thresholds(request: HttpRequest) -> HttpResponse:
             values[name] = int(raw)
         except ValueError:
             return _refused(services.AlertInvalid(name, f"{name.replace('_', ' ')} must be a whole number"))
-    try:
-        services.alert_thresholds_update(**values)
-    except services.AlertInvalid as exc:
-        return _refused(exc)
-    return _back(request)
+    return _alert_action(request, lambda: services.alert_thresholds_update(**values))
 
 
 # Prometheus

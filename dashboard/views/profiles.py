@@ -11,8 +11,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import forms, selectors, services
-from dashboard.errors import get_or_404
-from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
 from simulator import ProfileError
 
@@ -22,10 +20,6 @@ KNOB_PREFIX = "knob:"
 
 def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
     return HttpResponseClientRedirect(url) if request.htmx else HttpResponseRedirect(url)
-
-
-def _profile_or_404(profile_id: int) -> Profile:
-    return get_or_404(selectors.profile_get(profile_id=profile_id), "profile", profile_id)
 
 
 def _error(exc: ProfileError) -> dict[str, object]:
@@ -176,7 +170,7 @@ def _submitted(request: HtmxHttpRequest) -> forms.ProfileFormInput:
 
 @require_http_methods(["GET", "POST"])
 def profile_edit(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
-    profile = _profile_or_404(profile_id)
+    profile = selectors.profile_get_or_404(profile_id=profile_id)
     if request.method == "GET":
         form = forms.profile_form(profile=profile)
         return render(
@@ -209,7 +203,7 @@ def profile_validate(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_POST
 def profile_duplicate(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
-    profile = _profile_or_404(profile_id)
+    profile = selectors.profile_get_or_404(profile_id=profile_id)
     name = request.POST.get("name", "").strip() or selectors.profile_copy_name(profile=profile)
     try:
         copy = services.profile_duplicate(profile=profile, name=name)
@@ -221,7 +215,7 @@ def profile_duplicate(request: HtmxHttpRequest, profile_id: int) -> HttpResponse
 
 @require_POST
 def profile_delete(request: HtmxHttpRequest, profile_id: int) -> HttpResponse:
-    services.profile_delete(profile=_profile_or_404(profile_id))
+    services.profile_delete(profile=selectors.profile_get_or_404(profile_id=profile_id))
     return _redirect(request, reverse("profile-list"))
 
 
@@ -230,7 +224,7 @@ def profile_export(request: HtmxHttpRequest, profile_id: int, fmt: str) -> HttpR
     if fmt not in ("toml", "json"):
         raise Http404("export as toml or json")
     export = selectors.profile_export(
-        profile=_profile_or_404(profile_id), fmt="toml" if fmt == "toml" else "json"
+        profile=selectors.profile_get_or_404(profile_id=profile_id), fmt="toml" if fmt == "toml" else "json"
     )
     response = HttpResponse(export.text, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'

@@ -13,7 +13,6 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import forms, selectors, services
-from dashboard.errors import get_or_404
 from dashboard.models import Transcript
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
@@ -97,9 +96,7 @@ def transcript_upload(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
-    transcript = get_or_404(
-        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
-    )
+    transcript = selectors.transcript_get_or_404(transcript_id=transcript_id)
     trace = _trace_context(request, transcript=transcript)
     if request.htmx and request.htmx.target == "trace":
         return render(
@@ -156,8 +153,6 @@ def _int(raw: str | None) -> int | None:
 
 @require_POST
 def transcript_delete(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
-    transcript = get_or_404(
-        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
-    )
+    transcript = selectors.transcript_get_or_404(transcript_id=transcript_id)
     services.transcript_delete(transcript=transcript)
     return HttpResponseRedirect(reverse("transcript-list"))

@@ -33,8 +33,8 @@ from simulator.replay import changed_contents, simulate
 from simulator.replay.model import CallRecord, Fate, SimulationResult
 from simulator.replay.openclaw import message_text, sent_messages
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
-from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.runtimes.openclaw.versions import RETIRED_CONTEXT_PRUNING_KEYS
+from simulator.specs.openclaw.spec import own_settings
 from simulator.transcript import Transcript
 
 
@@ -177,8 +177,9 @@ def _compare_call(
         return f"overflow {record.overflow}, want {overflow}"
     if overflow:
         return None
-    settings = profile.settings
-    assert isinstance(settings, OpenClawSettings)
+    settings = own_settings(profile.settings)
+    if settings is None:
+        return f"the profile is not an OpenClaw profile ({profile.runtime})"
     sent = sent_messages(transcript, settings, result, record.number, natives)
     changed = {str(i): m.to_json() for i, m in sent.items()}
     wanted = as_object(want.get("changed"), "changed")

@@ -382,56 +382,9 @@ def _record(
     outcome: Outcome,
     compaction_call: int | None,
 ) -> CallRecord:
-    prefix = session.prefix
-    notes: list[str] = []
-    marks: list[str] = []
-    inactive = _inactive_note(setup)
-    if inactive is not None:
-        notes.append(inactive)
-        if setup.inactive_reason == "provider_not_eligible":
-            marks.append("pruning-inactive")
-    _gate_note(outcome, setup, planned.now, notes)
-    if outcome.pruned is not None and not outcome.pruned.changed and setup.pruning is not None:
-        _skip_note(outcome.pruned, setup.pruning.settings, notes)
-    if planned.starts_attempt:
-        notes.append(
-            f"attempt route {setup.route.provider}/{setup.route.model_id or '?'} "
-            f"(from {planned.route_source})"
-        )
-    if planned.starts_attempt and setup.server_tool_clearing:
-        notes.append(
-            "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
-            "OpenClaw 2026.9.6 prunes no new tool rounds locally"
-        )
-    if setup.drop_thinking_blocks and outcome.policy:
-        notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
-    if outcome.images:
-        marks.append("image-cleanup")
-        notes.append(f"history image cleanup changed {len(outcome.images)} older messages")
-    if outcome.overflow:
-        notes.append(
-            "preemptive overflow: the context guard stopped the call "
-            "(estimated context over 90% of the window; the call is not sent)"
-        )
+    notes, marks = _call_notes(session, planned, setup, outcome)
     through = outcome.compacted_through
-    if outcome.compaction is not None:
-        marks.append("compaction")
-        notes.append(
-            f"provider-side compaction fires here ({outcome.compaction.plan.threshold:,}-token threshold); "
-            f"later calls send a ~{session.plan.config.compaction_summary_tokens:,}-token summary"
-            + ("" if session.plan.config.apply_provider_compaction else " (marked only: modelCompaction off)")
-        )
-    full_chars = prefix[call.available]
-    if outcome.overflow:
-        sent_chars = full_chars
-    else:
-        start = through or 0
-        sent_chars = full_chars - prefix[start] + (session.summary_chars if through is not None else 0)
-        if outcome.sent_delta is not None:
-            sent_chars += outcome.sent_delta
-        else:
-            for index, message in outcome.changed.items():
-                sent_chars += session.size(message) - (prefix[index + 1] - prefix[index])
+    full_chars, sent_chars = _sent_chars(session, call, outcome)
     fated = tuple(_groups(outcome, setup, session, call))
     sent = (
         ((through, call.available),)
@@ -465,6 +418,67 @@ def _record(
         notes=tuple(notes),
         marks=tuple(marks),
     )
+
+
+def _call_notes(
+    session: _Session, planned: PlannedCall, setup: AttemptSetup, outcome: Outcome
+) -> tuple[list[str], list[str]]:
+    """The call's notes (what the runtime did and why, in words) and marks (what the timeline flags)."""
+    notes: list[str] = []
+    marks: list[str] = []
+    inactive = _inactive_note(setup)
+    if inactive is not None:
+        notes.append(inactive)
+        if setup.inactive_reason == "provider_not_eligible":
+            marks.append("pruning-inactive")
+    _gate_note(outcome, setup, planned.now, notes)
+    if outcome.pruned is not None and not outcome.pruned.changed and setup.pruning is not None:
+        _skip_note(outcome.pruned, setup.pruning.settings, notes)
+    if planned.starts_attempt:
+        notes.append(
+            f"attempt route {setup.route.provider}/{setup.route.model_id or '?'} "
+            f"(from {planned.route_source})"
+        )
+    if planned.starts_attempt and setup.server_tool_clearing:
+        notes.append(
+            "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
+            "OpenClaw 2026.9.6 prunes no new tool rounds locally"
+        )
+    if setup.drop_thinking_blocks and outcome.policy:
+        notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
+    if outcome.images:
+        marks.append("image-cleanup")
+        notes.append(f"history image cleanup changed {len(outcome.images)} older messages")
+    if outcome.overflow:
+        notes.append(
+            "preemptive overflow: the context guard stopped the call "
+            "(estimated context over 90% of the window; the call is not sent)"
+        )
+    if outcome.compaction is not None:
+        marks.append("compaction")
+        notes.append(
+            f"provider-side compaction fires here ({outcome.compaction.plan.threshold:,}-token threshold); "
+            f"later calls send a ~{session.plan.config.compaction_summary_tokens:,}-token summary"
+            + ("" if session.plan.config.apply_provider_compaction else " (marked only: modelCompaction off)")
+        )
+    return notes, marks
+
+
+def _sent_chars(session: _Session, call: ModelCall, outcome: Outcome) -> tuple[int, int]:
+    """The estimated chars of the call's whole history, and of what it sends (all of it when it overflows)."""
+    prefix = session.prefix
+    through = outcome.compacted_through
+    full_chars = prefix[call.available]
+    if outcome.overflow:
+        return full_chars, full_chars
+    start = through or 0
+    sent_chars = full_chars - prefix[start] + (session.summary_chars if through is not None else 0)
+    if outcome.sent_delta is not None:
+        sent_chars += outcome.sent_delta
+    else:
+        for index, message in outcome.changed.items():
+            sent_chars += session.size(message) - (prefix[index + 1] - prefix[index])
+    return full_chars, sent_chars
 
 
 # -- one call on demand ------------------------------------------------------------------------------------

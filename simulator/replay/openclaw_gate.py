@@ -4,8 +4,8 @@ The decision whether to prune is always the runtime's own: ``ttl_gate.on_context
 hook). :class:`ReferenceContextHook` runs that hook on the call's messages, pruner included (quadratic
 over a session). :class:`FastContextHook` asks the same hook with no messages - the gate decides and
 its pruner has nothing to do - and, when the gate is open, answers the pruning pass with the
-incremental pruner (``openclaw_fast``), moving the clock as the hook does: only when the pass changed
-the context. Both satisfy :class:`ContextHook` and give the same records
+incremental pruner (``openclaw_fast``), moving the clock with the hook's own ``ttl_gate.after_pass``.
+Both satisfy :class:`ContextHook` and give the same records
 (``tests/simulator/test_openclaw_fast.py``).
 
 ``now=None`` means the transcript has no clock: the gate is skipped and every call is pruned.
@@ -14,7 +14,7 @@ the context. Both satisfy :class:`ContextHook` and give the same records
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
@@ -27,7 +27,13 @@ from simulator.runtimes.openclaw.pruner import (
     prune_context_messages,
 )
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings
-from simulator.runtimes.openclaw.ttl_gate import ContextCall, PruningRuntime, TtlGateState, on_context
+from simulator.runtimes.openclaw.ttl_gate import (
+    ContextCall,
+    PruningRuntime,
+    TtlGateState,
+    after_pass,
+    on_context,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +131,5 @@ class FastContextHook:
         if gate.decision != "unchanged":
             return HookOutcome(gate.decision, gate.elapsed_ms, None), state
         view = self._pruner.prune(end)
-        if view.changed and self._runtime.settings.mode == "cache-ttl":
-            state = replace(state, last_cache_touch_at=now)  # as on_context: only a change moves the clock
-        return HookOutcome("pruned" if view.changed else "unchanged", gate.elapsed_ms, view), state
+        decision, state = after_pass(self._runtime.settings, state, now, changed=view.changed)
+        return HookOutcome(decision, gate.elapsed_ms, view), state

@@ -9,7 +9,8 @@ messages only when it can change something:
   incremental pruner (:mod:`openclaw_fast`) answers; a pass that changes the context has its soft trims built
   per message (memoised), and its hard clear (a run of the oldest candidates) kept as that run, with prefix
   sums over the candidates of what clearing each one does to the guard's size, the size sent and media, so
-  a call costs what it changes anew rather than everything it changes; the clock moves as the hook moves it;
+  a call costs what it changes anew rather than everything it changes; the clock moves by the hook's own
+  rule (``ttl_gate.after_pass``);
 * the context guard: which tool results are over the single-result share and the context's size come from
   per-message facts and prefix sums, unless pruning changed the context;
 * image cleanup: skipped while no message so far has an image or a media-reference-like text;
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Protocol
 
@@ -48,7 +49,7 @@ from simulator.runtimes.openclaw.messages import (
 )
 from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings
-from simulator.runtimes.openclaw.ttl_gate import ContextCall, TtlGateOutcome, on_context
+from simulator.runtimes.openclaw.ttl_gate import ContextCall, TtlGateOutcome, after_pass, on_context
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
 
 
@@ -281,6 +282,19 @@ class _SentView(Mapping[int, AgentMessage]):
         return len(self._run) + sum(1 for i in self._small if i not in self._run)
 
 
+@dataclass(slots=True)
+class _PrunePass:
+    """What the pruning hook did at one call: the gate's outcome, the pass, and what it sends changed."""
+
+    gate: TtlGateOutcome | None
+    view: FastPrune | None
+    pruned: dict[int, AgentMessage]
+    """Native index → the soft-trimmed (or image-replaced) result."""
+    cleared: Sequence[int]
+    """The run of hard-cleared candidates (native indices)."""
+    sums: _ClearSums | None
+
+
 class FastTransforms:
     """The same outcomes as :class:`ReferenceTransforms`, from per-message facts where they decide."""
 
@@ -302,46 +316,74 @@ class FastTransforms:
         if setup.version != "2026.7.1" or (setup.pruning is not None and setup.pruning.drop_thinking_blocks):
             return reference_outcome(self._natives, setup, state, now, end)
         before = state.clock.last_cache_touch_at
-        gate: TtlGateOutcome | None = None
-        view: FastPrune | None = None
-        pruned: dict[int, AgentMessage] = {}
-        cleared: Sequence[int] = ()
-        sums: _ClearSums | None = None
-        if setup.pruning is not None:
-            gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
-            if gate.decision in ("unchanged", "pruned"):
-                pruner, key = self._pruner(setup, end)
-                view = pruner.prune(end)
-                if view.changed:
-                    # What the pass sends, message by message as the pruner builds it (soft trims memoised
-                    # per message); the clock moves as the hook moves it: only a change, only in cache-ttl.
-                    memo = self._memo(setup.pruning.settings)
-                    for i in chain(view.soft_trimmed, view.images_replaced):
-                        message = self._natives[i]
-                        assert isinstance(message, ToolResultMessage)
-                        trimmed = memo.soft_trim(message, memo.settings)
-                        pruned[i] = trimmed[0] if trimmed is not None else message
-                    # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
-                    cleared = view.hard_cleared
-                    sums = self._clear_sums(
-                        key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
-                    )
-                    gate = TtlGateOutcome("pruned", None, gate.elapsed_ms, None)
-                    if setup.pruning.settings.mode == "cache-ttl":
-                        clock = replace(state.clock, last_cache_touch_at=now)
-                else:
-                    gate = TtlGateOutcome("unchanged", None, gate.elapsed_ms, None)
-                    clock = state.clock
-            state = AttemptState(clock, state.projections, state.compacted_through)
-        run = _ClearedRun(cleared, sums, self._cleared_by_index)
-        facts = self._guard(setup.guard_window_tokens, end)
+        passed, state = self._prune(setup, state, now, end)
+        run = _ClearedRun(passed.cleared, passed.sums, self._cleared_by_index)
+        over, rewritten, overflow = self._context_guard(setup.guard_window_tokens, end, passed.pruned, run)
+        if overflow:
+            outcome = Outcome(True, passed.gate, passed.view, None, over, (), (), (), None, None, before)
+            return outcome, state
+        media_before = bool(self._media) and self._media[0] < end
+        needs_cleanup = (
+            media_before or any(_may_hold_media(m) for m in passed.pruned.values()) or run.may_hold_media()
+        )
+        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
+        if not (needs_cleanup or needs_policy):
+            changed, delta = self._sent_over_run({**passed.pruned, **rewritten}, run)
+            outcome = Outcome(
+                False, passed.gate, passed.view, None, over, (), (), (), None, None, before, changed, delta
+            )
+            return outcome, state
+        final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
+        images, policy, changed_all = self._cleanup_and_policy(final, end, needs_cleanup, needs_policy)
+        outcome = Outcome(
+            False, passed.gate, passed.view, None, over, images, policy, (), None, None, before, changed_all
+        )
+        return outcome, state
+
+    def _prune(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[_PrunePass, AttemptState]:
+        """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers."""
+        if setup.pruning is None:
+            return _PrunePass(None, None, {}, (), None), state
+        gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
+        passed = _PrunePass(gate, None, {}, (), None)
+        if gate.decision in ("unchanged", "pruned"):
+            pruner, key = self._pruner(setup, end)
+            view = pruner.prune(end)
+            if view.changed:
+                # What the pass sends, message by message as the pruner builds it (soft trims memoised
+                # per message).
+                memo = self._memo(setup.pruning.settings)
+                for i in chain(view.soft_trimmed, view.images_replaced):
+                    message = self._natives[i]
+                    assert isinstance(message, ToolResultMessage)
+                    trimmed = memo.soft_trim(message, memo.settings)
+                    passed.pruned[i] = trimmed[0] if trimmed is not None else message
+                # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
+                passed.cleared = view.hard_cleared
+                passed.sums = self._clear_sums(
+                    key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
+                )
+            # The clock moves as the hook moves it (the runtime's own rule).
+            decision, clock = after_pass(setup.pruning.settings, state.clock, now, changed=view.changed)
+            passed.gate = TtlGateOutcome(decision, None, gate.elapsed_ms, None)
+            passed.view = view
+        return passed, AttemptState(clock, state.projections, state.compacted_through)
+
+    def _context_guard(
+        self, window_tokens: int, end: int, pruned: Mapping[int, AgentMessage], run: _ClearedRun
+    ) -> tuple[tuple[int, ...], dict[int, AgentMessage], bool]:
+        """The tool-result context guard over the pruned context: which results it truncates, their
+        rewrite, and whether the context is over the guard's share (a preemptive overflow)."""
+        facts = self._guard(window_tokens, end)
         over = facts.over[: bisect_left(facts.over, end)]
         rewritten: dict[int, AgentMessage] = {
             i: facts.rewritten[i] for i in over if i not in pruned and i not in run
         }
         chars = facts.chars[end]
         if pruned or run:
-            max_single, _ = guard_v1.guard_limits(setup.guard_window_tokens)
+            max_single, _ = guard_v1.guard_limits(window_tokens)
             for i, message in pruned.items():
                 chars -= facts.chars[i + 1] - facts.chars[i]
                 if isinstance(message, ToolResultMessage):
@@ -353,26 +395,22 @@ class FastTransforms:
             chars += run.guard_delta()
             rewritten.update(run.guard_cuts())
             over = sorted(rewritten)
-        if chars > facts.max_context:
-            outcome = Outcome(True, gate, view, None, tuple(over), (), (), (), None, None, before)
-            return outcome, state
-        media_before = bool(self._media) and self._media[0] < end
-        needs_cleanup = (
-            media_before or any(_may_hold_media(m) for m in pruned.values()) or run.may_hold_media()
-        )
-        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
-        if not (needs_cleanup or needs_policy):
-            small = {**pruned, **rewritten}
-            delta = run.sent_delta()
-            for i, message in small.items():
-                base = run.message(i) if i in run else self._natives[i]
-                delta += self._size(message) - self._size(base)
-            changed = _SentView(small, run)
-            outcome = Outcome(
-                False, gate, view, None, tuple(over), (), (), (), None, None, before, changed, delta
-            )
-            return outcome, state
-        final = {**{i: run.message(i) for i in cleared}, **pruned, **rewritten}
+        return tuple(over), rewritten, chars > facts.max_context
+
+    def _sent_over_run(self, small: dict[int, AgentMessage], run: _ClearedRun) -> tuple[_SentView, int]:
+        """What the call sends when no later transform runs: a few rewrites over the cleared run, and the
+        change of the estimate they make, without visiting the run."""
+        delta = run.sent_delta()
+        for i, message in small.items():
+            base = run.message(i) if i in run else self._natives[i]
+            delta += self._size(message) - self._size(base)
+        return _SentView(small, run), delta
+
+    def _cleanup_and_policy(
+        self, final: Mapping[int, AgentMessage], end: int, needs_cleanup: bool, needs_policy: bool
+    ) -> tuple[tuple[int, ...], tuple[int, ...], dict[int, AgentMessage]]:
+        """History image cleanup and the transcript policy over the whole guarded context: what each changed,
+        and every message sent differently from the stored one."""
         guarded: list[AgentMessage] = list(self._natives[:end])
         for i, message in final.items():
             guarded[i] = message
@@ -384,9 +422,7 @@ class FastTransforms:
         changed_all = {
             i: sent[i] for i in range(end) if sent[i] is not self._natives[i] and sent[i] != self._natives[i]
         }
-        return Outcome(
-            False, gate, view, None, tuple(over), images, policy, (), None, None, before, changed_all
-        ), state
+        return images, policy, changed_all
 
     def _size(self, message: AgentMessage) -> int:
         """The estimate of a message, by identity (the same rewritten object is sent call after call)."""

@@ -240,7 +240,6 @@ def _add_dropped(
 def _sent_row(
     transcript: Transcript, at: _CallIndex, native: int | None, index: int, turn: int | None, size: int
 ) -> Row:
-    message = transcript.messages[index]
     fate, rule, size_after = Fate.KEPT, "", size
     if native is not None and native in at.group_of:
         group = at.group_of[native]
@@ -249,20 +248,8 @@ def _sent_row(
     elif native is not None and native in at.truncated:
         change = at.truncated[native]
         fate, rule, size_after = change.fate, change.rule, change.tokens_after
-    return Row(
-        "message",
-        fate,
-        rule,
-        turn,
-        index,
-        index,
-        role=message.role.value,
-        preview=_preview(_message_text(transcript, index)),
-        tokens_before=size,
-        tokens_after=size_after,
-        grouped=native is not None and index not in at.first_of_native,
-        role_label=_role_label(message),
-    )
+    grouped = native is not None and index not in at.first_of_native
+    return _message_row(transcript, index, turn, fate, rule, size, size_after, grouped=grouped)
 
 
 def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int | None) -> Row:
@@ -277,6 +264,22 @@ def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int |
         fate, rule, size = Fate.FAILED, "the provider failed this call; its error is not carried", 0
     else:
         fate, rule, size = Fate.NOT_HELD, "not part of what this runtime holds", 0
+    return _message_row(transcript, index, turn, fate, rule, size, size)
+
+
+def _message_row(
+    transcript: Transcript,
+    index: int,
+    turn: int | None,
+    fate: Fate,
+    rule: str,
+    before: int,
+    after: int,
+    *,
+    grouped: bool = False,
+) -> Row:
+    """The row of one transcript message, sent or not, with its sizes before and after the call's rules."""
+    message = transcript.messages[index]
     return Row(
         "message",
         fate,
@@ -286,8 +289,9 @@ def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int |
         index,
         role=message.role.value,
         preview=_preview(_message_text(transcript, index)),
-        tokens_before=size,
-        tokens_after=size,
+        tokens_before=before,
+        tokens_after=after,
+        grouped=grouped,
         role_label=_role_label(message),
     )
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.utils import timezone
 
-from dashboard import selectors, services
+from dashboard import presenters, selectors, services
 from dashboard.fleet_schemas import FRAME_ADAPTER
 from dashboard.selectors.fleet_alerts import alert_rules
 
@@ -45,9 +45,8 @@ def test_drift_alert_fires_at_twice_the_estimate_and_names_both_counts():
         ("estimate_drift", "s-far"),
     ]
     far = next(a for a in alerts if a.session_id == "s-far")
-    assert (
-        "the provider counted 3,012,427 input tokens, 78.2× the runtime's estimate of 38,503" in far.message
-    )
+    message = presenters.alert_message(far)
+    assert "the provider counted 3,012,427 input tokens, 78.2× the runtime's estimate of 38,503" in message
 
 
 def test_an_envelope_with_a_negative_provider_count_is_refused():
@@ -65,3 +64,14 @@ def test_an_envelope_with_a_negative_provider_count_is_refused():
     }
     with pytest.raises(ValueError, match="provider_input_tokens"):
         FRAME_ADAPTER.validate_json(json.dumps(payload))
+
+
+def test_the_fleet_api_lists_a_drift_alert_with_its_sentence(operator_client, settings):
+    settings.TRIMSCOPE_ALERTS = {"estimate_drift": {"ratio": 2}}
+    runtime, _ = services.runtime_create(name="alpha")
+    _ingest(runtime, "s-far", 1, 38_503, 3_012_427)
+    response = operator_client.get("/api/fleet/alerts")
+    assert response.status_code == 200
+    [alert] = response.json()
+    assert (alert["kind"], alert["session_id"], alert["runtime"]) == ("estimate_drift", "s-far", "alpha")
+    assert alert["message"].startswith("Session s-far on alpha: the provider counted 3,012,427 input tokens")

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard import selectors, services
+from dashboard import presenters, selectors, services
 from dashboard.fleet_schemas import parse_frame
 from dashboard.models import (
     AlertSilence,
@@ -223,7 +223,7 @@ def test_failed_recoveries_of_one_session_are_one_alert_with_a_count_and_the_las
         ("overflow_failed", "s-bad", "alpha", 3)
     ]
     last.refresh_from_db()
-    assert alerts[0].at == last.received_at and "failed 3 times" in alerts[0].message
+    assert alerts[0].at == last.received_at and "failed 3 times" in presenters.alert_message(alerts[0])
 
 
 def test_alerts_are_ordered_failed_then_silent_then_busy(alpha, beta):

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard import forms, selectors, services
+from dashboard import forms, presenters, selectors, services
 from dashboard.models import Profile, Runtime, Transcript, TrimEvent
 from dashboard.selectors import alert_rules
 from tests.support import tool_heavy_chat
@@ -243,7 +243,7 @@ def test_session_trims_alert_fires_above_the_count_not_at_it(runtimes):
     _event(alpha, "s-busy", ago=timedelta(seconds=1))
     alerts = selectors.fleet_alerts(rules=RULES)
     assert [(a.kind, a.session_id, a.count) for a in alerts] == [("session_trims", "s-busy", 6)]
-    assert "trimmed up to 6 times in 10 min (rule: more than 5;" in alerts[0].message
+    assert "trimmed up to 6 times in 10 min (rule: more than 5;" in presenters.alert_message(alerts[0])
 
 
 def test_session_trims_alert_counts_trims_within_one_window_only(runtimes):
@@ -268,7 +268,7 @@ def test_session_trims_alert_groups_every_busy_window_of_a_session_into_one_row(
             _event(alpha, "s-long", ago=timedelta(minutes=minutes_ago))
     alerts = selectors.fleet_alerts(now=now, rules=RULES)
     assert [(a.kind, a.session_id, a.count) for a in alerts] == [("session_trims", "s-long", 9)]
-    assert "in 3 windows" in alerts[0].message
+    assert "in 3 windows" in presenters.alert_message(alerts[0])
 
 
 def test_overflow_failed_alert_fires_for_a_failed_recovery_only(runtimes):
@@ -323,6 +323,10 @@ def test_alerts_api_with_the_session_and_with_a_user_token(operator_client, oper
     _event(alpha, "s-x", overflow_recovery="failed")
     data = operator_client.get("/api/fleet/alerts").json()
     assert [(a["kind"], a["session_id"], a["runtime"]) for a in data] == [("overflow_failed", "s-x", "alpha")]
+    assert (
+        data[0]["message"]
+        == "Overflow recovery failed once in session s-x on alpha (last under a minute ago)"
+    )
     _, secret = services.api_token_create(user=operator, name="script")
     anonymous = Client()
     response = anonymous.get("/api/fleet/alerts", headers={"Authorization": f"Bearer {secret}"})

@@ -16,6 +16,7 @@ from simulator.runtimes.openclaw import (
     run_calls,
 )
 from simulator.runtimes.openclaw.settings import HardClearSettings
+from simulator.runtimes.openclaw.ttl_gate import after_pass
 
 THINKING: JSON = {"role": "assistant", "content": [{"type": "thinking", "thinking": "t" * 200}]}
 HISTORY = messages_from_json(
@@ -104,3 +105,11 @@ def test_run_calls_folds_the_clock_through_every_call():
 def test_a_finished_attempt_restarts_the_ttl_window():
     assert record_attempt_marker(TtlGateState(5), 42) == TtlGateState(42)
     assert record_attempt_marker(TtlGateState(None), 7) == TtlGateState(7)
+
+
+def test_after_a_pass_only_a_change_in_cache_ttl_mode_moves_the_clock_to_now():
+    before = TtlGateState(1_000)
+    assert after_pass(settings(), before, 9_000, changed=False) == ("unchanged", before)
+    assert after_pass(settings(), before, 9_000, changed=True) == ("pruned", TtlGateState(9_000))
+    assert after_pass(settings(mode="off"), before, 9_000, changed=True) == ("pruned", before)
+    assert after_pass(settings(mode="off"), before, 9_000, changed=False) == ("unchanged", before)

@@ -81,9 +81,8 @@ def on_context(
         the messages).
     """
     touched = state.last_cache_touch_at
-    gated = runtime.settings.mode == "cache-ttl"
     elapsed = call.now - touched if touched else None
-    if gated:
+    if runtime.settings.mode == "cache-ttl":
         if elapsed is None:
             return TtlGateOutcome("no_marker", None, None, None), state
         if runtime.settings.ttl_ms <= 0:
@@ -100,11 +99,25 @@ def on_context(
         memo=runtime.memo,
         explain=runtime.explain,
     )
-    if result.returned_same:
-        return TtlGateOutcome("unchanged", None, elapsed, result), state
-    # Only the cache-ttl mode owns the clock; any other mode prunes on every call.
-    next_state = replace(state, last_cache_touch_at=call.now) if gated else state
-    return TtlGateOutcome("pruned", result.messages, elapsed, result), next_state
+    decision, next_state = after_pass(runtime.settings, state, call.now, changed=not result.returned_same)
+    messages = None if result.returned_same else result.messages
+    return TtlGateOutcome(decision, messages, elapsed, result), next_state
+
+
+def after_pass(
+    settings: EffectivePruningSettings, state: TtlGateState, now: float, *, changed: bool
+) -> tuple[Literal["unchanged", "pruned"], TtlGateState]:
+    """What a pruning pass the gate let run decides: its name, and the clock after it.
+
+    The one place the clock moves on a pass: to ``now`` only when the pass changed the context, and only
+    in the cache-ttl mode (any other mode prunes on every call and owns no clock). :func:`on_context` and
+    the replay's incremental hooks (``simulator.replay.openclaw_gate``, ``openclaw_transforms``) all call it.
+    """
+    if not changed:
+        return "unchanged", state
+    if settings.mode == "cache-ttl":
+        return "pruned", replace(state, last_cache_touch_at=now)
+    return "pruned", state
 
 
 def run_calls(

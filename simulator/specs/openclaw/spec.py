@@ -62,3 +62,14 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
 V2026_9_6: RuntimeSpec[OpenClawSettings] = replace(
     V2026_7_1, version="2026.9.6", version_label="2026.9.6", knobs=KNOBS_2026_9_6, presets=PRESETS_2026_9_6
 )
+
+VERSIONS: tuple[RuntimeSpec[OpenClawSettings], ...] = (V2026_7_1, V2026_9_6)
+
+
+def own_settings(settings: object) -> OpenClawSettings | None:
+    """``settings`` typed as OpenClaw's (either version), else ``None``: each version's own check."""
+    for spec in VERSIONS:
+        owned = spec.own(settings)
+        if owned is not None:
+            return owned
+    return None
