@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from dashboard.models import AlertSilence
 from dashboard.presenters.fleet import fleet_session_url
 
 KIND_LABELS: dict[str, str] = {
@@ -123,4 +124,20 @@ def alert_row(alert: AlertFacts) -> AlertRow:
         count=alert.count,
         at=alert.at,
         event_id=alert.event_id,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MuteRow:
+    """One muted rule in the strip's "Muted" list, named as its alerts are named."""
+
+    pk: int
+    label: str
+    runtime: str
+    session_id: str
+
+
+def mute_row(silence: AlertSilence) -> MuteRow:
+    return MuteRow(
+        silence.pk, KIND_LABELS.get(silence.rule, silence.rule), silence.runtime, silence.session_id
     )

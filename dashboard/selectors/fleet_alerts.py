@@ -21,7 +21,7 @@ from django.db.models import Count, ExpressionWrapper, F, IntegerField, Max, Sum
 from django.utils import timezone
 
 from dashboard.models import AlertSilence, AlertThresholds, Runtime, SessionMinute, TrimEvent
-from dashboard.presenters.fleet_alerts import AlertRow, alert_row
+from dashboard.presenters.fleet_alerts import AlertRow, MuteRow, alert_row, mute_row
 from dashboard.selectors.fleet_drift import fleet_estimate_drift
 from dashboard.selectors.fleet_filters import FleetFilters, epoch_minute
 
@@ -292,7 +292,7 @@ class AlertStrip:
     shown: list[AlertRow]
     more: list[AlertRow]
     rules: AlertRules
-    mutes: list[AlertSilence] = field(default_factory=list)
+    mutes: list[MuteRow] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -303,6 +303,6 @@ def fleet_alert_strip(*, filters: FleetFilters, now: datetime | None = None) -> 
     """The fleet page's strip: the alerts of the page's filters and time range, capped."""
     rules = alert_rules()
     alerts = fleet_alerts(now=now, rules=rules, filters=filters, minutes=filters.time_range.minutes)
-    mutes = list(AlertSilence.objects.filter(kind=AlertSilence.Kind.MUTE))
+    mutes = [mute_row(m) for m in AlertSilence.objects.filter(kind=AlertSilence.Kind.MUTE)]
     rows = [alert_row(a) for a in alerts]
     return AlertStrip(rows[:STRIP_SHOWN], rows[STRIP_SHOWN:], rules, mutes)

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from dashboard.models import AlertSilence, AlertThresholds
 
-RULES = ("overflow_failed", "runtime_silent", "session_trims")
+RULES = ("overflow_failed", "runtime_silent", "session_trims", "estimate_drift")
 MUTE_SCOPES = ("rule", "runtime", "session")
 THRESHOLD_MAX = 10_080  # a week of minutes; also the largest sane trim count per window
 

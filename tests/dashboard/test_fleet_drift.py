@@ -75,3 +75,13 @@ def test_the_fleet_api_lists_a_drift_alert_with_its_sentence(operator_client, se
     [alert] = response.json()
     assert (alert["kind"], alert["session_id"], alert["runtime"]) == ("estimate_drift", "s-far", "alpha")
     assert alert["message"].startswith("Session s-far on alpha: the provider counted 3,012,427 input tokens")
+
+
+def test_a_drift_alert_can_be_muted_for_its_session_and_acknowledged():
+    runtime, _ = services.runtime_create(name="alpha")
+    _ingest(runtime, "s-far", 1, 38_503, 3_012_427)
+    _ingest(runtime, "s-other", 1, 1_000, 5_000)
+    services.alert_mute(rule="estimate_drift", scope="session", runtime="alpha", session_id="s-far")
+    assert [a.session_id for a in selectors.fleet_alerts(rules=RULES)] == ["s-other"]
+    services.alert_acknowledge(rule="estimate_drift", runtime="alpha", session_id="s-other")
+    assert selectors.fleet_alerts(rules=RULES) == []

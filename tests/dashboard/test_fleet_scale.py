@@ -322,6 +322,13 @@ def test_mutes_are_listed_on_the_page_with_an_unmute_button(operator_client, alp
     body = operator_client.get(reverse("fleet")).content.decode()
     mute = AlertSilence.objects.get()
     assert "runtime alpha" in body and reverse("fleet-alert-unmute", args=[mute.pk]) in body
+    assert '<span class="alert-kind">Busy session</span>' in body
+
+
+def test_a_muted_drift_rule_is_named_as_its_alerts_are(operator_client):
+    services.alert_mute(rule="estimate_drift", scope="rule")
+    body = operator_client.get(reverse("fleet")).content.decode()
+    assert '<span class="alert-kind">Estimate drift</span>' in body
 
 
 def test_bad_alert_actions_are_refused_with_the_field_named(operator_client):
