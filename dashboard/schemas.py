@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field, JsonValue
 
 from dashboard.models import Profile, SimulationRun, TrimEvent
 from dashboard.selectors.profiles import profile_budget, profile_domain
-from simulator import BudgetExplanation
+from simulator import DEFAULT_GAP_SECONDS, BudgetExplanation, CacheTtl
 
 MAX_GAP_SECONDS = 7 * 24 * 3600
 
@@ -239,7 +239,13 @@ class SimulationIn(Schema):
         default=None,
         ge=0,
         le=MAX_GAP_SECONDS,
-        description="seconds between calls for a transcript without timestamps (cache model, OpenClaw TTL)",
+        description="seconds between calls for a transcript without timestamps (cache model and OpenClaw's "
+        f"TTL pruning); default {DEFAULT_GAP_SECONDS:g}, stated in `result.cost_model.gap`",
+    )
+    cache_ttl: CacheTtl = Field(
+        default="5m",
+        description="cache-write lifetime this answer is priced at: 5m (Anthropic 1.25x input) or 1h (2x); "
+        "not stored with the run (`GET /simulations/{id}?cache_ttl=` prices a read)",
     )
 
 
@@ -283,7 +289,16 @@ class CompareIn(Schema):
         default_factory=list, max_length=3, description="inline profile documents, compared after profile_ids"
     )
     pricing: str | None = Field(default=None, max_length=120, description="price table key for every profile")
-    assumed_gap_seconds: float | None = Field(default=None, ge=0, le=MAX_GAP_SECONDS)
+    assumed_gap_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GAP_SECONDS,
+        description="seconds between calls for a transcript without timestamps (cache model and OpenClaw's "
+        f"TTL pruning); default {DEFAULT_GAP_SECONDS:g}, stated in `cost.gap`",
+    )
+    cache_ttl: CacheTtl = Field(
+        default="5m", description="cache-write lifetime: 5m or 1h (Anthropic, 2x input)"
+    )
 
 
 class CompareRowOut(Schema):
@@ -315,6 +330,13 @@ class CompareCostOut(Schema):
     as_recorded_usd: list[float] = Field(
         description="per profile, as-recorded with its runtime's breakpoints"
     )
+    gap_seconds: float = Field(description="seconds between calls the cost (and OpenClaw's replay) assumed")
+    gap_source: Literal["timestamps", "assumed", "default"] = Field(
+        description="where the gap came from: the timestamps, `assumed_gap_seconds`, or the default"
+    )
+    gap: str = Field(description="the gap in words, as the pages state it")
+    cache_ttl: CacheTtl
+    cache_ttl_statement: str = Field(description="the cache-write lifetime priced, in words")
 
 
 class CompareOut(Schema):

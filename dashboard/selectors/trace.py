@@ -75,9 +75,16 @@ def simulation_rereads(*, transcript: Transcript, result: SimulationResult) -> t
 
 
 def simulation_trace(
-    *, transcript: Transcript, profile: DomainProfile, find: str, regex: bool, opened: int | None = None
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    find: str,
+    regex: bool,
+    opened: int | None = None,
+    assumed_gap_seconds: float | None = None,
 ) -> TraceScreen:
     """The messages matching ``find`` followed through the replay; ``opened`` gets its before/after view.
+    ``assumed_gap_seconds`` is the replay's gap for a transcript without timestamps.
 
     An invalid query is not an exception here: the screen carries the problem to show in place.
     """
@@ -86,7 +93,9 @@ def simulation_trace(
     except TraceQueryError as exc:
         return TraceScreen(find, regex, exc.problem)
     parsed = transcript_parsed(transcript=transcript)
-    result = simulation_result(transcript=transcript, profile=profile)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
 
     def contents_at(number: int) -> dict[int, tuple[int, str]]:
         return changed_contents(parsed, profile, result, number)
