@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from ninja import Router, Status
+from ninja import Query, Router, Status
 
 from dashboard import selectors, services
 from dashboard.api.docs import body_example
@@ -28,6 +28,8 @@ from dashboard.schemas import (
     SimulationIn,
     SimulationRunDetailOut,
     SimulationRunOut,
+    TraceIn,
+    TraceOut,
 )
 from simulator import CacheTtl, ResultCost, SimulationResult, pricing_json, result_to_json, with_cost
 
@@ -81,6 +83,30 @@ def create_simulation(request: HttpRequest, payload: SimulationIn) -> Status[dic
     )
     cost = selectors.simulation_run_cost(run=run, user=request.user, cache_ttl=payload.cache_ttl)
     return Status(201, _detail(run, result, cost))
+
+
+@router.get(
+    "/trace",
+    response={200: TraceOut, 400: ErrorOut, 404: ErrorOut, 422: ErrorOut},
+    summary="Trace a fact through a replay",
+)
+def trace_simulation(request: HttpRequest, params: Query[TraceIn]) -> dict[str, object]:
+    """Replays a stored transcript through a stored profile and follows every message matching `find`
+    (text, file path or tool-call id; a regular expression with `regex=true`) through the calls: the
+    calls that sent it in full, the call where it left or changed and the rule, as `python -m simulator
+    trace --json` prints it (at most 100 matches followed; `more` counts the rest), with the session's
+    re-reads after forgetting. An invalid regular expression answers 400 naming `find` and the problem.
+    Example: `GET /api/simulations/trace?transcript_id=1&profile_id=1&find=config.toml`.
+    """
+    transcript = _transcript_or_404(params.transcript_id)
+    profile = selectors.profile_domain(profile=_profile_or_404(params.profile_id))
+    return selectors.simulation_trace_json(
+        transcript=transcript,
+        profile=profile,
+        find=params.find,
+        regex=params.regex,
+        assumed_gap_seconds=params.assumed_gap_seconds,
+    )
 
 
 @router.get(

@@ -22,6 +22,7 @@ from simulator import (
     message_token_text,
     rereads,
     trace_session,
+    trace_to_json,
 )
 from simulator import Profile as DomainProfile
 
@@ -72,6 +73,32 @@ def _strip(runs: tuple[PresenceRun, ...], calls: int) -> tuple[StripRun, ...]:
 def simulation_rereads(*, transcript: Transcript, result: SimulationResult) -> tuple[Reread, ...]:
     """Tool calls repeated after their earlier result left the context (the session's re-read count)."""
     return rereads(transcript_parsed(transcript=transcript), result)
+
+
+def simulation_trace_json(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    find: str,
+    regex: bool,
+    assumed_gap_seconds: float | None = None,
+) -> dict[str, object]:
+    """The CLI's ``trace --json`` answer for a stored transcript and profile (at most ``MAX_MATCHES``
+    matches followed; ``more`` counts the rest).
+
+    Raises:
+        TraceQueryError: ``find`` is empty or an invalid regular expression (named ``find``).
+    """
+    query = TraceQuery.parse(find, regex=regex, name="find")
+    parsed = transcript_parsed(transcript=transcript)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
+
+    def contents_at(number: int) -> dict[int, tuple[int, str]]:
+        return changed_contents(parsed, profile, result, number)
+
+    return trace_to_json(trace_session(parsed, result, query, contents_at=contents_at, limit=MAX_MATCHES))
 
 
 def simulation_trace(
