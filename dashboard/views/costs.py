@@ -55,22 +55,25 @@ def _ttl(raw: str) -> tuple[CacheTtl, str | None]:
     return "5m", f"cache TTL {raw!r} is not one of {', '.join(CACHE_TTLS)}: 5m used"
 
 
-def cost_params(request: HtmxHttpRequest) -> CostParams:
-    """``pricing``, ``gap`` and ``ttl`` from the URL, and a problem with them to show (the default is then
-    used)."""
-    pricing = request.GET.get("pricing") or None
-    ttl, problem = _ttl(request.GET.get("ttl") or "")
-    raw = request.GET.get("gap") or ""
+def _gap(raw: str) -> tuple[float | None, str | None]:
     if not raw:
-        return CostParams(pricing, None, ttl, problem)
+        return None, None
     try:
         gap = float(raw)
     except ValueError:
-        return CostParams(pricing, None, ttl, f"assumed gap {raw!r} is not a number of seconds: not applied")
+        return None, f"assumed gap {raw!r} is not a number of seconds: not applied"
     if not math.isfinite(gap) or not 0 <= gap <= MAX_GAP_SECONDS:
-        problem = f"assumed gap {raw} is outside 0 to {MAX_GAP_SECONDS:,} seconds: not applied"
-        return CostParams(pricing, None, ttl, problem)
-    return CostParams(pricing, gap, ttl, problem)
+        return None, f"assumed gap {raw} is outside 0 to {MAX_GAP_SECONDS:,} seconds: not applied"
+    return gap, None
+
+
+def cost_params(request: HtmxHttpRequest) -> CostParams:
+    """``pricing``, ``gap`` and ``ttl`` from the URL, and the problems with them to show (each default is
+    then used)."""
+    ttl, ttl_problem = _ttl(request.GET.get("ttl") or "")
+    gap, gap_problem = _gap(request.GET.get("gap") or "")
+    problems = [p for p in (gap_problem, ttl_problem) if p]
+    return CostParams(request.GET.get("pricing") or None, gap, ttl, "; ".join(problems) or None)
 
 
 def _gap_context(params: CostParams) -> dict[str, object]:

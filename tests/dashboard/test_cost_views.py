@@ -269,3 +269,11 @@ def test_compare_replays_openclaw_at_the_gap_its_cost_assumes(operator_client, s
     cold = operator_client.get(f"{url}&gap=3600").content.decode()
     # The summary table's "Calls trimmed" column (after runtime, budget and the two token totals).
     assert (_summary_cell(warm, "pruning", 4), _summary_cell(cold, "pruning", 4)) == ("0", "9")
+
+
+def test_a_bad_gap_and_a_bad_ttl_are_both_named(operator_client, setup):
+    transcript, tight, _ = setup
+    body = operator_client.get(_sim(transcript, tight, gap="soon", ttl="2h")).content.decode()
+    problem = re.search(r'id="cost-problem">([^<]+)<', body)
+    assert problem is not None
+    assert "is not a number of seconds" in problem.group(1) and "is not one of 5m, 1h" in problem.group(1)
