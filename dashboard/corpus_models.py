@@ -148,6 +148,12 @@ class EvaluationResult(models.Model):
     output_tokens = models.PositiveBigIntegerField(default=0)
     cost_usd = models.FloatField(default=0.0)
     first_trim_call = models.PositiveIntegerField(null=True, blank=True)
+    rereads = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="re-reads after forgetting: a tool call repeated after its earlier result left the context "
+        "(null: stored before re-reads were counted)",
+    )
 
     class Meta:
         ordering = ["evaluation", "profile", "transcript"]

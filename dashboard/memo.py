@@ -43,11 +43,13 @@ class ReplayKey(NamedTuple):
 
 
 class CostKey(NamedTuple):
-    """A replay's cost: the replay, the pricing key asked for and the price edits in effect (by content)."""
+    """A replay's cost: the replay, the pricing key asked for, the price edits in effect (by content) and
+    the cache-write lifetime."""
 
     replay: ReplayKey
     pricing: str | None
     edits: tuple[PriceEdit, ...]
+    cache_ttl: str = "5m"
 
 
 class MessageKey(NamedTuple):

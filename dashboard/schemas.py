@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field, JsonValue
 
 from dashboard.models import Profile, SimulationRun, TrimEvent
 from dashboard.selectors.profiles import profile_budget, profile_domain
-from simulator import BudgetExplanation
+from simulator import DEFAULT_GAP_SECONDS, BudgetExplanation, CacheTtl
 
 MAX_GAP_SECONDS = 7 * 24 * 3600
 
@@ -239,7 +239,13 @@ class SimulationIn(Schema):
         default=None,
         ge=0,
         le=MAX_GAP_SECONDS,
-        description="seconds between calls for a transcript without timestamps (cache model, OpenClaw TTL)",
+        description="seconds between calls for a transcript without timestamps (cache model and OpenClaw's "
+        f"TTL pruning); default {DEFAULT_GAP_SECONDS:g}, stated in `result.cost_model.gap`",
+    )
+    cache_ttl: CacheTtl = Field(
+        default="5m",
+        description="cache-write lifetime this answer is priced at: 5m (Anthropic 1.25x input) or 1h (2x); "
+        "not stored with the run (`GET /simulations/{id}?cache_ttl=` prices a read)",
     )
 
 
@@ -283,7 +289,99 @@ class CompareIn(Schema):
         default_factory=list, max_length=3, description="inline profile documents, compared after profile_ids"
     )
     pricing: str | None = Field(default=None, max_length=120, description="price table key for every profile")
-    assumed_gap_seconds: float | None = Field(default=None, ge=0, le=MAX_GAP_SECONDS)
+    assumed_gap_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GAP_SECONDS,
+        description="seconds between calls for a transcript without timestamps (cache model and OpenClaw's "
+        f"TTL pruning); default {DEFAULT_GAP_SECONDS:g}, stated in `cost.gap`",
+    )
+    cache_ttl: CacheTtl = Field(
+        default="5m", description="cache-write lifetime: 5m or 1h (Anthropic, 2x input)"
+    )
+
+
+class TraceIn(Schema):
+    transcript_id: int = Field(description="a stored transcript", examples=[1])
+    profile_id: int = Field(description="a stored profile to replay it through", examples=[1])
+    find: str = Field(
+        min_length=1,
+        max_length=500,
+        description="text (case-insensitive), a file path or a tool-call id; a regex with `regex`",
+        examples=["config.toml"],
+    )
+    regex: bool = Field(default=False, description="read `find` as a regular expression (Python syntax)")
+    assumed_gap_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_GAP_SECONDS,
+        description="seconds between calls for a transcript without timestamps (OpenClaw's TTL pruning); "
+        f"default {DEFAULT_GAP_SECONDS:g}",
+    )
+
+
+class TraceMatchOut(Schema):
+    message_index: int = Field(description="0-based index of the matching transcript message")
+    role: str
+    in_context_calls: list[int] | None = Field(
+        description="[first, last] call (1-based) that sent it in full; null if never sent in full"
+    )
+    left_at_call: int | None = Field(description="the call where it left or changed; null if it never left")
+    rule: str | None = Field(
+        description="why: dropped-turn, turn-cap, soft-trimmed, hard-cleared, truncated, image-removed, ..."
+    )
+    rule_detail: str | None = Field(description="the rule in words, with the numbers that decided it")
+    survived: str | None = Field(description="for a changed message: whether the match survived (head, tail)")
+
+
+class TraceRereadOut(Schema):
+    tool: str
+    arguments: str
+    result_index: int = Field(description="the earlier result that left the context")
+    again_index: int = Field(description="the repeated tool call's message")
+    again_call: int
+    left_at_call: int
+    rule: str
+
+
+class TraceOut(Schema):
+    model_config = _example(
+        {
+            "query": "config.toml",
+            "calls": 20,
+            "more": 0,
+            "matches": [
+                {
+                    "message_index": 3,
+                    "role": "assistant",
+                    "in_context_calls": [2, 15],
+                    "left_at_call": 16,
+                    "rule": "dropped-turn",
+                    "rule_detail": "token budget 4,000: 4,464 est. held",
+                    "survived": None,
+                }
+            ],
+            "rereads": [
+                {
+                    "tool": "read",
+                    "arguments": '{"path": "config.toml"}',
+                    "result_index": 4,
+                    "again_index": 38,
+                    "again_call": 19,
+                    "left_at_call": 16,
+                    "rule": "dropped-turn",
+                }
+            ],
+        }
+    )
+
+    query: str
+    calls: int = Field(description="model calls in the replay")
+    more: int = Field(description="further matches past the first 100, counted but not followed")
+    matches: list[TraceMatchOut]
+    rereads: list[TraceRereadOut] = Field(
+        description="re-reads after forgetting: the same tool and arguments after the result left the context"
+    )
 
 
 class CompareRowOut(Schema):
@@ -315,6 +413,13 @@ class CompareCostOut(Schema):
     as_recorded_usd: list[float] = Field(
         description="per profile, as-recorded with its runtime's breakpoints"
     )
+    gap_seconds: float = Field(description="seconds between calls the cost (and OpenClaw's replay) assumed")
+    gap_source: Literal["timestamps", "assumed", "default"] = Field(
+        description="where the gap came from: the timestamps, `assumed_gap_seconds`, or the default"
+    )
+    gap: str = Field(description="the gap in words, as the pages state it")
+    cache_ttl: CacheTtl
+    cache_ttl_statement: str = Field(description="the cache-write lifetime priced, in words")
 
 
 class CompareOut(Schema):

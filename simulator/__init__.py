@@ -20,7 +20,7 @@ The library does no I/O and reads no clock: callers pass text and times in.
 
 from __future__ import annotations
 
-from simulator.assumed_times import has_timestamps
+from simulator.assumed_times import DEFAULT_GAP_SECONDS, gap_statement, has_timestamps
 from simulator.config_files import SYNTAXES as CONFIG_SYNTAXES
 from simulator.config_files import ConfigFile, parse_config_text, read_config_text
 from simulator.config_files import Syntax as ConfigSyntax
@@ -28,10 +28,10 @@ from simulator.corpus_pool import TRANSCRIPT_SUFFIXES, corpus_files
 from simulator.cost import CacheBreak, CallCost, PriceTable, Pricing, SessionCost, load_price_table
 from simulator.cost.compare import CostComparison, Crossing, cost_comparison
 from simulator.cost.edits import PriceEdit, price_table_with
-from simulator.cost.from_replay import DEFAULT_GAP_SECONDS, UsageComparison
+from simulator.cost.from_replay import UsageComparison
 from simulator.cost.live import trim_rewrite_usd
 from simulator.cost.priced import ResultCost, cost_model_json, pricing_choice, with_cost
-from simulator.cost.pricing import PriceTableError
+from simulator.cost.pricing import CACHE_TTLS, CacheTtl, PriceTableError
 from simulator.cost.shapes import cost_json, pricing_json
 from simulator.cost.strip import CostStrip, cost_strip, part_usd
 from simulator.costing import profile_cost
@@ -135,6 +135,7 @@ __all__ = [
     "Trace",
     "BeforeAfter",
     "CONFIG_SYNTAXES",
+    "CACHE_TTLS",
     "DEFAULT_GAP_SECONDS",
     "FORMATS",
     "JSON",
@@ -146,6 +147,7 @@ __all__ = [
     "AnyRuntimeSpec",
     "BudgetExplanation",
     "CacheBreak",
+    "CacheTtl",
     "CallCost",
     "CallCounts",
     "CallRecord",
@@ -203,6 +205,7 @@ __all__ = [
     "cost_strip",
     "detect_runtime",
     "evaluate_session",
+    "gap_statement",
     "has_timestamps",
     "load_price_table",
     "message_diff",

@@ -9,8 +9,11 @@ with the error on stderr.
 Every result is priced (``simulator.cost``): ``--pricing KEY`` picks the price table entry (default:
 the model the transcript records when the table has it, else the table's default, with a warning),
 ``--assumed-gap SECONDS`` the time between calls of a transcript without timestamps (read by the cache
-model and by OpenClaw's TTL pruning alike). ``--json`` gives each call a ``cost`` object, each result
-``pricing``, ``summary.cost_usd`` and ``cost_model`` (gap, baseline, cache breaks, recorded usage).
+model and by OpenClaw's TTL pruning alike; default ``simulator.assumed_times.DEFAULT_GAP_SECONDS``, stated
+in the report and in each result's ``warnings``), ``--cache-ttl 5m|1h`` the lifetime of cache writes
+(Anthropic's 1-hour writes cost 2x input instead of 1.25x). ``--json`` gives each call a ``cost`` object,
+each result ``pricing``, ``summary.cost_usd`` and ``cost_model`` (gap, baseline, cache breaks, recorded
+usage).
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from simulator.assumed_times import DEFAULT_GAP_SECONDS
 from simulator.config_files import read_config_text
 from simulator.cost.compare import cost_comparison
 from simulator.cost.priced import ResultCost, with_cost
+from simulator.cost.pricing import CACHE_TTLS
 from simulator.costing import profile_cost
 from simulator.errors import SimulatorError
 from simulator.importers import FORMATS, parse_transcript
@@ -86,7 +92,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     results = [simulate(transcript, p, assumed_gap_seconds=gap) for p in profiles]
     try:
         costs = [
-            profile_cost(transcript, p, r, pricing=args.pricing, assumed_gap_seconds=gap)
+            profile_cost(transcript, p, r, pricing=args.pricing, assumed_gap_seconds=gap, ttl=args.cache_ttl)
             for p, r in zip(profiles, results, strict=True)
         ]
     except SimulatorError as exc:
@@ -99,7 +105,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             "results": [
                 {
                     **with_cost(result_to_json(r), c),
-                    "warnings": [*_profile_notes(p), *_cost_notes(c), *r.warnings],
+                    "warnings": _notes(p, c, r.warnings),
                 }
                 for r, p, c in zip(results, profiles, costs, strict=True)
             ],
@@ -122,7 +128,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     for result, profile, cost in zip(results, profiles, costs, strict=True):
         print(render_result(result))
         print(_render_cost(cost))
-        notes = [*_profile_notes(profile), *_cost_notes(cost)]
+        notes = _notes(profile, cost, ())
         print(*(f"note: {n}" for n in notes), sep="\n", end="\n\n")
     if comparison is not None:
         print(render_comparison(comparison, [p.name for p in profiles]))
@@ -130,7 +136,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cost_notes(cost: ResultCost) -> list[str]:
-    return [cost.lookup.warning] if cost.lookup.warning else []
+    notes = [cost.lookup.warning] if cost.lookup.warning else []
+    if cost.gap_source != "timestamps":
+        notes.append(cost.gap_statement)
+    return notes
+
+
+def _notes(profile: Profile, cost: ResultCost, warnings: Sequence[str]) -> list[str]:
+    """Profile, cost and replay notes, each once (a clocked replay states the gap as the cost does)."""
+    return list(dict.fromkeys([*_profile_notes(profile), *_cost_notes(cost), *warnings]))
 
 
 def _render_cost(cost: ResultCost) -> str:
@@ -141,7 +155,8 @@ def _render_cost(cost: ResultCost) -> str:
     if diff == 0:
         against = "the same as"
     lines = [
-        f"cost ${cost.usd:.4f} at {pricing.key} (price table {cost.table_version}; {cost.gap_statement}): "
+        f"cost ${cost.usd:.4f} at {pricing.key} (price table {cost.table_version}; {cost.gap_statement}; "
+        f"{cost.ttl_statement}): "
         f"{s.input_tokens:,} uncached, {s.cache_write_tokens:,} cache-write, {s.cache_read_tokens:,} "
         f"cache-read, {s.output_tokens:,} output tokens; {against} as-recorded (${cost.baseline_usd:.4f})",
         *(f"  {b.sentence()}" for b in cost.breaks),
@@ -182,6 +197,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--assumed-gap",
         type=_seconds,
         metavar="SECONDS",
-        help="time between calls for a transcript without timestamps (cache model and OpenClaw TTL pruning)",
+        help="time between calls for a transcript without timestamps (cache model and OpenClaw TTL pruning; "
+        f"default {DEFAULT_GAP_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--cache-ttl",
+        choices=CACHE_TTLS,
+        default="5m",
+        help="lifetime of cache writes: 5m (1.25x input on Anthropic) or 1h (2x input; Anthropic only)",
     )
     parser.set_defaults(func=_cmd_simulate)

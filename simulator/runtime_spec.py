@@ -104,6 +104,8 @@ class RuntimeSpec(Generic[S]):
         estimate_outside: This runtime's estimate of a system message it sends outside the history it
             trims (ai-profile's and OpenClaw's system prompt); ``None`` when every message is held in
             the history (ZeroClaw).
+        reads_clock: Whether the replay reads the time of each call (OpenClaw's cache-TTL gate), so a
+            transcript without timestamps is replayed with assumed ones (``simulator.assumed_times``).
     """
 
     runtime: str
@@ -127,6 +129,7 @@ class RuntimeSpec(Generic[S]):
     knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
     presets: tuple[PresetSource, ...] = ()
     estimate_outside: Callable[[Message], int] | None = None
+    reads_clock: bool = False
 
     @property
     def label(self) -> str:
@@ -253,6 +256,8 @@ class AnyRuntimeSpec(Protocol):
     def convert(self) -> Callable[[Sequence[Message]], Converted]: ...
     @property
     def estimate(self) -> Callable[[Sequence[Message]], int]: ...
+    @property
+    def reads_clock(self) -> bool: ...
 
     def owns(self, settings: object) -> bool: ...
     def load_settings(self, doc: Mapping[str, JSON]) -> tuple[Settings, int | None]: ...

@@ -58,9 +58,9 @@ _CONTENT_FATES: Mapping[Fate, RuleKind] = {
 class TraceQueryError(SimulatorError):
     """A trace query that cannot be searched for (empty, or a regular expression that does not compile)."""
 
-    def __init__(self, problem: str, *, query: str) -> None:
+    def __init__(self, problem: str, *, query: str, name: str = "--find") -> None:
         self.problem = problem
-        super().__init__(f"--find {query!r}: {problem}", {"query": query, "problem": problem})
+        super().__init__(f"{name} {query!r}: {problem}", {"field": name, "query": query, "problem": problem})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,19 +71,25 @@ class Query:
     pattern: re.Pattern[str]
 
     @classmethod
-    def parse(cls, text: str, *, regex: bool = False) -> Query:
+    def parse(cls, text: str, *, regex: bool = False, name: str = "--find") -> Query:
         """Compile ``text``.
+
+        Args:
+            text: The query.
+            regex: Read ``text`` as a regular expression.
+            name: What the caller calls the query (``--find`` on the CLI, ``find`` in the API), for errors.
 
         Raises:
             TraceQueryError: empty query, or an invalid regular expression (with the position).
         """
         if not text.strip():
-            raise TraceQueryError("empty query", query=text)
+            raise TraceQueryError("empty query", query=text, name=name)
         try:
             pattern = re.compile(text if regex else re.escape(text), 0 if regex else re.IGNORECASE)
         except re.error as exc:
             where = f" at position {exc.pos}" if exc.pos is not None else ""
-            raise TraceQueryError(f"invalid regular expression: {exc.msg}{where}", query=text) from exc
+            problem = f"invalid regular expression: {exc.msg}{where}"
+            raise TraceQueryError(problem, query=text, name=name) from exc
         return cls(text, pattern)
 
     def spans(self, text: str) -> tuple[tuple[int, int], ...]:
@@ -531,10 +537,12 @@ def match_before_after(transcript: Transcript, match: Match, contents_at: Conten
 
 
 def trace_to_json(found: Trace) -> dict[str, object]:
-    """The CLI's ``--json`` shape: matches with their calls in context, departure and rule; re-reads."""
+    """The CLI's ``--json`` shape: matches with their calls in context, departure and rule; re-reads;
+    ``more``: matches past a ``limit``, counted but not followed."""
     return {
         "query": found.query,
         "calls": found.calls,
+        "more": found.more,
         "matches": [
             {
                 "message_index": m.message_index,

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from ninja import File, Router, Schema, Status
 from ninja.errors import HttpError
 from ninja.files import UploadedFile
-from pydantic import ConfigDict, JsonValue
+from pydantic import ConfigDict, Field, JsonValue
 
 from dashboard import selectors
 from dashboard.api.docs import body_example
@@ -70,6 +70,11 @@ class ProfileRowOut(Schema):
     cost_usd: float | None
     mean_kept_turn_fraction: float
     min_kept_turn_fraction: float
+    rereads: int = Field(description="re-reads after forgetting over the corpus (as `evaluate --json`)")
+    rereads_per_session: float = Field(description="re-reads after forgetting per session, on average")
+    rereads_uncounted: int = Field(
+        description="sessions stored before re-reads were counted (not in `rereads`; re-run to count them)"
+    )
 
 
 class EvaluationOut(Schema):
@@ -188,6 +193,8 @@ def _evaluation_out(evaluation: Evaluation) -> dict[str, object]:
                 **s.row(),
                 "mean_kept_turn_fraction": s.mean_kept_turn_fraction,
                 "min_kept_turn_fraction": s.min_kept_turn_fraction,
+                "rereads_per_session": round(report.rereads.mean, 6),
+                "rereads_uncounted": report.rereads.uncounted,
             }
         )
     return {

@@ -38,6 +38,8 @@ _COMPARED: tuple[tuple[str, str, bool], ...] = (
     ("cache reads", "cache_read_tokens", False),
     ("cache writes", "cache_write_tokens", True),
     ("cost (USD)", "cost_usd", True),
+    ("re-reads after forgetting", "rereads", True),
+    ("re-reads per session (mean)", "rereads_per_session", True),
 )
 
 
@@ -46,6 +48,8 @@ def _show(attribute: str, value: float) -> str:
         return f"${value:,.4f}"
     if "fraction" in attribute:
         return f"{value:.1%}"
+    if attribute.endswith("per_session"):
+        return f"{value:,.2f}"
     return f"{value:,.0f}"
 
 

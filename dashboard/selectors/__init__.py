@@ -62,7 +62,13 @@ from dashboard.selectors.simulations import (
     simulation_tokenizer_count,
 )
 from dashboard.selectors.tokens import api_token_get, api_token_list
-from dashboard.selectors.trace import TraceScreen, simulation_estimates, simulation_rereads, simulation_trace
+from dashboard.selectors.trace import (
+    TraceScreen,
+    simulation_estimates,
+    simulation_rereads,
+    simulation_trace,
+    simulation_trace_json,
+)
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_get_or_404,
@@ -77,6 +83,7 @@ __all__ = [
     "TraceScreen",
     "simulation_rereads",
     "simulation_trace",
+    "simulation_trace_json",
     "Alert",
     "FleetCollector",
     "FleetFilters",

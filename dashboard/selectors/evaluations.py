@@ -123,6 +123,7 @@ def _metrics(row: EvaluationResult, profile: EvaluationProfile) -> SessionMetric
         output_tokens=row.output_tokens,
         cost_usd=row.cost_usd,
         first_trim_call=row.first_trim_call,
+        rereads=row.rereads or 0,
     )
 
 
@@ -135,12 +136,40 @@ class WorstSession:
 
 
 @dataclass(frozen=True, slots=True)
+class Rereads:
+    """A profile's re-reads after forgetting over a corpus: total, mean per session, most re-read."""
+
+    total: int
+    mean: float
+    most: tuple[WorstSession, ...]
+    """Sessions with at least one re-read, most first (at most ``MOST_REREADS``)."""
+    uncounted: int
+    """Sessions stored before re-reads were counted (their count is unknown, not 0)."""
+
+
+MOST_REREADS = 5
+
+
+@dataclass(frozen=True, slots=True)
 class ProfileReport:
     profile: EvaluationProfile
     summary: ProfileSummary
     worst: tuple[WorstSession, ...]
     errors: int
     sessions: tuple[SessionMetrics, ...]
+    rereads: Rereads
+
+
+def _rereads(rows: list[EvaluationResult], names: dict[int, str], profile: EvaluationProfile) -> Rereads:
+    counted = [r for r in rows if r.rereads is not None]
+    total = sum(r.rereads or 0 for r in counted)
+    ranked = sorted((r for r in counted if r.rereads), key=lambda r: (-(r.rereads or 0), r.transcript_id))
+    most = tuple(
+        WorstSession(r.transcript_id, names[r.transcript_id], profile.profile_id, _metrics(r, profile))
+        for r in ranked[:MOST_REREADS]
+    )
+    mean = total / len(counted) if counted else 0.0
+    return Rereads(total, mean, most, len(rows) - len(counted))
 
 
 def evaluation_report(*, evaluation: Evaluation) -> list[ProfileReport]:
@@ -160,13 +189,17 @@ def evaluation_report(*, evaluation: Evaluation) -> list[ProfileReport]:
             WorstSession(int(m.source), names[int(m.source)], profile.profile_id, m)
             for m in worst_sessions(metrics, 10)
         )
-        reports.append(ProfileReport(profile, summary, worst, len(rows) - len(ok), tuple(metrics)))
+        errors = len(rows) - len(ok)
+        rereads = _rereads(ok, names, profile)
+        reports.append(ProfileReport(profile, summary, worst, errors, tuple(metrics), rereads))
     return reports
 
 
 __all__ = [
+    "MOST_REREADS",
     "ProfileReport",
     "Progress",
+    "Rereads",
     "WorstSession",
     "corpus_failures",
     "corpus_get",

@@ -17,6 +17,7 @@ from dashboard.selectors.profiles import profile_domain
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
+    CacheTtl,
     CallView,
     Comparison,
     CostComparison,
@@ -76,11 +77,12 @@ def simulation_cost(
     user: User | AnonymousUser | None,
     pricing: str | None = None,
     assumed_gap_seconds: float | None = None,
+    cache_ttl: CacheTtl = "5m",
 ) -> ResultCost:
     """What the replay of ``transcript`` through ``profile`` costs, at the prices in effect for ``user``.
 
-    Kept in ``dashboard.memo`` by the replay's key, the pricing key and the price edits in effect (so an
-    edit is a different key, never a stale price).
+    Kept in ``dashboard.memo`` by the replay's key, the pricing key, the price edits in effect (so an
+    edit is a different key, never a stale price) and the cache-write lifetime.
 
     Raises:
         PriceTableError: ``pricing`` names no entry of the table.
@@ -93,10 +95,16 @@ def simulation_cost(
         table = price_table_with(load_price_table(), edits)
         parsed = transcript_parsed(transcript=transcript)
         return profile_cost(
-            parsed, profile, result, pricing=pricing, assumed_gap_seconds=assumed_gap_seconds, table=table
+            parsed,
+            profile,
+            result,
+            pricing=pricing,
+            assumed_gap_seconds=assumed_gap_seconds,
+            ttl=cache_ttl,
+            table=table,
         )
 
-    return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits), compute)
+    return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits, cache_ttl), compute)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,9 +172,13 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
 
 
 def comparison(
-    *, transcript: Transcript, profiles: list[DomainProfile]
+    *, transcript: Transcript, profiles: list[DomainProfile], assumed_gap_seconds: float | None = None
 ) -> tuple[list[SimulationResult], Comparison]:
-    results = [simulation_result(transcript=transcript, profile=p) for p in profiles]
+    """The profiles' replays side by side, each with the gap its cost assumes (OpenClaw's clock reads it)."""
+    results = [
+        simulation_result(transcript=transcript, profile=p, assumed_gap_seconds=assumed_gap_seconds)
+        for p in profiles
+    ]
     return results, compare(transcript_parsed(transcript=transcript), results)
 
 
@@ -192,7 +204,9 @@ def simulation_run_result(*, run: SimulationRun) -> SimulationResult:
     )
 
 
-def simulation_run_cost(*, run: SimulationRun, user: User | AnonymousUser | None) -> ResultCost:
+def simulation_run_cost(
+    *, run: SimulationRun, user: User | AnonymousUser | None, cache_ttl: CacheTtl = "5m"
+) -> ResultCost:
     """The run's cost at the pricing it asked for and the prices in effect for ``user`` now."""
     profile = profile_from_document(run.document, name=run.profile_name)
     return simulation_cost(
@@ -201,6 +215,7 @@ def simulation_run_cost(*, run: SimulationRun, user: User | AnonymousUser | None
         user=user,
         pricing=run.pricing or None,
         assumed_gap_seconds=run.assumed_gap_seconds,
+        cache_ttl=cache_ttl,
     )
 
 
@@ -244,6 +259,7 @@ def comparison_costs(
     user: User | AnonymousUser | None,
     pricing: str | None = None,
     assumed_gap_seconds: float | None = None,
+    cache_ttl: CacheTtl = "5m",
 ) -> tuple[list[ResultCost], CostComparison]:
     """Each compared profile's cost, and the costs side by side (the first profile is the reference).
 
@@ -257,6 +273,7 @@ def comparison_costs(
             user=user,
             pricing=pricing,
             assumed_gap_seconds=assumed_gap_seconds,
+            cache_ttl=cache_ttl,
         )
         for p in profiles
     ]

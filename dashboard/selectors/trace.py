@@ -22,6 +22,7 @@ from simulator import (
     message_token_text,
     rereads,
     trace_session,
+    trace_to_json,
 )
 from simulator import Profile as DomainProfile
 
@@ -74,10 +75,43 @@ def simulation_rereads(*, transcript: Transcript, result: SimulationResult) -> t
     return rereads(transcript_parsed(transcript=transcript), result)
 
 
+def simulation_trace_json(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    find: str,
+    regex: bool,
+    assumed_gap_seconds: float | None = None,
+) -> dict[str, object]:
+    """The CLI's ``trace --json`` answer for a stored transcript and profile (at most ``MAX_MATCHES``
+    matches followed; ``more`` counts the rest).
+
+    Raises:
+        TraceQueryError: ``find`` is empty or an invalid regular expression (named ``find``).
+    """
+    query = TraceQuery.parse(find, regex=regex, name="find")
+    parsed = transcript_parsed(transcript=transcript)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
+
+    def contents_at(number: int) -> dict[int, tuple[int, str]]:
+        return changed_contents(parsed, profile, result, number)
+
+    return trace_to_json(trace_session(parsed, result, query, contents_at=contents_at, limit=MAX_MATCHES))
+
+
 def simulation_trace(
-    *, transcript: Transcript, profile: DomainProfile, find: str, regex: bool, opened: int | None = None
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    find: str,
+    regex: bool,
+    opened: int | None = None,
+    assumed_gap_seconds: float | None = None,
 ) -> TraceScreen:
     """The messages matching ``find`` followed through the replay; ``opened`` gets its before/after view.
+    ``assumed_gap_seconds`` is the replay's gap for a transcript without timestamps.
 
     An invalid query is not an exception here: the screen carries the problem to show in place.
     """
@@ -86,7 +120,9 @@ def simulation_trace(
     except TraceQueryError as exc:
         return TraceScreen(find, regex, exc.problem)
     parsed = transcript_parsed(transcript=transcript)
-    result = simulation_result(transcript=transcript, profile=profile)
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
 
     def contents_at(number: int) -> dict[int, tuple[int, str]]:
         return changed_contents(parsed, profile, result, number)

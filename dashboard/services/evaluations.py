@@ -190,6 +190,7 @@ def _metrics_row(
         output_tokens=m.output_tokens,
         cost_usd=m.cost_usd,
         first_trim_call=m.first_trim_call,
+        rereads=m.rereads,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -10,7 +12,7 @@ from django.views.decorators.http import require_GET
 from dashboard import forms, selectors
 from dashboard.models import Profile
 from dashboard.views.common import HtmxHttpRequest
-from dashboard.views.costs import compare_cost_context
+from dashboard.views.costs import compare_cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
 
 MAX_PROFILES = 3
@@ -48,14 +50,20 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
     knob_values = {
         k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
     }
-    context["knob_pairs"] = [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    knob_pairs = [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    context["knob_pairs"] = knob_pairs
+    costs = cost_params(request)
+    # Links within the page keep the knob edits and the cost choices.
+    context["carry"] = urlencode([*knob_pairs, *costs.query()])
     if transcript is not None and len(chosen) >= 2:
         domains = [forms.simulation_profile(profile=p) for p in chosen]
         if knob_values:
             edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
             domains[0] = edits.profile
             context["edits"] = edits
-        results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
+        results, comparison = selectors.comparison(
+            transcript=transcript, profiles=domains, assumed_gap_seconds=costs.gap
+        )
         # One tokenizer for every runtime (o200k), beside each runtime's own estimator.
         checks = [selectors.simulation_estimates(transcript=transcript, result=r) for r in results]
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
@@ -83,7 +91,9 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             for row in page
         ]
         context.update(
-            compare_cost_context(request=request, transcript=transcript, profiles=domains, table=table)
+            compare_cost_context(
+                request=request, transcript=transcript, profiles=domains, table=table, params=costs
+            )
         )
         focus_raw = request.GET.get("call", "")
         focus = (

@@ -1,4 +1,5 @@
-"""The cost parts of the simulation page: pricing and assumed gap from the URL, the strip, the call's cost.
+"""The cost parts of the simulation and compare pages: pricing, assumed gap and cache TTL from the URL, the
+strip, the call's cost.
 
 Kept apart from ``views/simulations.py`` so the page's view only adds one call to it.
 """
@@ -6,6 +7,7 @@ Kept apart from ``views/simulations.py`` so the page's view only adds one call t
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
 
@@ -13,24 +15,75 @@ from dashboard import selectors
 from dashboard.models import Transcript
 from dashboard.selectors.simulations import SimulationScreen
 from dashboard.views.common import HtmxHttpRequest
-from simulator import PriceTableError, Profile, TimelineShape, cost_strip, part_usd
+from simulator import (
+    CACHE_TTLS,
+    DEFAULT_GAP_SECONDS,
+    CacheTtl,
+    PriceTableError,
+    Profile,
+    TimelineShape,
+    cost_strip,
+    part_usd,
+)
 
 MAX_GAP_SECONDS = 7 * 24 * 3600
 
 
-def cost_params(request: HtmxHttpRequest) -> tuple[str | None, float | None, str | None]:
-    """``pricing`` and ``gap`` from the URL, and a problem with them to show (the default is then used)."""
-    pricing = request.GET.get("pricing") or None
-    raw = request.GET.get("gap") or ""
+@dataclass(frozen=True, slots=True)
+class CostParams:
+    """The cost choices in the URL: ``pricing``, ``gap`` (seconds) and ``ttl`` (cache-write lifetime)."""
+
+    pricing: str | None
+    gap: float | None
+    ttl: CacheTtl
+    problem: str | None
+    """A choice that could not be applied (its default is used), to show beside the cost."""
+
+    def query(self) -> list[tuple[str, str]]:
+        """The choices that differ from the defaults, to carry in links."""
+        pairs = [("pricing", self.pricing or ""), ("gap", "" if self.gap is None else f"{self.gap:g}")]
+        pairs.append(("ttl", "" if self.ttl == "5m" else self.ttl))
+        return [(k, v) for k, v in pairs if v]
+
+
+def _ttl(raw: str) -> tuple[CacheTtl, str | None]:
+    for ttl in CACHE_TTLS:
+        if raw == ttl:
+            return ttl, None
     if not raw:
-        return pricing, None, None
+        return "5m", None
+    return "5m", f"cache TTL {raw!r} is not one of {', '.join(CACHE_TTLS)}: 5m used"
+
+
+def _gap(raw: str) -> tuple[float | None, str | None]:
+    if not raw:
+        return None, None
     try:
         gap = float(raw)
     except ValueError:
-        return pricing, None, f"assumed gap {raw!r} is not a number of seconds: not applied"
+        return None, f"assumed gap {raw!r} is not a number of seconds: not applied"
     if not math.isfinite(gap) or not 0 <= gap <= MAX_GAP_SECONDS:
-        return pricing, None, f"assumed gap {raw} is outside 0 to {MAX_GAP_SECONDS:,} seconds: not applied"
-    return pricing, gap, None
+        return None, f"assumed gap {raw} is outside 0 to {MAX_GAP_SECONDS:,} seconds: not applied"
+    return gap, None
+
+
+def cost_params(request: HtmxHttpRequest) -> CostParams:
+    """``pricing``, ``gap`` and ``ttl`` from the URL, and the problems with them to show (each default is
+    then used)."""
+    ttl, ttl_problem = _ttl(request.GET.get("ttl") or "")
+    gap, gap_problem = _gap(request.GET.get("gap") or "")
+    problems = [p for p in (gap_problem, ttl_problem) if p]
+    return CostParams(request.GET.get("pricing") or None, gap, ttl, "; ".join(problems) or None)
+
+
+def _gap_context(params: CostParams) -> dict[str, object]:
+    """What the page says about time between calls, and the gap control's current value."""
+    return {
+        "cost_gap": "" if params.gap is None else f"{params.gap:g}",
+        "cost_gap_default": f"{DEFAULT_GAP_SECONDS:g}",
+        "cost_ttl": params.ttl,
+        "cache_ttls": CACHE_TTLS,
+    }
 
 
 def cost_context(
@@ -40,13 +93,17 @@ def cost_context(
     profile: Profile,
     screen: SimulationScreen,
     shape: TimelineShape,
-    pricing: str | None,
-    gap: float | None,
-    problem: str | None,
+    params: CostParams,
 ) -> dict[str, object]:
+    pricing, gap, ttl, problem = params.pricing, params.gap, params.ttl, params.problem
     try:
         cost = selectors.simulation_cost(
-            transcript=transcript, profile=profile, user=user, pricing=pricing, assumed_gap_seconds=gap
+            transcript=transcript,
+            profile=profile,
+            user=user,
+            pricing=pricing,
+            assumed_gap_seconds=gap,
+            cache_ttl=ttl,
         )
     except PriceTableError as exc:
         problem = (
@@ -54,7 +111,7 @@ def cost_context(
         )
         pricing = None
         cost = selectors.simulation_cost(
-            transcript=transcript, profile=profile, user=user, assumed_gap_seconds=gap
+            transcript=transcript, profile=profile, user=user, assumed_gap_seconds=gap, cache_ttl=ttl
         )
     number = screen.call.call.number
     session = cost.session
@@ -65,6 +122,7 @@ def cost_context(
             (c for c in cost.recorded.calls if c.message_index == screen.call.call.message_index), None
         )
     return {
+        **_gap_context(params),
         "cost": cost,
         "cost_strip": cost_strip(shape, session, cost.breaks),
         "call_cost": call_cost,
@@ -73,7 +131,6 @@ def cost_context(
         "call_recorded": recorded,
         "cost_problem": problem,
         "cost_pricing": pricing or "",
-        "cost_gap": "" if gap is None else f"{gap:g}",
         "pricing_keys": [r.pricing.key for r in selectors.pricing_rows(user=user)],
         "cost_saving": -cost.difference_usd,
     }
@@ -85,9 +142,10 @@ def compare_cost_context(
     transcript: Transcript,
     profiles: list[Profile],
     table: list[dict[str, object]],
+    params: CostParams,
 ) -> dict[str, object]:
     """The compare page's cost parts; also puts each cell's ``usd`` into ``table``'s rows."""
-    pricing, gap, problem = cost_params(request)
+    pricing, gap, ttl, problem = params.pricing, params.gap, params.ttl, params.problem
     try:
         costs, money = selectors.comparison_costs(
             transcript=transcript,
@@ -95,11 +153,17 @@ def compare_cost_context(
             user=request.user,
             pricing=pricing,
             assumed_gap_seconds=gap,
+            cache_ttl=ttl,
         )
     except PriceTableError:
         problem = f"pricing {pricing!r} is not in the price table: priced at the default instead"
+        pricing = None
         costs, money = selectors.comparison_costs(
-            transcript=transcript, profiles=profiles, user=request.user, assumed_gap_seconds=gap
+            transcript=transcript,
+            profiles=profiles,
+            user=request.user,
+            assumed_gap_seconds=gap,
+            cache_ttl=ttl,
         )
     for line in table:
         row, cells = line["row"], line["cells"]
@@ -119,6 +183,9 @@ def compare_cost_context(
         for x in money.crossings
     ]
     return {
+        **_gap_context(params),
+        "cost_pricing": pricing or "",
+        "pricing_keys": [r.pricing.key for r in selectors.pricing_rows(user=request.user)],
         "money": money,
         "money_rows": [
             {"name": n, "cost": c, "total": t, "difference": d}
@@ -127,5 +194,6 @@ def compare_cost_context(
         "overtakes": overtakes,
         "money_pricing": costs[0].lookup.pricing.key if costs else "",
         "money_gap": costs[0].gap_statement if costs else "",
+        "money_ttl": costs[0].ttl_statement if costs else "",
         "money_problem": problem,
     }

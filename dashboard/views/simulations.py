@@ -64,21 +64,26 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     domain, edited, knob_error = edits.profile, edits.edited, edits.error
     document = forms.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = forms.profile_knobs(document=document)
-    pricing, gap, cost_problem = cost_params(request)
+    costs = cost_params(request)
     screen = selectors.simulation_screen(
-        transcript=transcript, profile=domain, call=_int(request.GET.get("call")), assumed_gap_seconds=gap
+        transcript=transcript,
+        profile=domain,
+        call=_int(request.GET.get("call")),
+        assumed_gap_seconds=costs.gap,
     )
     number = screen.call.call.number
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
-    base += [
-        (k, v)
-        for k, v in (("pricing", request.GET.get("pricing", "")), ("gap", request.GET.get("gap", "")))
-        if v
-    ]
+    base += costs.query()
     context.update(
         _trace_context(
-            request, transcript=transcript, profile=domain, profile_pk=profile.pk, base=base, call=number
+            request,
+            transcript=transcript,
+            profile=domain,
+            profile_pk=profile.pk,
+            base=base,
+            call=number,
+            gap=costs.gap,
         )
     )
     base += _trace_params(request)
@@ -101,8 +106,12 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "knob_error_path": edits.error_path,
             "edited": edited,
             "compare_query": urlencode(
-                [("transcript", transcript.pk), ("profiles", profile.pk)]
-                + [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+                [
+                    ("transcript", transcript.pk),
+                    ("profiles", profile.pk),
+                    *[(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()],
+                    *costs.query(),
+                ]
             ),
             "save_name": f"{profile.name} (tuned)",
             "base_query": urlencode(base),
@@ -127,9 +136,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             profile=domain,
             screen=screen,
             shape=shape,
-            pricing=pricing,
-            gap=gap,
-            problem=cost_problem,
+            params=costs,
         )
     )
     template = "dashboard/simulation.html"
@@ -157,9 +164,10 @@ def _trace_context(
     profile_pk: int,
     base: list[tuple[str, str | int]],
     call: int,
+    gap: float | None,
 ) -> dict[str, object]:
     find = request.GET.get("find", "")
-    result = selectors.simulation_result(transcript=transcript, profile=profile)
+    result = selectors.simulation_result(transcript=transcript, profile=profile, assumed_gap_seconds=gap)
     screen = (
         selectors.simulation_trace(
             transcript=transcript,
@@ -167,6 +175,7 @@ def _trace_context(
             find=find,
             regex=bool(request.GET.get("regex")),
             opened=_int(request.GET.get("open")),
+            assumed_gap_seconds=gap,
         )
         if find
         else None
@@ -194,7 +203,7 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
         transcript=transcript,
         profile=domain,
         call=_int(request.GET.get("call")),
-        assumed_gap_seconds=cost_params(request)[1],
+        assumed_gap_seconds=cost_params(request).gap,
     )
     sent, full = selectors.simulation_tokenizer_count(transcript=transcript, screen=screen)
     return render(request, "dashboard/simulation.html#tokenizer", {"o200k_sent": sent, "o200k_full": full})

@@ -17,7 +17,8 @@ framing, tool definitions and a system prompt the transcript does not hold are n
 are the recorded ones where the transcript has them, else the o200k count of the reply.
 
 Time of a call: the timestamp of the last message before the reply (the request's newest input), else the
-reply's own; with no timestamp, the previous call's time plus the assumed gap (one knob, ``gap_seconds``).
+reply's own; with no timestamp, the previous call's time plus the assumed gap (one knob, ``gap_seconds``,
+by default ``simulator.assumed_times.DEFAULT_GAP_SECONDS``, the one OpenClaw's replay reads too).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from simulator.assumed_times import DEFAULT_GAP_SECONDS
 from simulator.cost.breakpoints import (
     BREAKPOINT_POLICIES,
     RUNTIME_POLICY,
@@ -39,9 +41,6 @@ from simulator.replay.model import CallRecord, SimulationResult
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
 from simulator.transcript import ImagePart, Message, Transcript
 from simulator.transcript import Role as MessageRole
-
-DEFAULT_GAP_SECONDS = 30.0
-"""Assumed time between calls when the transcript has no timestamps."""
 
 BREADCRUMB_FINGERPRINT = "zeroclaw:breadcrumb"
 

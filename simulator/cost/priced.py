@@ -6,8 +6,8 @@ This is the one place the CLI, the API and the pages get cost from, so they agre
 * pricing: the key asked for, else the model the transcript records when the table has it, else the
   table's named default with a warning (:func:`pricing_choice`);
 * time between calls: the transcript's timestamps; without any, the assumed gap (``assumed_gap_seconds``,
-  the same knob OpenClaw's TTL pruning reads, see ``simulator.assumed_times``), else
-  :data:`~simulator.cost.from_replay.DEFAULT_GAP_SECONDS`, and the result says which;
+  the same knob OpenClaw's TTL pruning reads), else :data:`simulator.assumed_times.DEFAULT_GAP_SECONDS`
+  (the same default that replay uses), and the result says which;
 * the baseline: the transcript replayed with no context management (``as-recorded``) with the same
   runtime's cache breakpoints, so the difference is what the context rules alone change. A result of
   the ``as-recorded`` profile itself uses the breakpoints of the runtime that wrote the transcript's
@@ -20,12 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from simulator.assumed_times import has_timestamps
+from simulator.assumed_times import gap_or_default, gap_statement, has_timestamps
 from simulator.cost.breakpoints import RUNTIME_POLICY, policy_for_format
 from simulator.cost.breaks import CacheBreak, cache_breaks
 from simulator.cost.cache import SessionCost, price_requests
 from simulator.cost.from_replay import (
-    DEFAULT_GAP_SECONDS,
     ChangedContents,
     TranscriptTokens,
     UsageComparison,
@@ -34,6 +33,7 @@ from simulator.cost.from_replay import (
     requests_from_result,
 )
 from simulator.cost.pricing import (
+    ONE_HOUR_SECONDS,
     CacheTtl,
     PriceTable,
     PriceTableError,
@@ -50,6 +50,7 @@ from simulator.transcript import Role, Transcript
 AS_RECORDED_RUNTIME = "as_recorded"
 
 GapSource = Literal["timestamps", "assumed", "default"]
+FIVE_MINUTES_SECONDS = 300
 
 
 def pricing_choice(transcript: Transcript, key: str | None, table: PriceTable | None = None) -> PricingLookup:
@@ -110,11 +111,23 @@ class ResultCost:
         return round(self.usd - self.baseline_usd, USD_DECIMALS)
 
     @property
+    def ttl_statement(self) -> str:
+        """The cache-write lifetime priced, in words (and when the provider does not sell the one asked)."""
+        pricing, ttl = self.lookup.pricing, self.session.ttl
+        seconds = pricing.ttl_seconds(ttl)
+        if pricing.caching != "breakpoints":
+            also = " (1-hour writes are Anthropic's)" if ttl == "1h" else ""
+            return f"{pricing.key} caches for its own {seconds:,} s{also}"
+        lifetime = "1-hour" if seconds == ONE_HOUR_SECONDS else f"{seconds:,}-second"
+        if seconds == FIVE_MINUTES_SECONDS:
+            lifetime = "5-minute"
+        return f"{lifetime} cache writes ({pricing.write_multiplier(ttl):g}× input)"
+
+    @property
     def gap_statement(self) -> str:
         if self.gap_source == "timestamps":
             return "gaps between calls from the transcript's timestamps"
-        how = "assumed" if self.gap_source == "assumed" else "assumed by default"
-        return f"no timestamps: calls {self.gap_seconds:g} s apart ({how})"
+        return gap_statement(None if self.gap_source == "default" else self.gap_seconds)
 
 
 def result_cost(
@@ -146,7 +159,7 @@ def result_cost(
     """
     table = table or load_price_table()
     lookup = pricing_choice(transcript, pricing, table)
-    gap = DEFAULT_GAP_SECONDS if assumed_gap_seconds is None else assumed_gap_seconds
+    gap = gap_or_default(assumed_gap_seconds)
     source: GapSource = (
         "timestamps"
         if has_timestamps(transcript)
@@ -232,6 +245,7 @@ def cost_model_json(cost: ResultCost) -> dict[str, JSON]:
         "price_table_version": cost.table_version,
         "pricing_warning": cost.lookup.warning,
         "cache_ttl": cost.session.ttl,
+        "cache_ttl_statement": cost.ttl_statement,
         "gap_seconds": cost.gap_seconds,
         "gap_source": cost.gap_source,
         "gap": cost.gap_statement,

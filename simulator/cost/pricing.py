@@ -21,6 +21,8 @@ from simulator.errors import SimulatorError
 
 Caching = Literal["breakpoints", "automatic", "implicit"]
 CacheTtl = Literal["5m", "1h"]
+CACHE_TTLS: tuple[CacheTtl, ...] = ("5m", "1h")
+"""The cache-write lifetimes a caller may choose (Anthropic sells both; others cache for their own TTL)."""
 
 _CACHING: tuple[Caching, ...] = ("breakpoints", "automatic", "implicit")
 _DATE_SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
@@ -212,6 +214,7 @@ def pricing_for(
 
 
 __all__ = [
+    "CACHE_TTLS",
     "CacheTtl",
     "Caching",
     "PriceTable",

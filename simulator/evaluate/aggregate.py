@@ -74,6 +74,11 @@ class ProfileSummary:
     rereads: int = 0
     """Re-reads after forgetting, summed over the sessions."""
 
+    @property
+    def rereads_per_session(self) -> float:
+        """Re-reads after forgetting per session, on average."""
+        return self.rereads / self.sessions if self.sessions else 0.0
+
     def stat(self, name: str) -> Stats:
         return dict(self.stats)[name]
 

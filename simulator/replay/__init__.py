@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from simulator.assumed_times import has_timestamps, with_assumed_times
+from simulator.assumed_times import gap_or_default, gap_statement, has_timestamps, with_assumed_times
 from simulator.replay.model import (
     BudgetExplanation,
     CallRecord,
@@ -42,24 +42,24 @@ def simulate(
         profile: A validated profile.
         reference: Run the reference implementation (the runtime's own functions at every call,
             quadratic) instead of the fast one; both give the same result.
-        assumed_gap_seconds: Seconds between calls for a transcript with no timestamps (OpenClaw's TTL
-            clock reads them; ``simulator.assumed_times``). ``None`` leaves such a transcript unclocked.
+        assumed_gap_seconds: Seconds between calls for a transcript with no timestamps; ``None`` is
+            ``simulator.assumed_times.DEFAULT_GAP_SECONDS``, the gap the cost model assumes too.
 
     Returns:
-        The per-call result.
+        The per-call result. A runtime whose replay reads the clock (OpenClaw's cache-TTL gate) replays a
+        transcript without timestamps stamped with the assumed gap, and the result says so in a warning.
     """
-    if assumed_gap_seconds is not None and not has_timestamps(transcript):
-        stamped = with_assumed_times(transcript, assumed_gap_seconds)
-        result = simulate(stamped, profile, reference=reference)
-        note = f"the transcript has no timestamps: calls assumed {assumed_gap_seconds:g} s apart"
-        return replace(result, warnings=(*result.warnings, note))
-    return profile.spec.simulate(
-        transcript,
+    stamped = profile.spec.reads_clock and bool(transcript.messages) and not has_timestamps(transcript)
+    result = profile.spec.simulate(
+        with_assumed_times(transcript, gap_or_default(assumed_gap_seconds)) if stamped else transcript,
         profile.settings,
         profile_name=profile.name,
         provider_window=profile.provider_window,
         reference=reference,
     )
+    if stamped:
+        return replace(result, warnings=(*result.warnings, gap_statement(assumed_gap_seconds)))
+    return result
 
 
 def changed_contents(

@@ -8,7 +8,11 @@ entry was written (the ``openclaw.cache-ttl`` marker is stamped then). Read from
 * native messages: an OpenClaw session's own ``AgentMessage`` payloads (``Message.raw``) as recorded, so what
   the replay sends is byte for byte what OpenClaw would; other formats are converted (``to_openclaw``);
 * a call's time: its reply's ``timestamp`` (pi stamps an assistant message when its request starts), else
-  the newest time before it; a transcript with no times at all gets calls a day apart (said in a warning);
+  the newest time before it. ``simulator.replay.simulate`` never hands this a transcript with no times at
+  all: it stamps one first with the assumed gap (``simulator.assumed_times``, the same gap the cost model
+  reads). Called directly (the fast-against-reference tests), such a transcript gets calls a day apart,
+  every attempt after the first past the TTL (said in a warning), so those tests exercise the pruner; no
+  conformance vector takes this path (their sessions carry timestamps);
 * an attempt's end: the reply entry's own ISO ``timestamp`` (``Message.written_ms``: after the reply
   finished), else the reply's ``timestamp``;
 * the route: the reply's recorded ``provider``/``model``/``api``, else the transcript's, else the profile's

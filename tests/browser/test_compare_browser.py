@@ -90,3 +90,28 @@ def test_profiles_that_never_differ_say_so(
     cell.click()
     expect(page.locator("#sim-body")).to_have_attribute("data-call", "7")
     assert console_errors == []
+
+
+def test_compare_reprices_with_pricing_gap_and_cache_ttl_in_place_of_the_defaults(
+    signed_in: Page, daphne_url: str, sim_data: SimData, console_errors: list[str]
+) -> None:
+    page = signed_in
+    page.set_viewport_size({"width": 1280, "height": 900})
+    _compare_in_the_form(page, daphne_url, "twelve-turns", "Demo · ZeroClaw", "Demo · OpenClaw")
+    heading = page.locator("#compare-cost h2")
+    expect(heading).to_contain_text("no timestamps: calls assumed 30 s apart (the default) — change")
+    heading.get_by_role("link", name="change").click()
+    expect(page.locator("#cost-gap-input")).to_be_in_viewport()
+    controls = page.locator("#compare-cost-controls")
+    controls.locator('select[name="pricing"]').select_option("anthropic/claude-sonnet-4-5")
+    page.locator("#cost-gap-input").fill("900")
+    controls.locator('select[name="ttl"]').select_option("1h")
+    controls.get_by_role("button", name="Re-price").click()
+    expect(page).to_have_url(re.compile(r"gap=900"))
+    expect(heading).to_contain_text("anthropic/claude-sonnet-4-5")
+    expect(heading).to_contain_text("no timestamps: calls assumed 900 s apart")
+    expect(page.locator("#cost-ttl")).to_have_text("1-hour cache writes (2× input)")
+    box = controls.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1280
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert console_errors == []

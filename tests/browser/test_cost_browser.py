@@ -73,6 +73,14 @@ def test_cost_strip_fits_1280_and_opens_a_call_with_its_cache_break(
     page.get_by_role("button", name="Re-price").click()
     expect(page).to_have_url(re.compile(r"pricing=openai%2Fgpt-4o.*gap=600|gap=600.*pricing=openai%2Fgpt-4o"))
     expect(page.locator("#cost-h")).to_contain_text("openai/gpt-4o")
-    expect(page.locator("#cost-h")).to_contain_text("calls 600 s apart (assumed)")
+    expect(page.locator("#cost-h")).to_contain_text("no timestamps: calls assumed 600 s apart")
     expect(page.locator("#cost-total")).not_to_have_text(total or "")
+
+    # The cache TTL sits beside them: 1-hour writes at Anthropic prices, stated in the heading.
+    page.locator('select[name="pricing"]').select_option("anthropic/claude-sonnet-4-5")
+    page.locator('select[name="ttl"]').select_option("1h")
+    page.get_by_role("button", name="Re-price").click()
+    expect(page).to_have_url(re.compile(r"ttl=1h"))
+    expect(page.locator("#cost-ttl")).to_have_text("1-hour cache writes (2× input)")
+    expect(page.locator('select[name="ttl"]')).to_have_value("1h")
     assert console_errors == []

@@ -66,6 +66,7 @@ def test_a_soft_trimmed_result_opens_side_by_side_with_the_cut_marked(
             "knob:agents.defaults.contextPruning.mode": "cache-ttl",
             "knob:agents.defaults.contextPruning.softTrimRatio": 0.01,
             "knob:model.contextWindow": 40000,
+            "gap": 3600,  # calls an hour apart: each attempt after the first prunes
             "find": "01: def handler_1(",
         }
     )

@@ -8,6 +8,7 @@ from ninja.testing import TestClient
 from dashboard import services
 from dashboard.api import api as ninja_api
 from dashboard.models import PriceOverride, SimulationRun
+from simulator import DEFAULT_GAP_SECONDS
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
@@ -161,3 +162,66 @@ def test_a_price_edit_out_of_range_is_refused_by_name(api, change, named):
 def test_an_edit_of_an_unknown_entry_is_refused(api):
     response = api.put("/pricing/acme/model-9", json=EDIT)
     assert response.status_code == 400 and "acme/model-9" in response.json()["message"]
+
+
+def test_a_run_without_timestamps_states_the_default_gap_it_assumed(api, transcript, tight):
+    created = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk}).json()
+    model = created["result"]["cost_model"]
+    assert (model["gap_seconds"], model["gap_source"]) == (DEFAULT_GAP_SECONDS, "default")
+    assert model["gap"] == f"no timestamps: calls assumed {DEFAULT_GAP_SECONDS:g} s apart (the default)"
+
+
+def test_an_openclaw_run_replays_at_the_gap_its_cost_assumes(api, transcript):
+    document = {
+        "trimscope": {"runtime": "openclaw"},
+        "agents": {
+            "defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m", "minPrunableToolChars": 1000}}
+        },
+        "model": {"provider": "anthropic", "id": "claude-sonnet-4-5", "contextWindow": 8000},
+    }
+    warm = api.post("/simulations", json={"transcript_id": transcript.pk, "profile": document}).json()
+    cold = api.post(
+        "/simulations",
+        json={"transcript_id": transcript.pk, "profile": document, "assumed_gap_seconds": 3600},
+    ).json()
+    assert (warm["trims"], cold["trims"] > 0) == (0, True)
+    assert "no timestamps: calls assumed 30 s apart (the default)" in warm["result"]["warnings"]
+    assert "no timestamps: calls assumed 3600 s apart" in cold["result"]["warnings"]
+
+
+def test_a_run_can_be_priced_with_one_hour_cache_writes(api, transcript, tight):
+    body = {"transcript_id": transcript.pk, "profile_id": tight.pk, "pricing": SONNET, "cache_ttl": "1h"}
+    created = api.post("/simulations", json=body).json()
+    assert created["result"]["pricing"]["cache_write_multiplier"] == 2.0
+    assert created["result"]["pricing"]["cache_ttl_seconds"] == 3600
+    short = api.get(f"/simulations/{created['id']}").json()["result"]
+    long = api.get(f"/simulations/{created['id']}?cache_ttl=1h").json()["result"]
+    assert (short["pricing"]["cache_write_multiplier"], short["cost_model"]["cache_ttl"]) == (1.25, "5m")
+    assert long == created["result"]
+    assert (
+        long["summary"]["cost_usd"] > short["summary"]["cost_usd"]
+    )  # the same writes at 2x instead of 1.25x
+
+
+def test_an_unknown_cache_ttl_is_a_422_naming_it(api, transcript, tight):
+    created = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk}).json()
+    response = api.get(f"/simulations/{created['id']}?cache_ttl=2h")
+    assert response.status_code == 422 and "cache_ttl" in response.json()["message"]
+    body = {"transcript_id": transcript.pk, "profile_id": tight.pk, "cache_ttl": "1d"}
+    response = api.post("/simulations", json=body)
+    assert response.status_code == 422 and "cache_ttl" in response.json()["message"]
+
+
+def test_compare_states_the_gap_and_ttl_it_priced_with(api, transcript, tight, baseline):
+    body = {
+        "transcript_id": transcript.pk,
+        "profile_ids": [baseline.pk, tight.pk],
+        "pricing": SONNET,
+        "assumed_gap_seconds": 900,
+        "cache_ttl": "1h",
+    }
+    cost = api.post("/compare", json=body).json()["cost"]
+    assert (cost["gap_seconds"], cost["gap_source"], cost["cache_ttl"]) == (900, "assumed", "1h")
+    assert cost["gap"] == "no timestamps: calls assumed 900 s apart"
+    assert cost["pricing"]["cache_write_multiplier"] == 2.0
+    assert cost["cache_ttl_statement"] == "1-hour cache writes (2× input)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import tarfile
 import zipfile
 from datetime import timedelta
@@ -390,3 +391,105 @@ def test_api_tune_validates_its_limits(operator_client, corpus):
     assert ok.status_code == 201 and ok.json()["status"] == "queued"
     assert TuneRun.objects.get(pk=ok.json()["id"]).min_kept_turns == 0.5
     assert json.loads(operator_client.get(f"/api/tune/{ok.json()['id']}").content)["best"] is None
+
+
+# -- re-reads after forgetting -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def reread_evaluation():
+    from tests.simulator.test_trace import _chat
+
+    corpus = corpus_services.corpus_create(name="rereads")
+    corpus_services.corpus_add_files(
+        corpus=corpus,
+        files=[
+            ("config.json", _chat(10, reread_path="config.toml").encode()),
+            ("setup.json", _chat(14, reread_path="setup.py").encode()),
+            ("plain.json", _chat(6).encode()),
+        ],
+    )
+    tight = services.profile_create(
+        name="tight",
+        document={
+            "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+            "runtime_profiles": {"default": {"max_context_tokens": 4000}},
+        },
+    )
+    loose = services.profile_create(
+        name="loose",
+        document={
+            "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+            "runtime_profiles": {"default": {"max_context_tokens": 0}},
+        },
+    )
+    evaluation = eval_services.evaluation_start(corpus=corpus, profiles=[tight, loose])
+    run_all_chunks(evaluation)
+    return evaluation
+
+
+def test_the_worker_stores_each_pairs_rereads_as_the_trace_counts_them(reread_evaluation):
+    from simulator import parse_transcript, profile_from_document, simulate
+    from simulator.trace import rereads
+
+    rows = EvaluationResult.objects.filter(evaluation=reread_evaluation).select_related(
+        "transcript", "profile"
+    )
+    counted = {}
+    for row in rows:
+        parsed = parse_transcript(row.transcript.source_text)
+        profile = profile_from_document(row.profile.document, name=row.profile.name)
+        assert row.rereads == len(rereads(parsed, simulate(parsed, profile)))
+        counted[(row.transcript.name, row.profile.name)] = row.rereads
+    assert counted[("config.json", "tight")] > 0 and counted[("setup.json", "tight")] > 0
+    assert counted[("plain.json", "tight")] == 0
+    assert {v for (_, p), v in counted.items() if p == "loose"} == {0}
+
+
+def test_the_evaluation_page_shows_rereads_per_profile_total_mean_and_worst(
+    operator_client, reread_evaluation
+):
+    rows = EvaluationResult.objects.filter(evaluation=reread_evaluation, profile__name="tight")
+    total = sum(r.rereads for r in rows)
+    html = operator_client.get(reverse("evaluation-detail", args=[reread_evaluation.pk])).content.decode()
+    section = html[html.index('id="rereads"') : html.index('id="worst-h"')]
+    tight = re.search(r'id="rereads-0">(.*?)</p>', section, re.S)
+    loose = re.search(r'id="rereads-1">(.*?)</p>', section, re.S)
+    assert tight is not None and loose is not None
+    assert f'<strong class="reread-total">{total}</strong>' in tight.group(1)
+    assert f'<span class="reread-mean">{total / 3:.2f}</span> per session' in tight.group(1)
+    assert '<strong class="reread-total">0</strong>' in loose.group(1)
+    # The sessions with the most re-reads, most first (ties by upload), open the simulation; none: not listed.
+    most = re.findall(
+        r'transcript=\d+&amp;profile=\d+">([^<]+)</a></td>\s*<td class="num">(\d+)</td>', section
+    )
+    ranked = sorted(
+        (r for r in rows.select_related("transcript") if r.rereads),
+        key=lambda r: (-r.rereads, r.transcript_id),
+    )
+    expected = [(r.transcript.name, r.rereads) for r in ranked]
+    assert len(expected) == 2
+    assert [(n, int(c)) for n, c in most] == expected
+    comparison = re.search(r"<td>re-reads after forgetting</td>(.*?)</tr>", html, re.S)
+    assert comparison is not None and "<strong>0</strong>" in comparison.group(1)  # loose is the best
+    mean = re.search(r"<td>re-reads per session \(mean\)</td>(.*?)</tr>", html, re.S)
+    assert mean is not None and f"{total / 3:.2f}" in mean.group(1)
+    assert "<strong>0.00</strong>" in mean.group(1)
+
+
+def test_results_stored_before_rereads_were_counted_are_not_shown_as_zero(operator_client, reread_evaluation):
+    EvaluationResult.objects.filter(evaluation=reread_evaluation).update(rereads=None)
+    html = operator_client.get(reverse("evaluation-detail", args=[reread_evaluation.pk])).content.decode()
+    assert "3 sessions evaluated before re-reads were counted: re-run to count them" in html
+
+
+def test_the_evaluation_api_gives_each_profiles_rereads(operator_client, reread_evaluation):
+    body = operator_client.get(f"/api/evaluations/{reread_evaluation.pk}").json()
+    rows = {row["profile"]: row for row in body["profiles"]}
+    stored = sum(
+        r.rereads
+        for r in EvaluationResult.objects.filter(evaluation=reread_evaluation, profile__name="tight")
+    )
+    assert (rows["tight"]["rereads"], rows["tight"]["rereads_uncounted"]) == (stored, 0)
+    assert rows["tight"]["rereads_per_session"] == pytest.approx(stored / 3)
+    assert (rows["loose"]["rereads"], rows["loose"]["rereads_per_session"]) == (0, 0)

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from dashboard import services
 from dashboard.models import PriceOverride, Profile, TrimEvent
+from simulator import DEFAULT_GAP_SECONDS
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,11 @@ def test_the_simulation_page_draws_the_cost_strip_and_the_session_total(operator
     assert re.search(r'<rect class="part (read|write|uncached|output)"', body)
     assert re.search(r'id="cost-total">\$\d+\.\d{4}<', body)
     assert re.search(r'id="cost-saving">(saves|costs) \$', body)
-    assert "anthropic/claude-sonnet-4-5" in body and "no timestamps: calls 30 s apart" in body
+    assert "anthropic/claude-sonnet-4-5" in body
+    gap = re.search(r'<span id="cost-gap">(.*?)</span>', body, re.S)
+    assert gap is not None
+    assert "no timestamps: calls assumed 30 s apart (the default)" in gap.group(1)
+    assert '<a href="#cost-gap-input">change</a>' in gap.group(1)
 
 
 def test_a_call_where_the_trim_broke_the_cache_says_what_the_rewrite_cost(operator_client, setup):
@@ -65,7 +70,7 @@ def test_a_call_where_the_trim_broke_the_cache_says_what_the_rewrite_cost(operat
 def test_the_assumed_gap_from_the_url_is_stated_and_kept_in_the_links(operator_client, setup):
     transcript, tight, _ = setup
     body = operator_client.get(_sim(transcript, tight, gap="900")).content.decode()
-    assert "no timestamps: calls 900 s apart (assumed)" in body
+    assert "no timestamps: calls assumed 900 s apart" in body
     assert "gap=900" in body and "the cache had expired" in body
 
 
@@ -177,4 +182,98 @@ def test_the_pricing_and_gap_fields_belong_to_the_knob_form_so_repricing_keeps_t
     assert 'form="sim-controls" type="number" name="gap"' in controls.group(
         1
     ) and 'value="60"' in controls.group(1)
+    assert '<select form="sim-controls" name="ttl" id="cost-ttl-input">' in controls.group(1)
     assert 'id="sim-controls"' in body
+
+
+def test_the_gap_placeholder_is_the_one_default_the_simulator_uses(operator_client, setup):
+    transcript, tight, _ = setup
+    body = operator_client.get(_sim(transcript, tight)).content.decode()
+    assert f'id="cost-gap-input" min="0" step="any" value="" placeholder="{DEFAULT_GAP_SECONDS:g}"' in body
+
+
+def test_a_transcript_with_timestamps_offers_no_gap_to_change(operator_client, operator, setup):
+    _, tight, _ = setup
+    transcript = services.transcript_import(text=CLAUDE_WITH_CACHE.read_text(), name="cc", user=operator)
+    body = operator_client.get(_sim(transcript, tight)).content.decode()
+    gap = re.search(r'<span id="cost-gap">(.*?)</span>', body, re.S)
+    assert gap is not None and gap.group(1) == "gaps between calls from the transcript&#x27;s timestamps"
+
+
+def test_the_one_hour_cache_ttl_prices_anthropic_writes_at_twice_input(operator_client, setup):
+    transcript, tight, _ = setup
+    sonnet = "anthropic/claude-sonnet-4-5"
+    short = operator_client.get(_sim(transcript, tight, pricing=sonnet, gap="600")).content.decode()
+    long = operator_client.get(_sim(transcript, tight, pricing=sonnet, gap="600", ttl="1h")).content.decode()
+    assert '<span id="cost-ttl">5-minute cache writes (1.25× input)</span>' in short
+    assert '<span id="cost-ttl">1-hour cache writes (2× input)</span>' in long
+    assert '<option value="1h" selected>' in long and "ttl=1h" in long
+    # Ten minutes apart, only the 1-hour writes are still there to read: the totals differ.
+    totals = [re.search(r'id="cost-total">\$([\d.]+)<', b) for b in (short, long)]
+    assert all(totals) and totals[0].group(1) != totals[1].group(1)
+
+
+def test_an_unknown_cache_ttl_is_named_and_5m_used(operator_client, setup):
+    transcript, tight, _ = setup
+    body = operator_client.get(_sim(transcript, tight, ttl="2h")).content.decode()
+    problem = re.search(r'id="cost-problem">([^<]+)<', body)
+    assert problem is not None and "cache TTL &#x27;2h&#x27; is not one of 5m, 1h" in problem.group(1)
+    assert '<span id="cost-ttl">5-minute cache writes (1.25× input)</span>' in body
+
+
+def _summary_cell(body: str, profile: str, column: int) -> str:
+    row = re.search(rf"<tr><td>{profile}</td>(.*?)</tr>", body, re.S)
+    assert row is not None
+    return re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)[column].strip()
+
+
+def _openclaw():
+    pruning = {"mode": "cache-ttl", "ttl": "5m", "minPrunableToolChars": 1000}
+    return services.profile_create(
+        name="pruning",
+        document={
+            "trimscope": {"runtime": "openclaw"},
+            "agents": {"defaults": {"contextPruning": pruning}},
+            "model": {"provider": "anthropic", "id": "claude-sonnet-4-5", "contextWindow": 8000},
+        },
+    )
+
+
+def test_compare_states_the_gap_and_reprices_with_pricing_gap_and_ttl(operator_client, setup):
+    transcript, tight, baseline = setup
+    url = f"{reverse('compare')}?transcript={transcript.pk}&profiles={baseline.pk},{tight.pk}"
+    body = operator_client.get(url).content.decode()
+    gap = re.search(r'<span id="cost-gap">(.*?)</span>', body, re.S)
+    assert gap is not None and "no timestamps: calls assumed 30 s apart (the default)" in gap.group(1)
+    form = re.search(r'<form class="cost-controls small" id="compare-cost-controls"(.*?)</form>', body, re.S)
+    assert form is not None
+    for field in (
+        'name="pricing"',
+        'name="gap"',
+        'name="ttl"',
+        f'name="profiles" value="{baseline.pk},{tight.pk}"',
+    ):
+        assert field in form.group(1)
+    repriced = operator_client.get(f"{url}&gap=900&ttl=1h").content.decode()
+    assert "no timestamps: calls assumed 900 s apart" in repriced
+    assert '<span id="cost-ttl">1-hour cache writes (2× input)</span>' in repriced
+    # Links within the page keep the choices.
+    assert "gap=900&amp;ttl=1h" in repriced
+
+
+def test_compare_replays_openclaw_at_the_gap_its_cost_assumes(operator_client, setup):
+    transcript, _, baseline = setup
+    pruning = _openclaw()
+    url = f"{reverse('compare')}?transcript={transcript.pk}&profiles={pruning.pk},{baseline.pk}"
+    warm = operator_client.get(url).content.decode()
+    cold = operator_client.get(f"{url}&gap=3600").content.decode()
+    # The summary table's "Calls trimmed" column (after runtime, budget and the two token totals).
+    assert (_summary_cell(warm, "pruning", 4), _summary_cell(cold, "pruning", 4)) == ("0", "9")
+
+
+def test_a_bad_gap_and_a_bad_ttl_are_both_named(operator_client, setup):
+    transcript, tight, _ = setup
+    body = operator_client.get(_sim(transcript, tight, gap="soon", ttl="2h")).content.decode()
+    problem = re.search(r'id="cost-problem">([^<]+)<', body)
+    assert problem is not None
+    assert "is not a number of seconds" in problem.group(1) and "is not one of 5m, 1h" in problem.group(1)

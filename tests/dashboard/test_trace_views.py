@@ -71,6 +71,8 @@ def test_before_after_marks_what_a_soft_trim_cut(operator, operator_client, setu
         "knob:agents.defaults.contextPruning.mode": "cache-ttl",
         "knob:agents.defaults.contextPruning.softTrimRatio": 0.01,
         "knob:model.contextWindow": 40000,
+        # An hour between calls: each attempt after the first finds the cache TTL expired and prunes.
+        "gap": 3600,
     }
     first = operator_client.get(_sim(transcript, openclaw, **knobs, find="HEAD-1 ")).content.decode()
     assert (

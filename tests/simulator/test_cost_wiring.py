@@ -10,6 +10,7 @@ import pytest
 from simulator import (
     PriceEdit,
     PriceTableError,
+    assumed_times,
     load_price_table,
     parse_transcript,
     price_table_with,
@@ -19,7 +20,7 @@ from simulator import (
     simulate,
     synthetic_openclaw_session,
 )
-from simulator.assumed_times import with_assumed_times
+from simulator.assumed_times import DEFAULT_GAP_SECONDS, with_assumed_times
 from simulator.cli import main
 from simulator.cost import CallCost, SessionCost, as_recorded_requests, price_requests
 from simulator.cost.compare import cost_comparison
@@ -105,6 +106,26 @@ def test_openclaw_prunes_only_when_the_assumed_gap_is_past_its_ttl():
     cold = simulate(transcript, profile, assumed_gap_seconds=600)
     assert warm.trims == 0 and cold.trims > 0
     assert any("calls assumed 60 s apart" in w for w in warm.warnings)
+
+
+def test_one_default_gap_is_read_by_the_openclaw_replay_and_the_cost_model(monkeypatch):
+    transcript = parse_transcript(_openclaw_chat(12))
+    profile = profile_from_document(
+        {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}, "model": {"contextWindow": 40000}}, name="p"
+    )
+    pricing = "anthropic/claude-sonnet-4-5"
+    result = simulate(transcript, profile)
+    cost = profile_cost(transcript, profile, result, pricing=pricing)
+    assert (result.trims, cost.gap_seconds, cost.gap_source) == (0, DEFAULT_GAP_SECONDS, "default")
+    assert cost.session.cache_read_tokens > 0
+    # Moving the one constant moves both: past the TTL, OpenClaw prunes and the cache model finds it cold.
+    monkeypatch.setattr(assumed_times, "DEFAULT_GAP_SECONDS", 600.0)
+    cold = simulate(transcript, profile)
+    cold_cost = profile_cost(transcript, profile, cold, pricing=pricing)
+    assert cold.trims > 0 and cold_cost.gap_seconds == 600.0
+    assert cold_cost.session.cache_read_tokens == 0
+    assert "no timestamps: calls assumed 600 s apart (the default)" in cold.warnings
+    assert cold_cost.gap_statement == "no timestamps: calls assumed 600 s apart (the default)"
 
 
 def test_the_cost_states_where_the_gap_came_from():
@@ -263,7 +284,7 @@ def test_cli_assumed_gap_must_be_a_number_of_seconds(capsys):
 def test_cli_report_states_the_cost_and_the_gap(capsys):
     assert main(["simulate", str(SWE), "--profile", "as-recorded", "--assumed-gap", "45"]) == 0
     out = capsys.readouterr().out
-    assert "cost $" in out and "no timestamps: calls 45 s apart (assumed)" in out
+    assert "cost $" in out and "no timestamps: calls assumed 45 s apart" in out
 
 
 def test_a_prefix_cached_for_the_first_time_is_not_a_cache_break():
@@ -284,3 +305,49 @@ def test_the_recorded_comparison_is_the_same_whichever_profile_is_open():
     from_zeroclaw = profile_cost(transcript, zeroclaw, simulate(transcript, zeroclaw)).recorded
     from_baseline = profile_cost(transcript, baseline, simulate(transcript, baseline)).recorded
     assert from_zeroclaw is not None and from_zeroclaw == from_baseline
+
+
+def _cli_json(capsys, *args: str) -> dict:
+    assert main(["simulate", str(SWE), "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_json_states_the_default_gap_once_in_every_result(capsys):
+    payload = _cli_json(capsys, "--profile", "openclaw-anthropic", "--profile", "zeroclaw-upstream")
+    statement = f"no timestamps: calls assumed {DEFAULT_GAP_SECONDS:g} s apart (the default)"
+    for result in payload["results"]:
+        assert result["warnings"].count(statement) == 1
+        model = result["cost_model"]
+        assert (model["gap_seconds"], model["gap_source"], model["gap"]) == (
+            DEFAULT_GAP_SECONDS,
+            "default",
+            statement,
+        )
+
+
+def test_cli_cache_ttl_1h_prices_anthropic_writes_at_twice_input_for_an_hour(capsys):
+    common = ("--profile", "as-recorded", "--pricing", "anthropic/claude-sonnet-4-5", "--assumed-gap", "600")
+    short = _cli_json(capsys, *common)["results"][0]
+    long = _cli_json(capsys, *common, "--cache-ttl", "1h")["results"][0]
+    assert (short["pricing"]["cache_write_multiplier"], short["pricing"]["cache_ttl_seconds"]) == (1.25, 300)
+    assert (long["pricing"]["cache_write_multiplier"], long["pricing"]["cache_ttl_seconds"]) == (2.0, 3600)
+    assert (short["cost_model"]["cache_ttl"], long["cost_model"]["cache_ttl"]) == ("5m", "1h")
+    # Ten minutes apart, 5-minute writes have expired by every next call; 1-hour writes are still read.
+    assert {b["cause"] for b in short["cost_model"]["cache_breaks"]} == {"expired"}
+    assert long["cost_model"]["cache_breaks"] == []
+    reads = sum(c["cost"]["cache_read_tokens"] for c in long["calls"])
+    assert reads > 0 and sum(c["cost"]["cache_read_tokens"] for c in short["calls"]) == 0
+    assert long["cost_model"]["cache_ttl_statement"] == "1-hour cache writes (2× input)"
+
+
+def test_cli_cache_ttl_1h_on_a_provider_without_it_says_so(capsys):
+    result = _cli_json(capsys, "--profile", "as-recorded", "--pricing", "openai/gpt-4o", "--cache-ttl", "1h")
+    assert result["results"][0]["pricing"]["cache_ttl_seconds"] == 300
+    assert "1-hour writes are Anthropic's" in result["results"][0]["cost_model"]["cache_ttl_statement"]
+
+
+def test_cli_cache_ttl_must_be_5m_or_1h(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["simulate", str(SWE), "--cache-ttl", "2h"])
+    assert info.value.code == 2
+    assert "--cache-ttl" in capsys.readouterr().err

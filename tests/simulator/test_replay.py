@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simulator.assumed_times import DEFAULT_GAP_SECONDS
 from simulator.importers import parse_transcript
 from simulator.presets import PRESETS
 from simulator.profiles import profile_from_document
@@ -185,13 +186,17 @@ def test_openclaw_prunes_only_after_the_ttl_and_never_drops_messages():
             assert call.tokens_sent == call.tokens_full
 
 
-def test_openclaw_without_timestamps_treats_every_call_as_past_the_ttl():
+def test_openclaw_without_timestamps_replays_calls_the_default_gap_apart():
     transcript = parse_transcript(_chat(30, result_chars=9000))
-    result = simulate(
-        transcript, _profile({"contextPruning": {"mode": "cache-ttl"}, "model": {"contextWindow": 40000}})
-    )
-    assert result.warnings and "no timestamps" in result.warnings[0]
-    assert any(c.trimmed for c in result.calls)
+    profile = _profile({"contextPruning": {"mode": "cache-ttl"}, "model": {"contextWindow": 40000}})
+    result = simulate(transcript, profile)
+    explicit = simulate(transcript, profile, assumed_gap_seconds=DEFAULT_GAP_SECONDS)
+    assert result.calls == explicit.calls
+    assert "no timestamps: calls assumed 30 s apart (the default)" in result.warnings
+    # 30 s is inside the 5-minute TTL: OpenClaw's gate stays closed, as it does with no time to read.
+    assert result.trims == 0
+    # Past the TTL, the same transcript prunes.
+    assert simulate(transcript, profile, assumed_gap_seconds=3600).trims > 0
 
 
 def test_compare_finds_the_first_call_where_profiles_differ():

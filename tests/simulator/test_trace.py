@@ -35,10 +35,14 @@ def _chat(turns: int, result_chars: int = 2000, reread_path: str | None = None) 
     return json.dumps(messages)
 
 
+# Calls an hour apart: every OpenClaw attempt after the first finds its cache TTL expired and prunes.
+PAST_THE_TTL = 3600
+
+
 def _trace(doc, find, *, turns=10, chars=2000, regex=False, reread_path=None):
     transcript = parse_transcript(_chat(turns, chars, reread_path))
     profile = profile_from_document(doc, name="p")
-    result = simulate(transcript, profile)
+    result = simulate(transcript, profile, assumed_gap_seconds=PAST_THE_TTL)
     return trace(
         transcript,
         result,

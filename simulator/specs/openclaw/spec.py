@@ -57,6 +57,7 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     conformance_system="openclaw",
     conformance_module="simulator.conformance.openclaw_adapters",
     presets=PRESETS,
+    reads_clock=True,
 )
 
 V2026_9_6: RuntimeSpec[OpenClawSettings] = replace(
