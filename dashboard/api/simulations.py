@@ -91,8 +91,8 @@ def trace_simulation(request: HttpRequest, params: Query[TraceIn]) -> dict[str, 
     re-reads after forgetting. An invalid regular expression answers 400 naming `find` and the problem.
     Example: `GET /api/simulations/trace?transcript_id=1&profile_id=1&find=config.toml`.
     """
-    transcript = _transcript_or_404(params.transcript_id)
-    profile = selectors.profile_domain(profile=_profile_or_404(params.profile_id))
+    transcript = selectors.transcript_get_or_404(transcript_id=params.transcript_id)
+    profile = selectors.profile_domain(profile=selectors.profile_get_or_404(profile_id=params.profile_id))
     return selectors.simulation_trace_json(
         transcript=transcript,
         profile=profile,
