@@ -9,7 +9,7 @@ Who may import: the simulator's own modules, tests and benchmarks; the dashboard
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from simulator.assumed_times import has_timestamps, with_assumed_times
@@ -28,6 +28,77 @@ if TYPE_CHECKING:
     from simulator.profiles import Profile
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class PreparedReplay:
+    """A transcript made ready once for one runtime's replays: whatever no knob changes, kept.
+
+    It holds the runtime's native messages, where each came from, its model calls and each message's
+    own estimates; every version and every profile of the runtime replays from it
+    (:func:`replay_prepared`), so a page or an evaluation that replays one transcript under many knob
+    values pays for the conversion and the sizing once. Immutable; share it freely.
+    """
+
+    transcript: Transcript
+    """The transcript as replayed (stamped with assumed times when it had none and a gap was given)."""
+    runtime: str
+    natives: object
+    """The runtime's own prepared value (opaque outside the runtime's replay)."""
+    note: str | None = None
+    """What the replay warns about the preparation (assumed times)."""
+
+
+def prepare(
+    transcript: Transcript, runtime: str, *, assumed_gap_seconds: float | None = None
+) -> PreparedReplay:
+    """Convert and size ``transcript`` once for ``runtime``'s replays.
+
+    Args:
+        transcript: The imported session.
+        runtime: A runtime key (``Profile.runtime``).
+        assumed_gap_seconds: Seconds between calls for a transcript with no timestamps, as in
+            :func:`simulate` (the stamped transcript is what is prepared).
+
+    Raises:
+        ProfileError: for an unknown runtime key.
+    """
+    from simulator.registry import versions  # the registry imports every replay: import it late
+
+    spec = versions(runtime)[0]
+    note = None
+    if assumed_gap_seconds is not None and not has_timestamps(transcript):
+        transcript = with_assumed_times(transcript, assumed_gap_seconds)
+        note = f"the transcript has no timestamps: calls assumed {assumed_gap_seconds:g} s apart"
+    return PreparedReplay(transcript, runtime, spec.prepare_transcript(transcript), note)
+
+
+def replay_prepared(
+    prepared: PreparedReplay, profile: Profile, *, reference: bool = False
+) -> SimulationResult:
+    """Replay a prepared transcript through ``profile`` (of the runtime it was prepared for).
+
+    Gives exactly what :func:`simulate` gives on the transcript.
+
+    Raises:
+        ValueError: when ``profile`` is for another runtime than ``prepared``.
+    """
+    if profile.runtime != prepared.runtime:
+        raise ValueError(
+            f"the transcript was prepared for {prepared.runtime}, not for {profile.runtime} "
+            f"(profile {profile.name!r}): prepare it for that runtime"
+        )
+    result = profile.spec.simulate(
+        prepared.transcript,
+        profile.settings,
+        profile_name=profile.name,
+        provider_window=profile.provider_window,
+        reference=reference,
+        prepared=prepared.natives,
+    )
+    if prepared.note is not None:
+        result = replace(result, warnings=(*result.warnings, prepared.note))
+    return result
+
+
 def simulate(
     transcript: Transcript,
     profile: Profile,
@@ -36,6 +107,9 @@ def simulate(
     assumed_gap_seconds: float | None = None,
 ) -> SimulationResult:
     """Replay ``transcript`` through ``profile``'s runtime.
+
+    To replay one transcript under many profiles of a runtime, :func:`prepare` it once and call
+    :func:`replay_prepared` instead: the same results, without converting and sizing it every time.
 
     Args:
         transcript: The imported session.
@@ -48,18 +122,8 @@ def simulate(
     Returns:
         The per-call result.
     """
-    if assumed_gap_seconds is not None and not has_timestamps(transcript):
-        stamped = with_assumed_times(transcript, assumed_gap_seconds)
-        result = simulate(stamped, profile, reference=reference)
-        note = f"the transcript has no timestamps: calls assumed {assumed_gap_seconds:g} s apart"
-        return replace(result, warnings=(*result.warnings, note))
-    return profile.spec.simulate(
-        transcript,
-        profile.settings,
-        profile_name=profile.name,
-        provider_window=profile.provider_window,
-        reference=reference,
-    )
+    prepared = prepare(transcript, profile.runtime, assumed_gap_seconds=assumed_gap_seconds)
+    return replay_prepared(prepared, profile, reference=reference)
 
 
 def changed_contents(
@@ -75,8 +139,11 @@ __all__ = [
     "Change",
     "Fate",
     "FateGroup",
+    "PreparedReplay",
     "RetryStep",
     "SimulationResult",
     "changed_contents",
+    "prepare",
+    "replay_prepared",
     "simulate",
 ]

@@ -30,7 +30,7 @@ from functools import partial
 from simulator.replay.loop import ModelCall, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
 from simulator.replay.openclaw_fast import FastPrune
-from simulator.replay.openclaw_session import PlannedCall, SessionPlan, plan_session
+from simulator.replay.openclaw_session import OpenClawNatives, PlannedCall, SessionPlan, plan_session
 from simulator.replay.openclaw_transforms import (
     FastTransforms,
     Outcome,
@@ -120,7 +120,12 @@ class OpenClawState:
 
 
 def replay_openclaw(
-    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str, reference: bool = False
+    transcript: Transcript,
+    settings: OpenClawSettings,
+    *,
+    profile_name: str,
+    reference: bool = False,
+    prepared: OpenClawNatives | None = None,
 ) -> SimulationResult:
     """Replay ``transcript`` through OpenClaw at the profile's version.
 
@@ -130,20 +135,21 @@ def replay_openclaw(
         profile_name: Shown in the result.
         reference: Run :func:`attempt_step` on every call's whole history (quadratic) instead of the fast
             transforms; both give the same records.
+        prepared: :func:`prepare_openclaw` of this transcript, when the caller kept it.
 
     Returns:
         One record per model call (what OpenClaw sent, and why).
     """
-    plan = plan_session(transcript, settings)
+    plan = plan_session(transcript, settings, prepared)
     version: OpenClawVersion = "2026.9.6" if settings.version == "2026.9.6" else "2026.7.1"
-    prefix = [0]
-    for message in plan.natives:
-        prefix.append(prefix[-1] + estimate_message_chars(message))
-    transforms: Transforms = ReferenceTransforms(plan.natives) if reference else FastTransforms(plan.natives)
-    summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
-    session = _Session(
-        plan, version, tuple(prefix), explain_budget(settings), transforms, summary, transcript
+    prefix = plan.prepared.prefix
+    transforms: Transforms = (
+        ReferenceTransforms(plan.natives)
+        if reference
+        else FastTransforms(plan.natives, plan.prepared.chars, plan.prepared.guard_chars)
     )
+    summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
+    session = _Session(plan, version, prefix, explain_budget(settings), transforms, summary, transcript)
     calls, _ = run_calls(tuple(p.call for p in plan.calls), partial(step, session), OpenClawState())
     return SimulationResult(
         runtime="openclaw",

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from simulator.convert import to_openclaw
 from simulator.replay.loop import ModelCall, model_calls
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
+from simulator.runtimes.openclaw.context_guard import guard_message_chars
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
 from simulator.runtimes.openclaw.settings import OpenClawSettings
@@ -64,6 +66,7 @@ class SessionPlan:
     recorded: tuple[RecordedMarker, ...]
     config: AttemptConfig
     warnings: tuple[str, ...]
+    prepared: OpenClawNatives
 
 
 def _starts_attempt(message: Message) -> bool:
@@ -124,11 +127,40 @@ def _route(message: Message, transcript: Transcript, settings: OpenClawSettings)
     return route, source
 
 
-def plan_session(transcript: Transcript, settings: OpenClawSettings) -> SessionPlan:
-    """Everything the replay reads from ``transcript`` once."""
+@dataclass(frozen=True, slots=True, eq=False)
+class OpenClawNatives:
+    """A transcript as every OpenClaw replay reads it, whatever the settings or version: made once."""
+
+    natives: tuple[AgentMessage, ...]
+    origins: tuple[tuple[int, ...], ...]
+    calls: tuple[ModelCall, ...]
+    chars: tuple[int, ...]
+    """The pruner's estimate of each native message as stored (``estimate_message_chars``)."""
+    prefix: tuple[int, ...]
+    """Running sums of ``chars``."""
+    guard_chars: tuple[int, ...]
+    """The context guard's own estimate of each native message as stored (``guard_message_chars``)."""
+
+
+def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
+    """``transcript``'s native messages, its model calls and each message's two estimates, made once."""
     natives, origins = _natives(transcript)
+    chars = tuple(estimate_message_chars(m) for m in natives)
+    prefix = [0]
+    for size in chars:
+        prefix.append(prefix[-1] + size)
+    guard = tuple(guard_message_chars(m) for m in natives)
+    return OpenClawNatives(natives, origins, model_calls(transcript, origins), chars, tuple(prefix), guard)
+
+
+def plan_session(
+    transcript: Transcript, settings: OpenClawSettings, prepared: OpenClawNatives | None = None
+) -> SessionPlan:
+    """Everything the replay reads from ``transcript`` once (``prepared``: :func:`prepare_openclaw` of it)."""
+    if prepared is None:
+        prepared = prepare_openclaw(transcript)
+    natives, origins, calls = prepared.natives, prepared.origins, prepared.calls
     messages = transcript.messages
-    calls = model_calls(transcript, origins)
     clocked = any(m.timestamp_ms is not None for m in messages)
     planned: list[PlannedCall] = []
     latest: float | None = None
@@ -184,7 +216,9 @@ def plan_session(transcript: Transcript, settings: OpenClawSettings) -> SessionP
             f"the transcript does not record its provider: replayed as {DEFAULT_PROVIDER} "
             "(set model.provider in the profile)"
         )
-    return SessionPlan(natives, origins, tuple(planned), recorded, attempt_config(settings), tuple(warnings))
+    return SessionPlan(
+        natives, origins, tuple(planned), recorded, attempt_config(settings), tuple(warnings), prepared
+    )
 
 
 def _end_of(call: PlannedCall, messages: Sequence[Message]) -> float:

@@ -284,8 +284,16 @@ class _SentView(Mapping[int, AgentMessage]):
 class FastTransforms:
     """The same outcomes as :class:`ReferenceTransforms`, from per-message facts where they decide."""
 
-    def __init__(self, natives: Sequence[AgentMessage]) -> None:
+    def __init__(
+        self,
+        natives: Sequence[AgentMessage],
+        chars: Sequence[int] | None = None,
+        guard_chars: Sequence[int] | None = None,
+    ) -> None:
         self._natives = natives
+        # Each native's two estimates when the caller made them once (prepared), else worked out here.
+        self._chars = chars
+        self._guard_chars = guard_chars
         self._media = [i for i, m in enumerate(natives) if _may_hold_media(m)]
         self._thinking = [i for i, m in enumerate(natives) if _has_thinking(m)]
         self._guards: dict[int, _GuardFacts] = {}
@@ -460,6 +468,7 @@ class FastTransforms:
                 runtime.settings,
                 context_window=window,
                 context_window_tokens_override=runtime.context_window_tokens,
+                sizes=self._chars,
             )
             self._pruners[key] = pruner
             self._fed[key] = 0
@@ -484,5 +493,9 @@ class FastTransforms:
                     facts.over.append(i)
                     facts.rewritten[i] = rewritten
                     message = rewritten
-            facts.chars.append(facts.chars[-1] + guard_v1.guard_message_chars(message))
+            if self._guard_chars is not None and message is self._natives[i]:
+                size = self._guard_chars[i]
+            else:
+                size = guard_v1.guard_message_chars(message)
+            facts.chars.append(facts.chars[-1] + size)
         return facts

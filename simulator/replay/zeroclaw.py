@@ -113,8 +113,37 @@ class _CallLog:
     trimmed: bool = False
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ZeroClawNatives:
+    """A transcript as every ZeroClaw replay reads it, whatever the settings or version: made once."""
+
+    natives: tuple[ChatMessage, ...]
+    origins: tuple[tuple[int, ...], ...]
+    tokens: tuple[int, ...]
+    """ZeroClaw's estimate of each native message as stored (before any truncation)."""
+    prefix: tuple[int, ...]
+    calls: tuple[ModelCall, ...]
+
+
+def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
+    """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
+    converted = to_zeroclaw_chat(transcript.messages)
+    natives = tuple(ChatMessage.from_json(m) for m in converted.messages)
+    tokens = tuple(estimate_message_tokens(m) for m in natives)
+    prefix = [0]
+    for t in tokens:
+        prefix.append(prefix[-1] + t)
+    origins = tuple(tuple(o) for o in converted.origins)
+    return ZeroClawNatives(natives, origins, tokens, tuple(prefix), model_calls(transcript, origins))
+
+
 def replay_zeroclaw(
-    transcript: Transcript, settings: ZeroClawSettings, *, profile_name: str, reference: bool = False
+    transcript: Transcript,
+    settings: ZeroClawSettings,
+    *,
+    profile_name: str,
+    reference: bool = False,
+    prepared: ZeroClawNatives | None = None,
 ) -> SimulationResult:
     """Replay ``transcript`` through ZeroClaw with ``settings``.
 
@@ -123,21 +152,18 @@ def replay_zeroclaw(
         settings: A validated ZeroClaw profile.
         profile_name: Shown in the result.
         reference: Recount every held message after each trim instead of reusing entry facts.
+        prepared: :func:`prepare_zeroclaw` of this transcript, when the caller kept it.
 
     Returns:
         One record per model call plus where every message went.
     """
-    converted = to_zeroclaw_chat(transcript.messages)
-    natives = tuple(ChatMessage.from_json(m) for m in converted.messages)
-    tokens = tuple(estimate_message_tokens(m) for m in natives)
-    prefix = [0]
-    for t in tokens:
-        prefix.append(prefix[-1] + t)
-    session = _session(transcript, settings, natives, tokens, tuple(prefix), converted.origins)
+    facts = prepared if prepared is not None else prepare_zeroclaw(transcript)
+    natives, tokens = facts.natives, facts.tokens
+    session = _session(transcript, settings, natives, tokens, facts.prefix, facts.origins)
     is_boundary: Boundary = is_turn_boundary_pr9368 if session.documented else is_turn_boundary
-    facts = (RecountedFacts if reference else CachedFacts)(len(natives), is_boundary)
-    calls = model_calls(transcript, session.origins)
-    records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), facts)))
+    held = (RecountedFacts if reference else CachedFacts)(len(natives), is_boundary)
+    calls = facts.calls
+    records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), held)))
     warnings = (
         () if calls else ("the transcript has no assistant message, so there is no model call to replay",)
     )
@@ -175,7 +201,7 @@ def _session(
         transcript,
         settings,
         natives,
-        tuple(tuple(o) for o in origins),
+        origins,
         tokens,
         prefix,
         documented,
