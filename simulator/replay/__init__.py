@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from simulator.assumed_times import has_timestamps, with_assumed_times
+from simulator.replay.collector import collector_paused
 from simulator.replay.model import (
     BudgetExplanation,
     CallRecord,
@@ -68,7 +69,9 @@ def prepare(
     if assumed_gap_seconds is not None and not has_timestamps(transcript):
         transcript = with_assumed_times(transcript, assumed_gap_seconds)
         note = f"the transcript has no timestamps: calls assumed {assumed_gap_seconds:g} s apart"
-    return PreparedReplay(transcript, runtime, spec.prepare_transcript(transcript), note)
+    with collector_paused():
+        natives = spec.prepare_transcript(transcript)
+    return PreparedReplay(transcript, runtime, natives, note)
 
 
 def replay_prepared(
@@ -86,14 +89,15 @@ def replay_prepared(
             f"the transcript was prepared for {prepared.runtime}, not for {profile.runtime} "
             f"(profile {profile.name!r}): prepare it for that runtime"
         )
-    result = profile.spec.simulate(
-        prepared.transcript,
-        profile.settings,
-        profile_name=profile.name,
-        provider_window=profile.provider_window,
-        reference=reference,
-        prepared=prepared.natives,
-    )
+    with collector_paused():
+        result = profile.spec.simulate(
+            prepared.transcript,
+            profile.settings,
+            profile_name=profile.name,
+            provider_window=profile.provider_window,
+            reference=reference,
+            prepared=prepared.natives,
+        )
     if prepared.note is not None:
         result = replace(result, warnings=(*result.warnings, prepared.note))
     return result

@@ -113,7 +113,8 @@ class OpenClawState:
 
     setup: AttemptSetup | None = None
     attempt: AttemptState = AttemptState()
-    markers: tuple[CacheTtlMarker, ...] = ()
+    markers: list[CacheTtlMarker] = field(default_factory=list)
+    """The state's one growing buffer: each step appends to it (copying it per attempt was quadratic)."""
     recorded_at: int = 0
     """Next recorded marker an attempt may read."""
     compaction_call: int | None = None
@@ -179,7 +180,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
             recorded_at < len(plan.recorded)
             and plan.recorded[recorded_at].before_message <= call.message_index
         ):
-            markers = (*markers, plan.recorded[recorded_at].marker)
+            markers.append(plan.recorded[recorded_at].marker)
             recorded_at += 1
         history = plan.natives[: call.available] if session.version != "2026.7.1" else ()
         setup, attempt = start_attempt(plan.config, planned.route, markers, attempt, session.version, history)
@@ -189,7 +190,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
     if outcome.compaction is not None:
         compaction_call = call.number
     if planned.attempt_end is not None and not _recorded_after(plan, recorded_at, call):
-        markers = end_attempt(setup, markers, planned.attempt_end)
+        markers.extend(end_attempt(setup, (), planned.attempt_end))  # the marker it appends, if any
     record = _record(session, planned, call, setup, outcome, compaction_call)
     return record, OpenClawState(setup, attempt, markers, recorded_at, compaction_call)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from simulator.importers import parse_transcript
 from simulator.presets import PRESETS
 from simulator.profiles import profile_from_document
 from simulator.replay import simulate
+from simulator.replay.collector import collector_paused
 from simulator.synthetic import synthetic_openclaw_session
 from tests.simulator.test_replay_reference import AI_PROFILE, OPENCLAW, ZEROCLAW, _chat
 
@@ -70,3 +73,28 @@ def test_a_preparation_for_another_runtime_is_refused_by_name():
     profile = profile_from_document({"limits": {"preset": {"contextWindow": 12_000}}}, name="mine")
     with pytest.raises(ValueError, match="prepared for zeroclaw, not for ai_profile \\(profile 'mine'\\)"):
         replay_prepared(prepared, profile)
+
+
+def test_the_collector_is_paused_during_a_replay_and_restored_after_it():
+    assert gc.isenabled()
+    with collector_paused():
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer replay is still running
+    assert gc.isenabled()
+
+
+def test_a_collector_left_off_by_the_caller_stays_off():
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_collector_is_restored_when_a_replay_raises():
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
