@@ -147,7 +147,9 @@ def replay_openclaw(
     transforms: Transforms = (
         ReferenceTransforms(plan.natives)
         if reference
-        else FastTransforms(plan.natives, plan.prepared.chars, plan.prepared.guard_chars)
+        else FastTransforms(
+            plan.natives, plan.prepared.chars, plan.prepared.guard_chars, plan.prepared.media_and_thinking
+        )
     )
     summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
     session = _Session(plan, version, prefix, explain_budget(settings), transforms, summary, transcript)

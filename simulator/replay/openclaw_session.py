@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from simulator.convert import to_openclaw
 from simulator.replay.loop import ModelCall, model_calls
+from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
 from simulator.runtimes.openclaw.context_guard import guard_message_chars
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
@@ -140,6 +141,8 @@ class OpenClawNatives:
     """Running sums of ``chars``."""
     guard_chars: tuple[int, ...]
     """The context guard's own estimate of each native message as stored (``guard_message_chars``)."""
+    media_and_thinking: tuple[tuple[int, ...], tuple[int, ...]]
+    """The natives image cleanup may change, and the assistants with thinking (``media_and_thinking_of``)."""
 
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
@@ -150,7 +153,10 @@ def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
     for size in chars:
         prefix.append(prefix[-1] + size)
     guard = tuple(guard_message_chars(m) for m in natives)
-    return OpenClawNatives(natives, origins, model_calls(transcript, origins), chars, tuple(prefix), guard)
+    calls = model_calls(transcript, origins)
+    return OpenClawNatives(
+        natives, origins, calls, chars, tuple(prefix), guard, media_and_thinking_of(natives)
+    )
 
 
 def plan_session(

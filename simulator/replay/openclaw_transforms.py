@@ -160,6 +160,12 @@ def _has_thinking(message: AgentMessage) -> bool:
     )
 
 
+def media_and_thinking_of(natives: Sequence[AgentMessage]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The natives image cleanup may change, and the assistants with thinking, ascending."""
+    media = tuple(i for i, m in enumerate(natives) if _may_hold_media(m))
+    return media, tuple(i for i, m in enumerate(natives) if _has_thinking(m))
+
+
 @dataclass(slots=True)
 class _GuardFacts:
     """Per window: the tool results over the single-result share, their rewrite, and guarded sizes."""
@@ -289,13 +295,15 @@ class FastTransforms:
         natives: Sequence[AgentMessage],
         chars: Sequence[int] | None = None,
         guard_chars: Sequence[int] | None = None,
+        media_and_thinking: tuple[Sequence[int], Sequence[int]] | None = None,
     ) -> None:
         self._natives = natives
-        # Each native's two estimates when the caller made them once (prepared), else worked out here.
+        # Per-native facts when the caller made them once (prepared), else worked out here.
         self._chars = chars
         self._guard_chars = guard_chars
-        self._media = [i for i, m in enumerate(natives) if _may_hold_media(m)]
-        self._thinking = [i for i, m in enumerate(natives) if _has_thinking(m)]
+        media, thinking = media_and_thinking or media_and_thinking_of(natives)
+        self._media = media
+        self._thinking = thinking
         self._guards: dict[int, _GuardFacts] = {}
         self._pruners: dict[str, IncrementalPruner] = {}
         self._fed: dict[str, int] = {}
