@@ -347,8 +347,8 @@ def _token_budget(
         warning = None
         if iteration == 0 and not session.fast:
             warning = floor_warning(history.held, budget)
-        elif iteration == 0 and budget > 0 and history.system_tokens >= budget:
-            warning = context_floor_remediation(history.system_tokens, budget)
+        elif iteration == 0 and budget > 0 and (floor := history.system_tokens()) >= budget:
+            warning = context_floor_remediation(floor, budget)
         if warning:
             log.notes.append(warning)
         return flag

@@ -134,8 +134,10 @@ class History:
         self.changes: list[Change] = []
         """Content changes made as messages entered (truncation); they stay with the message."""
         self._facts = facts
-        self.system_tokens = 0
+        self._system_tokens = 0
         """The estimate of every held ``system`` message (``estimate_system_floor_tokens``)."""
+        self._stale = False
+        """After :meth:`adopt`: the two sums below are worked out again when next asked for."""
         self._users: list[int] = []
         """Sources of the held ``user`` messages (breadcrumbs aside), ascending, from ``_users_from`` on."""
         self._users_from = 0
@@ -152,7 +154,7 @@ class History:
         self.tokens += tokens
         self.turns += boundary
         self.non_system += not system
-        self.system_tokens += tokens if system else 0
+        self._system_tokens += tokens if system else 0
         if message.role == USER:
             self._users.append(index)
 
@@ -171,11 +173,20 @@ class History:
         spans, self.crumb_at = ranges(sources)
         self.spans = list(spans)
         self.tokens, self.turns, self.non_system = self._facts.count(self.held, sources)
-        self._users = [s for m, s in zip(self.held, sources, strict=True) if s is not None and m.role == USER]
-        self._users_from = 0
-        self.system_tokens = sum(
-            self._facts.of(m, s)[0] for m, s in zip(self.held, sources, strict=True) if m.role == SYSTEM
-        )
+        self._stale = True
+
+    def _refresh(self) -> None:
+        if self._stale:
+            pairs = list(zip(self.held, self.src, strict=True))
+            self._users = [s for m, s in pairs if s is not None and m.role == USER]
+            self._users_from = 0
+            self._system_tokens = sum(self._facts.of(m, s)[0] for m, s in pairs if m.role == SYSTEM)
+            self._stale = False
+
+    def system_tokens(self) -> int:
+        """``estimate_system_floor_tokens`` of the held history, kept as a running sum."""
+        self._refresh()
+        return self._system_tokens
 
     def recent_turns(self, max_turns: int, flag: bool) -> tuple[int, int, int] | None:
         """PR 9368 ``trim_to_recent_turn_count`` of the held history, told from the bookkeeping.
@@ -187,6 +198,7 @@ class History:
             LookupError: when the held history is not one the bookkeeping can answer for (a
                 breadcrumb after the prefix); the caller then runs the runtime's function.
         """
+        self._refresh()
         held, src = self.held, self.src
         leading = leading_system_count(held)
         prefix = leading + (1 if flag and len(held) > leading else 0)
@@ -209,6 +221,7 @@ class History:
     def cut(self, start: int, stop: int, crumb: ChatMessage | None, call: int, rule: str) -> None:
         """:meth:`adopt` of a trim that kept ``held[:start]`` and ``held[stop:]`` and put ``crumb`` (if any)
         at ``start``, at the cost of what it dropped (the body's sources ascend, with no breadcrumb)."""
+        self._refresh()
         held, src, facts = self.held, self.src, self._facts
         tokens = turns = non_system = users = system_tokens = 0
         for k in range(start, stop):
@@ -228,7 +241,7 @@ class History:
         self.tokens -= tokens
         self.turns -= turns
         self.non_system -= non_system
-        self.system_tokens -= system_tokens
+        self._system_tokens -= system_tokens
         body = start
         if crumb is not None:
             held.insert(start, crumb)
@@ -237,7 +250,7 @@ class History:
             self.tokens += size
             self.turns += boundary
             self.non_system += not system
-            self.system_tokens += size if system else 0
+            self._system_tokens += size if system else 0
             body += 1
         self._respan(body)
 
