@@ -30,7 +30,13 @@ from functools import partial
 from simulator.replay.loop import ModelCall, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
 from simulator.replay.openclaw_fast import FastPrune
-from simulator.replay.openclaw_session import OpenClawNatives, PlannedCall, SessionPlan, plan_session
+from simulator.replay.openclaw_session import (
+    OpenClawNatives,
+    PlannedCall,
+    SessionPlan,
+    native_messages,
+    plan_session,
+)
 from simulator.replay.openclaw_transforms import (
     FastTransforms,
     Outcome,
@@ -494,7 +500,7 @@ def sent_messages(
     if not isinstance(item, CallInput):
         return {}
     if natives is None:
-        natives = plan_session(transcript, settings).natives
+        natives = native_messages(transcript)
     outcome, _ = reference_outcome(natives, item.setup, item.state, item.now, item.end)
     return outcome.changed
 

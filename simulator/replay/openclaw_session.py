@@ -74,6 +74,11 @@ def _starts_attempt(message: Message) -> bool:
     return message.role is Role.USER and message.tool_result is None
 
 
+def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
+    """The transcript's native messages alone (no sizes, no calls): for one call's contents on demand."""
+    return _natives(transcript)[0]
+
+
 def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
     converted = to_openclaw(transcript.messages)
     raws = list(converted.messages)
