@@ -84,11 +84,14 @@ from simulator.replay import (
     Change,
     Fate,
     FateGroup,
+    PreparedReplay,
     RetryStep,
     SimulationResult,
     changed_contents,
+    replay_prepared,
     simulate,
 )
+from simulator.replay import prepare as prepare_replay
 from simulator.replay.compare import Comparison, MessageDiff, compare, message_diff
 from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
@@ -184,6 +187,7 @@ __all__ = [
     "SessionCost",
     "SessionMetrics",
     "SimulationResult",
+    "PreparedReplay",
     "SimulatorError",
     "Timeline",
     "TimelineShape",
@@ -229,6 +233,8 @@ __all__ = [
     "runtime_label",
     "runtimes",
     "simulate",
+    "prepare_replay",
+    "replay_prepared",
     "spec_get",
     "summarise",
     "summarize",

@@ -49,6 +49,8 @@ class ReplayInput(Generic[S]):
     provider_window: int | None = None
     reference: bool = False
     """Run the reference implementation (the runtime's own functions every call), not the fast one."""
+    prepared: object | None = None
+    """What the spec's ``prepare`` made of this transcript, reused across replays (``None``: made anew)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,10 @@ def _no_contents(
 
 def _no_notes(settings: object) -> tuple[KnobNote, ...]:
     return ()
+
+
+def _nothing_to_prepare(transcript: Transcript) -> None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +112,9 @@ class RuntimeSpec(Generic[S]):
             the history (ZeroClaw).
         reads_clock: Whether the replay reads the time of each call (OpenClaw's cache-TTL gate), so a
             transcript without timestamps is replayed with assumed ones (``simulator.assumed_times``).
+        prepare: What every replay of one transcript shares whatever the settings (native messages and
+            per-message sizes), made once; ``replay`` takes it back in ``ReplayInput.prepared``. The same
+            for every version of a runtime.
     """
 
     runtime: str
@@ -130,6 +139,7 @@ class RuntimeSpec(Generic[S]):
     presets: tuple[PresetSource, ...] = ()
     estimate_outside: Callable[[Message], int] | None = None
     reads_clock: bool = False
+    prepare: Callable[[Transcript], object] = _nothing_to_prepare
 
     @property
     def label(self) -> str:
@@ -171,8 +181,9 @@ class RuntimeSpec(Generic[S]):
         profile_name: str,
         provider_window: int | None,
         reference: bool = False,
+        prepared: object | None = None,
     ) -> SimulationResult:
-        inp = ReplayInput(self._owned(settings), profile_name, provider_window, reference)
+        inp = ReplayInput(self._owned(settings), profile_name, provider_window, reference, prepared)
         result = _with_outside(self.replay(transcript, inp), transcript, self.estimate_outside)
         return replace(
             result,
@@ -181,6 +192,9 @@ class RuntimeSpec(Generic[S]):
             runtime_label=self.runtime_label,
             version_label=self.version_label,
         )
+
+    def prepare_transcript(self, transcript: Transcript) -> object:
+        return self.prepare(transcript)
 
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
@@ -271,7 +285,9 @@ class AnyRuntimeSpec(Protocol):
         profile_name: str,
         provider_window: int | None,
         reference: bool = False,
+        prepared: object | None = None,
     ) -> SimulationResult: ...
+    def prepare_transcript(self, transcript: Transcript) -> object: ...
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
     ) -> dict[int, tuple[int, str]]: ...

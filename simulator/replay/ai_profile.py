@@ -80,6 +80,33 @@ class _Sent:
     overflow: Overflow = "none"
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class AiProfileNatives:
+    """A transcript as every ai-profile replay reads it, whatever the settings: made once, kept by callers."""
+
+    natives: tuple[Message, ...]
+    origins: tuple[tuple[int, ...], ...]
+    tokens: tuple[int, ...]
+    """The crate's estimate of each native message."""
+    prefix: tuple[int, ...]
+    """Running sums of ``tokens``, saturating at 2**32 - 1 as the crate's sum does."""
+    trimmer: PrefixTrimmer
+    calls: tuple[ModelCall, ...]
+
+
+def prepare_ai_profile(transcript: Transcript) -> AiProfileNatives:
+    """Convert ``transcript`` to ai-profile's messages and size each one once."""
+    converted = to_ai_profile(transcript.messages)
+    natives = tuple(Message.from_json(m) for m in converted.messages)
+    tokens = tuple(message_tokens(m) for m in natives)
+    prefix = [0]
+    for t in tokens:
+        prefix.append(min(prefix[-1] + t, U32_MAX))
+    origins = tuple(tuple(o) for o in converted.origins)
+    calls = model_calls(transcript, origins)
+    return AiProfileNatives(natives, origins, tokens, tuple(prefix), PrefixTrimmer(natives, tokens), calls)
+
+
 def replay_ai_profile(
     transcript: Transcript,
     settings: AiProfileSettings,
@@ -87,6 +114,7 @@ def replay_ai_profile(
     profile_name: str,
     provider_window: int | None = None,
     reference: bool = False,
+    prepared: AiProfileNatives | None = None,
 ) -> SimulationResult:
     """Replay ``transcript`` through ai-profile with ``settings``.
 
@@ -96,31 +124,27 @@ def replay_ai_profile(
         profile_name: Shown in the result.
         provider_window: The provider's real window for overflow simulation (default: the known window).
         reference: Trim with the crate's own function at every call instead of the prefix trimmer.
+        prepared: :func:`prepare_ai_profile` of this transcript, when the caller kept it.
 
     Returns:
         One record per model call.
     """
-    converted = to_ai_profile(transcript.messages)
-    natives = tuple(Message.from_json(m) for m in converted.messages)
-    origins = tuple(tuple(o) for o in converted.origins)
-    tokens = tuple(message_tokens(m) for m in natives)
-    prefix = [0]
-    for t in tokens:
-        prefix.append(min(prefix[-1] + t, U32_MAX))
+    facts = prepared if prepared is not None else prepare_ai_profile(transcript)
+    natives, origins, tokens = facts.natives, facts.origins, facts.tokens
     explanation = explain_budget(settings)
     session = _Session(
         transcript,
         natives,
         tokens,
-        tuple(prefix),
+        facts.prefix,
         explanation.value,
         settings.effective_max_tokens(),
         settings.max_attempts,
         provider_window if provider_window is not None else settings.limits().context_window,
-        (ReferenceTrimmer if reference else PrefixTrimmer)(natives, tokens),
+        ReferenceTrimmer(natives, tokens) if reference else facts.trimmer,
     )
     first: _Retry | None = None
-    calls, _ = run_calls(model_calls(transcript, origins), partial(step, session), first)
+    calls, _ = run_calls(facts.calls, partial(step, session), first)
     return SimulationResult(
         runtime="ai_profile",
         version="0.1.7",

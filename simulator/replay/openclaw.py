@@ -30,7 +30,13 @@ from functools import partial
 from simulator.replay.loop import ModelCall, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
 from simulator.replay.openclaw_fast import FastPrune
-from simulator.replay.openclaw_session import PlannedCall, SessionPlan, plan_session
+from simulator.replay.openclaw_session import (
+    OpenClawNatives,
+    PlannedCall,
+    SessionPlan,
+    native_messages,
+    plan_session,
+)
 from simulator.replay.openclaw_transforms import (
     FastTransforms,
     Outcome,
@@ -113,14 +119,20 @@ class OpenClawState:
 
     setup: AttemptSetup | None = None
     attempt: AttemptState = AttemptState()
-    markers: tuple[CacheTtlMarker, ...] = ()
+    markers: list[CacheTtlMarker] = field(default_factory=list)
+    """The state's one growing buffer: each step appends to it (copying it per attempt was quadratic)."""
     recorded_at: int = 0
     """Next recorded marker an attempt may read."""
     compaction_call: int | None = None
 
 
 def replay_openclaw(
-    transcript: Transcript, settings: OpenClawSettings, *, profile_name: str, reference: bool = False
+    transcript: Transcript,
+    settings: OpenClawSettings,
+    *,
+    profile_name: str,
+    reference: bool = False,
+    prepared: OpenClawNatives | None = None,
 ) -> SimulationResult:
     """Replay ``transcript`` through OpenClaw at the profile's version.
 
@@ -130,20 +142,23 @@ def replay_openclaw(
         profile_name: Shown in the result.
         reference: Run :func:`attempt_step` on every call's whole history (quadratic) instead of the fast
             transforms; both give the same records.
+        prepared: :func:`prepare_openclaw` of this transcript, when the caller kept it.
 
     Returns:
         One record per model call (what OpenClaw sent, and why).
     """
-    plan = plan_session(transcript, settings)
+    plan = plan_session(transcript, settings, prepared)
     version: OpenClawVersion = "2026.9.6" if settings.version == "2026.9.6" else "2026.7.1"
-    prefix = [0]
-    for message in plan.natives:
-        prefix.append(prefix[-1] + estimate_message_chars(message))
-    transforms: Transforms = ReferenceTransforms(plan.natives) if reference else FastTransforms(plan.natives)
-    summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
-    session = _Session(
-        plan, version, tuple(prefix), explain_budget(settings), transforms, summary, transcript
+    prefix = plan.prepared.prefix
+    transforms: Transforms = (
+        ReferenceTransforms(plan.natives)
+        if reference
+        else FastTransforms(
+            plan.natives, plan.prepared.chars, plan.prepared.guard_chars, plan.prepared.media_and_thinking
+        )
     )
+    summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
+    session = _Session(plan, version, prefix, explain_budget(settings), transforms, summary, transcript)
     calls, _ = run_calls(tuple(p.call for p in plan.calls), partial(step, session), OpenClawState())
     return SimulationResult(
         runtime="openclaw",
@@ -173,7 +188,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
             recorded_at < len(plan.recorded)
             and plan.recorded[recorded_at].before_message <= call.message_index
         ):
-            markers = (*markers, plan.recorded[recorded_at].marker)
+            markers.append(plan.recorded[recorded_at].marker)
             recorded_at += 1
         history = plan.natives[: call.available] if session.version != "2026.7.1" else ()
         setup, attempt = start_attempt(plan.config, planned.route, markers, attempt, session.version, history)
@@ -183,7 +198,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
     if outcome.compaction is not None:
         compaction_call = call.number
     if planned.attempt_end is not None and not _recorded_after(plan, recorded_at, call):
-        markers = end_attempt(setup, markers, planned.attempt_end)
+        markers.extend(end_attempt(setup, (), planned.attempt_end))  # the marker it appends, if any
     record = _record(session, planned, call, setup, outcome, compaction_call)
     return record, OpenClawState(setup, attempt, markers, recorded_at, compaction_call)
 
@@ -499,7 +514,7 @@ def sent_messages(
     if not isinstance(item, CallInput):
         return {}
     if natives is None:
-        natives = plan_session(transcript, settings).natives
+        natives = native_messages(transcript)
     outcome, _ = reference_outcome(natives, item.setup, item.state, item.now, item.end)
     return outcome.changed
 

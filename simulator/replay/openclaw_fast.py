@@ -66,8 +66,11 @@ class IncrementalPruner:
         *,
         context_window: float | None,
         context_window_tokens_override: float | None,
+        sizes: Sequence[int] | None = None,
     ) -> None:
+        """``sizes``: the estimate of each message that will be appended, when the caller has them."""
         self.settings = settings
+        self._sizes = sizes
         window = resolve_window_tokens(context_window, context_window_tokens_override)
         self.char_window: float = window * CHARS_PER_TOKEN_ESTIMATE if window is not None else 0
         self._prunable = make_tool_prunable_predicate(settings.tools)
@@ -90,7 +93,7 @@ class IncrementalPruner:
     def append(self, message: AgentMessage) -> None:
         index = len(self._messages)
         self._messages.append(message)
-        size = estimate_message_chars(message)
+        size = self._sizes[index] if self._sizes is not None else estimate_message_chars(message)
         self._total.append(self._total[-1] + size)
         if isinstance(message, AssistantMessage):
             self._assistants.append(index)

@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 from simulator.convert import to_openclaw
 from simulator.replay.loop import ModelCall, model_calls
+from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
+from simulator.runtimes.openclaw.context_guard import guard_message_chars
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
 from simulator.runtimes.openclaw.settings import OpenClawSettings
@@ -68,10 +71,16 @@ class SessionPlan:
     recorded: tuple[RecordedMarker, ...]
     config: AttemptConfig
     warnings: tuple[str, ...]
+    prepared: OpenClawNatives
 
 
 def _starts_attempt(message: Message) -> bool:
     return message.role is Role.USER and message.tool_result is None
+
+
+def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
+    """The transcript's native messages alone (no sizes, no calls): for one call's contents on demand."""
+    return _natives(transcript)[0]
 
 
 def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
@@ -128,11 +137,45 @@ def _route(message: Message, transcript: Transcript, settings: OpenClawSettings)
     return route, source
 
 
-def plan_session(transcript: Transcript, settings: OpenClawSettings) -> SessionPlan:
-    """Everything the replay reads from ``transcript`` once."""
+@dataclass(frozen=True, slots=True, eq=False)
+class OpenClawNatives:
+    """A transcript as every OpenClaw replay reads it, whatever the settings or version: made once."""
+
+    natives: tuple[AgentMessage, ...]
+    origins: tuple[tuple[int, ...], ...]
+    calls: tuple[ModelCall, ...]
+    chars: tuple[int, ...]
+    """The pruner's estimate of each native message as stored (``estimate_message_chars``)."""
+    prefix: tuple[int, ...]
+    """Running sums of ``chars``."""
+    guard_chars: tuple[int, ...]
+    """The context guard's own estimate of each native message as stored (``guard_message_chars``)."""
+    media_and_thinking: tuple[tuple[int, ...], tuple[int, ...]]
+    """The natives image cleanup may change, and the assistants with thinking (``media_and_thinking_of``)."""
+
+
+def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
+    """``transcript``'s native messages, its model calls and each message's two estimates, made once."""
     natives, origins = _natives(transcript)
-    messages = transcript.messages
+    chars = tuple(estimate_message_chars(m) for m in natives)
+    prefix = [0]
+    for size in chars:
+        prefix.append(prefix[-1] + size)
+    guard = tuple(guard_message_chars(m) for m in natives)
     calls = model_calls(transcript, origins)
+    return OpenClawNatives(
+        natives, origins, calls, chars, tuple(prefix), guard, media_and_thinking_of(natives)
+    )
+
+
+def plan_session(
+    transcript: Transcript, settings: OpenClawSettings, prepared: OpenClawNatives | None = None
+) -> SessionPlan:
+    """Everything the replay reads from ``transcript`` once (``prepared``: :func:`prepare_openclaw` of it)."""
+    if prepared is None:
+        prepared = prepare_openclaw(transcript)
+    natives, origins, calls = prepared.natives, prepared.origins, prepared.calls
+    messages = transcript.messages
     clocked = any(m.timestamp_ms is not None for m in messages)
     planned: list[PlannedCall] = []
     latest: float | None = None
@@ -188,7 +231,9 @@ def plan_session(transcript: Transcript, settings: OpenClawSettings) -> SessionP
             f"the transcript does not record its provider: replayed as {DEFAULT_PROVIDER} "
             "(set model.provider in the profile)"
         )
-    return SessionPlan(natives, origins, tuple(planned), recorded, attempt_config(settings), tuple(warnings))
+    return SessionPlan(
+        natives, origins, tuple(planned), recorded, attempt_config(settings), tuple(warnings), prepared
+    )
 
 
 def _end_of(call: PlannedCall, messages: Sequence[Message]) -> float:

@@ -161,6 +161,12 @@ def _has_thinking(message: AgentMessage) -> bool:
     )
 
 
+def media_and_thinking_of(natives: Sequence[AgentMessage]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The natives image cleanup may change, and the assistants with thinking, ascending."""
+    media = tuple(i for i, m in enumerate(natives) if _may_hold_media(m))
+    return media, tuple(i for i, m in enumerate(natives) if _has_thinking(m))
+
+
 @dataclass(slots=True)
 class _GuardFacts:
     """Per window: the tool results over the single-result share, their rewrite, and guarded sizes."""
@@ -298,10 +304,20 @@ class _PrunePass:
 class FastTransforms:
     """The same outcomes as :class:`ReferenceTransforms`, from per-message facts where they decide."""
 
-    def __init__(self, natives: Sequence[AgentMessage]) -> None:
+    def __init__(
+        self,
+        natives: Sequence[AgentMessage],
+        chars: Sequence[int] | None = None,
+        guard_chars: Sequence[int] | None = None,
+        media_and_thinking: tuple[Sequence[int], Sequence[int]] | None = None,
+    ) -> None:
         self._natives = natives
-        self._media = [i for i, m in enumerate(natives) if _may_hold_media(m)]
-        self._thinking = [i for i, m in enumerate(natives) if _has_thinking(m)]
+        # Per-native facts when the caller made them once (prepared), else worked out here.
+        self._chars = chars
+        self._guard_chars = guard_chars
+        media, thinking = media_and_thinking or media_and_thinking_of(natives)
+        self._media = media
+        self._thinking = thinking
         self._guards: dict[int, _GuardFacts] = {}
         self._pruners: dict[str, IncrementalPruner] = {}
         self._fed: dict[str, int] = {}
@@ -496,6 +512,7 @@ class FastTransforms:
                 runtime.settings,
                 context_window=window,
                 context_window_tokens_override=runtime.context_window_tokens,
+                sizes=self._chars,
             )
             self._pruners[key] = pruner
             self._fed[key] = 0
@@ -520,5 +537,9 @@ class FastTransforms:
                     facts.over.append(i)
                     facts.rewritten[i] = rewritten
                     message = rewritten
-            facts.chars.append(facts.chars[-1] + guard_v1.guard_message_chars(message))
+            if self._guard_chars is not None and message is self._natives[i]:
+                size = self._guard_chars[i]
+            else:
+                size = guard_v1.guard_message_chars(message)
+            facts.chars.append(facts.chars[-1] + size)
         return facts

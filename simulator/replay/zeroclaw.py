@@ -40,7 +40,7 @@ from simulator.replay.model import (
     RetryStep,
     SimulationResult,
 )
-from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, RecountedFacts
+from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, MessageFacts, RecountedFacts
 from simulator.runtimes.zeroclaw import (
     ChatMessage,
     HistoryTrimmed,
@@ -54,11 +54,12 @@ from simulator.runtimes.zeroclaw import (
     truncate_tool_message,
     truncate_tool_result,
 )
-from simulator.runtimes.zeroclaw.breadcrumb import insert_breadcrumb_flagged
+from simulator.runtimes.zeroclaw.breadcrumb import breadcrumb, insert_breadcrumb_flagged
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
 from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
+from simulator.runtimes.zeroclaw.texts import context_floor_remediation
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
 from simulator.specs.zeroclaw.budget import explain_budget
 from simulator.transcript import Transcript
@@ -84,6 +85,8 @@ class _Session:
     window: int | None
     """The provider window overflows are simulated against (``None``: never)."""
     cap: int
+    fast: bool
+    """Answer what the bookkeeping can answer without running the runtime's function (not the reference)."""
 
     @property
     def session_id(self) -> str | None:
@@ -113,8 +116,37 @@ class _CallLog:
     trimmed: bool = False
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ZeroClawNatives:
+    """A transcript as every ZeroClaw replay reads it, whatever the settings or version: made once."""
+
+    natives: tuple[ChatMessage, ...]
+    origins: tuple[tuple[int, ...], ...]
+    tokens: tuple[int, ...]
+    """ZeroClaw's estimate of each native message as stored (before any truncation)."""
+    prefix: tuple[int, ...]
+    calls: tuple[ModelCall, ...]
+
+
+def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
+    """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
+    converted = to_zeroclaw_chat(transcript.messages)
+    natives = tuple(ChatMessage.from_json(m) for m in converted.messages)
+    tokens = tuple(estimate_message_tokens(m) for m in natives)
+    prefix = [0]
+    for t in tokens:
+        prefix.append(prefix[-1] + t)
+    origins = tuple(tuple(o) for o in converted.origins)
+    return ZeroClawNatives(natives, origins, tokens, tuple(prefix), model_calls(transcript, origins))
+
+
 def replay_zeroclaw(
-    transcript: Transcript, settings: ZeroClawSettings, *, profile_name: str, reference: bool = False
+    transcript: Transcript,
+    settings: ZeroClawSettings,
+    *,
+    profile_name: str,
+    reference: bool = False,
+    prepared: ZeroClawNatives | None = None,
 ) -> SimulationResult:
     """Replay ``transcript`` through ZeroClaw with ``settings``.
 
@@ -123,21 +155,22 @@ def replay_zeroclaw(
         settings: A validated ZeroClaw profile.
         profile_name: Shown in the result.
         reference: Recount every held message after each trim instead of reusing entry facts.
+        prepared: :func:`prepare_zeroclaw` of this transcript, when the caller kept it.
 
     Returns:
         One record per model call plus where every message went.
     """
-    converted = to_zeroclaw_chat(transcript.messages)
-    natives = tuple(ChatMessage.from_json(m) for m in converted.messages)
-    tokens = tuple(estimate_message_tokens(m) for m in natives)
-    prefix = [0]
-    for t in tokens:
-        prefix.append(prefix[-1] + t)
-    session = _session(transcript, settings, natives, tokens, tuple(prefix), converted.origins)
+    facts = prepared if prepared is not None else prepare_zeroclaw(transcript)
+    natives, tokens = facts.natives, facts.tokens
+    session = _session(transcript, settings, natives, tokens, facts.prefix, facts.origins, not reference)
     is_boundary: Boundary = is_turn_boundary_pr9368 if session.documented else is_turn_boundary
-    facts = (RecountedFacts if reference else CachedFacts)(len(natives), is_boundary)
-    calls = model_calls(transcript, session.origins)
-    records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), facts)))
+    held: MessageFacts = (
+        RecountedFacts(len(natives), is_boundary)
+        if reference
+        else CachedFacts(len(natives), is_boundary, (natives, tokens))
+    )
+    calls = facts.calls
+    records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), held)))
     warnings = (
         () if calls else ("the transcript has no assistant message, so there is no model call to replay",)
     )
@@ -165,6 +198,7 @@ def _session(
     tokens: tuple[int, ...],
     prefix: tuple[int, ...],
     origins: tuple[tuple[int, ...], ...],
+    fast: bool,
 ) -> _Session:
     documented = settings.version == "documented"
     resolution = resolve_budget(settings)
@@ -175,13 +209,14 @@ def _session(
         transcript,
         settings,
         natives,
-        tuple(tuple(o) for o in origins),
+        origins,
         tokens,
         prefix,
         documented,
         resolution.budget,
         window,
         settings.effective_max_history_messages(),
+        fast,
     )
 
 
@@ -272,6 +307,22 @@ def _history_cap(session: _Session, history: History, flag: bool, call: ModelCal
     turns = history.turns - (1 if flag else 0)
     if turns <= cap:
         return flag
+    rule = f"max_history_messages {fmt(cap)} turns: {fmt(turns)} turns held"
+    if session.fast:
+        try:
+            told = history.recent_turns(cap, flag)
+        except LookupError:
+            pass  # a history the bookkeeping cannot answer for: the runtime's function does
+        else:
+            if told is None:
+                return flag
+            prefix, start, kept = told
+            history.cut(prefix, start, None if flag else breadcrumb(), call.number, rule)
+            log.rules.append(rule)
+            log.trimmed = True
+            event = HistoryTrimmed.message_cap(start - prefix, kept)
+            log.events.append(TrimEvent(event, "history_cap", session.session_id, log.stamp))
+            return True
     count = trim_to_recent_turn_count(history.held, cap, flag)
     if not count.trimmed:
         return flag
@@ -279,7 +330,6 @@ def _history_cap(session: _Session, history: History, flag: bool, call: ModelCal
     crumb = insert_breadcrumb_flagged(count.history, flag)
     if crumb.inserted:
         sources.insert(crumb.index, None)
-    rule = f"max_history_messages {fmt(cap)} turns: {fmt(turns)} turns held"
     _adopt(history, log, crumb.history, sources, call, rule)
     event = HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns)
     log.events.append(TrimEvent(event, "history_cap", session.session_id, log.stamp))
@@ -292,8 +342,13 @@ def _token_budget(
     """``preflight_iteration``; returns the breadcrumb flag after it."""
     budget = session.budget
     if budget == 0 or history.tokens <= budget:
-        # Nothing over budget: the preflight would change nothing; only its floor warning can fire.
-        warning = floor_warning(history.held, budget) if iteration == 0 else None
+        # Nothing over budget: the preflight would change nothing; only its floor warning can fire
+        # (``floor_warning``: the held systems' estimate against a positive budget, kept as a sum).
+        warning = None
+        if iteration == 0 and not session.fast:
+            warning = floor_warning(history.held, budget)
+        elif iteration == 0 and budget > 0 and (floor := history.system_tokens()) >= budget:
+            warning = context_floor_remediation(floor, budget)
         if warning:
             log.notes.append(warning)
         return flag

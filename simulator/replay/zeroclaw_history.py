@@ -13,6 +13,7 @@ behind :class:`MessageFacts` and give the same records.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeAlias
 
@@ -20,6 +21,8 @@ from simulator.replay.common import ranges
 from simulator.replay.model import Change
 from simulator.runtimes.zeroclaw import ChatMessage
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
+from simulator.runtimes.zeroclaw.messages import SYSTEM, USER
+from simulator.runtimes.zeroclaw.turns import leading_system_count
 
 Facts: TypeAlias = tuple[int, bool, bool]
 """A held message's estimate, whether it opens a turn, whether it is a system message."""
@@ -36,6 +39,10 @@ class MessageFacts(Protocol):
         message came from, ``None`` = breadcrumb)."""
         ...
 
+    def of(self, message: ChatMessage, source: int | None) -> Facts:
+        """Facts of one held message, as :meth:`count` counts it."""
+        ...
+
 
 def _facts(message: ChatMessage, is_boundary: Boundary) -> Facts:
     return estimate_message_tokens(message), is_boundary(message), message.role == "system"
@@ -48,6 +55,9 @@ class RecountedFacts:
         self._is_boundary = is_boundary
 
     def entered(self, index: int, message: ChatMessage) -> Facts:
+        return _facts(message, self._is_boundary)
+
+    def of(self, message: ChatMessage, source: int | None) -> Facts:
         return _facts(message, self._is_boundary)
 
     def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
@@ -63,19 +73,35 @@ class RecountedFacts:
 class CachedFacts:
     """A kept message that is the very object that entered reuses its entry facts."""
 
-    def __init__(self, size: int, is_boundary: Boundary) -> None:
+    def __init__(
+        self,
+        size: int,
+        is_boundary: Boundary,
+        stored: tuple[Sequence[ChatMessage], Sequence[int]] | None = None,
+    ) -> None:
         self._is_boundary = is_boundary
+        self._stored = stored
+        """The native messages and their estimates, made once: a message entering unchanged is not resized."""
         self._message: list[ChatMessage | None] = [None] * size
         self._tokens = [0] * size
         self._boundary = [False] * size
         self._system = [False] * size
 
     def entered(self, index: int, message: ChatMessage) -> Facts:
-        tokens = estimate_message_tokens(message)
+        stored = self._stored
+        if stored is not None and stored[0][index] is message:
+            tokens = stored[1][index]
+        else:
+            tokens = estimate_message_tokens(message)
         boundary, system = self._is_boundary(message), message.role == "system"
         self._message[index] = message
         self._tokens[index], self._boundary[index], self._system[index] = tokens, boundary, system
         return tokens, boundary, system
+
+    def of(self, message: ChatMessage, source: int | None) -> Facts:
+        if source is not None and self._message[source] is message:
+            return self._tokens[source], self._boundary[source], self._system[source]
+        return _facts(message, self._is_boundary)
 
     def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
         # The one loop whose cost grows with the history at every trim: kept inline on purpose.
@@ -108,6 +134,13 @@ class History:
         self.changes: list[Change] = []
         """Content changes made as messages entered (truncation); they stay with the message."""
         self._facts = facts
+        self._system_tokens = 0
+        """The estimate of every held ``system`` message (``estimate_system_floor_tokens``)."""
+        self._stale = False
+        """After :meth:`adopt`: the two sums below are worked out again when next asked for."""
+        self._users: list[int] = []
+        """Sources of the held ``user`` messages (breadcrumbs aside), ascending, from ``_users_from`` on."""
+        self._users_from = 0
 
     def enter(self, index: int, message: ChatMessage) -> None:
         """Append native message ``index`` (as it enters, e.g. truncated)."""
@@ -121,6 +154,9 @@ class History:
         self.tokens += tokens
         self.turns += boundary
         self.non_system += not system
+        self._system_tokens += tokens if system else 0
+        if message.role == USER:
+            self._users.append(index)
 
     def sources(self, held_indices: Sequence[int | None]) -> list[int | None]:
         """Native sources of positions in the held history (``None`` stays the breadcrumb)."""
@@ -137,3 +173,99 @@ class History:
         spans, self.crumb_at = ranges(sources)
         self.spans = list(spans)
         self.tokens, self.turns, self.non_system = self._facts.count(self.held, sources)
+        self._stale = True
+
+    def _refresh(self) -> None:
+        if self._stale:
+            pairs = list(zip(self.held, self.src, strict=True))
+            self._users = [s for m, s in pairs if s is not None and m.role == USER]
+            self._users_from = 0
+            self._system_tokens = sum(self._facts.of(m, s)[0] for m, s in pairs if m.role == SYSTEM)
+            self._stale = False
+
+    def system_tokens(self) -> int:
+        """``estimate_system_floor_tokens`` of the held history, kept as a running sum."""
+        self._refresh()
+        return self._system_tokens
+
+    def recent_turns(self, max_turns: int, flag: bool) -> tuple[int, int, int] | None:
+        """PR 9368 ``trim_to_recent_turn_count`` of the held history, told from the bookkeeping.
+
+        Returns:
+            ``(prefix, first kept position, kept turns)`` when it trims, ``None`` when it keeps all.
+
+        Raises:
+            LookupError: when the held history is not one the bookkeeping can answer for (a
+                breadcrumb after the prefix); the caller then runs the runtime's function.
+        """
+        self._refresh()
+        held, src = self.held, self.src
+        leading = leading_system_count(held)
+        prefix = leading + (1 if flag and len(held) > leading else 0)
+        if self.crumb_at is not None and self.crumb_at >= prefix:
+            raise LookupError("a breadcrumb inside the body")
+        if prefix >= len(held):
+            return None
+        # Body boundaries (any ``user`` row) are the held user messages from the body's first source on:
+        # sources ascend through the held history, and the prefix holds systems and the breadcrumb only.
+        first = src[prefix]
+        assert first is not None
+        lo = bisect_left(self._users, first, self._users_from)
+        total = len(self._users) - lo
+        if total <= max_turns or total <= 1:
+            return None
+        kept = min(max(max_turns, 1), total)
+        start = bisect_left(src, self._users[lo + total - kept], prefix)  # type: ignore[type-var]
+        return prefix, start, kept
+
+    def cut(self, start: int, stop: int, crumb: ChatMessage | None, call: int, rule: str) -> None:
+        """:meth:`adopt` of a trim that kept ``held[:start]`` and ``held[stop:]`` and put ``crumb`` (if any)
+        at ``start``, at the cost of what it dropped (the body's sources ascend, with no breadcrumb)."""
+        self._refresh()
+        held, src, facts = self.held, self.src, self._facts
+        tokens = turns = non_system = users = system_tokens = 0
+        for k in range(start, stop):
+            message, source = held[k], src[k]
+            size, boundary, system = facts.of(message, source)
+            tokens += size
+            turns += boundary
+            non_system += not system
+            system_tokens += size if system else 0
+            if source is not None:
+                users += message.role == USER
+                if self.dropped_at[source] == 0:
+                    self.dropped_at[source] = call
+                    self.drop_rules[source] = rule
+        del held[start:stop], src[start:stop]
+        self._users_from += users
+        self.tokens -= tokens
+        self.turns -= turns
+        self.non_system -= non_system
+        self._system_tokens -= system_tokens
+        body = start
+        if crumb is not None:
+            held.insert(start, crumb)
+            src.insert(start, None)
+            size, boundary, system = facts.of(crumb, None)
+            self.tokens += size
+            self.turns += boundary
+            self.non_system += not system
+            self._system_tokens += size if system else 0
+            body += 1
+        self._respan(body)
+
+    def _respan(self, body: int) -> None:
+        """Sent ranges and breadcrumb position after a cut: the head counted, the body one range."""
+        src = self.src
+        spans, self.crumb_at = ranges(src[:body])
+        self.spans = list(spans)
+        if body < len(src):
+            first, last = src[body], src[-1]
+            assert first is not None and last is not None
+            if last - first != len(src) - body - 1:
+                spans, self.crumb_at = ranges(src)  # not one run: counted in full
+                self.spans = list(spans)
+            elif self.spans and self.spans[-1][1] == first:
+                self.spans[-1] = (self.spans[-1][0], last + 1)
+            else:
+                self.spans.append((first, last + 1))

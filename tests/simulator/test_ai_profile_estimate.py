@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile import Block, Message, OtherContent, dumps_compact, estimate_tokens
-from simulator.runtimes.ai_profile.compact_json import ryu_format, serde_parse_float
+from simulator.runtimes.ai_profile.compact_json import (
+    quote_string,
+    quote_string_reference,
+    ryu_format,
+    serde_parse_float,
+)
 from simulator.runtimes.ai_profile.estimate import U32_MAX, message_tokens, saturating_sum
 
 
@@ -34,6 +41,16 @@ def test_string_escapes_match_serde_json():
     assert dumps_compact('"\\\b\f\n\r\t') == '"\\"\\\\\\b\\f\\n\\r\\t"'
     assert dumps_compact("\x01\x1f") == '"\\u0001\\u001f"'
     assert dumps_compact("/\x7f\u2028é") == '"/\x7f\u2028é"'
+
+
+@given(st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=())))
+def test_the_fast_string_quote_is_serde_jsons_escape_of_every_code_point(text):
+    assert quote_string(text) == quote_string_reference(text)
+
+
+def test_the_fast_string_quote_keeps_lone_surrogates_and_every_control_character():
+    text = "".join(chr(c) for c in range(0x80)) + "\ud800\udfff\u2028\x7f"
+    assert quote_string(text) == quote_string_reference(text)
 
 
 def test_floats_are_printed_like_ryu_not_like_python():

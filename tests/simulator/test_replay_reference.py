@@ -113,3 +113,41 @@ def test_samples_replay_the_same_fast_and_reference(sample, doc):
     transcript = parse_transcript(sample.read_text(encoding="utf-8"))
     profile = profile_from_document(doc, name="p")
     assert simulate(transcript, profile) == simulate(transcript, profile, reference=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    version=st.sampled_from(["documented", "upstream"]),
+    cap=st.integers(1, 8),
+    budget=st.sampled_from([0, 2_000, 6_000, 20_000]),
+    window=st.sampled_from([0, 4_000, 12_000]),
+    truncate=st.sampled_from([0, 500]),
+    turns=st.integers(10, 60),
+    usage_every=st.integers(0, 4),
+    clocked=st.booleans(),
+)
+def test_zeroclaw_caps_told_from_the_bookkeeping_match_the_runtime_functions_over_long_sessions(
+    version, cap, budget, window, truncate, turns, usage_every, clocked
+):
+    """Many trims per session, caps and budgets interleaved: the held history is cut again and again."""
+    text = (
+        synthetic_openclaw_session(turns, tool_result_chars=900, pause_every=usage_every)
+        if clocked
+        else _chat(turns, 900, usage_every)
+    )
+    doc = {
+        "trimscope": {"version": version},
+        "runtime_profiles": {
+            "d": {
+                "max_context_tokens": budget,
+                "max_history_messages": cap,
+                "max_tool_result_chars": truncate,
+            }
+        },
+        "provider": {"model": "m", "context_window": window},
+    }
+    transcript = parse_transcript(text)
+    profile = profile_from_document(doc, name="p")
+    fast = simulate(transcript, profile)
+    assert fast == simulate(transcript, profile, reference=True)
+    assert fast.trims > 0

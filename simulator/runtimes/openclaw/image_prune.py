@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Final
 
 from simulator.runtimes.openclaw.jsstr import JS_WHITESPACE_CLASS
@@ -51,6 +52,13 @@ def scrub_media_references(text: str) -> str:
     """Replace media attachment markers and ``media://inbound/`` refs with the removal marker."""
     if "[" not in text and _MEDIA_REFERENCE_LEAD not in text:
         return text
+    return _scrub(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _scrub(text: str) -> str:
+    # Memoised: the cleanup scrubs the same older messages at every call of a session (a text's hash
+    # is kept by the string, so a hit costs one lookup instead of three substitutions).
     for pattern in _MEDIA_REFERENCE_PATTERNS:
         # A function replacement keeps the marker literal (no backslash processing).
         text = pattern.sub(lambda _m: PRUNED_HISTORY_MEDIA_REFERENCE_MARKER, text)

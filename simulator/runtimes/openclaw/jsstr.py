@@ -13,7 +13,9 @@ input cannot contain).
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
+from json.encoder import encode_basestring
 
 from simulator.jsonvalue import JSON
 
@@ -151,7 +153,19 @@ def js_number_to_string(value: float | int) -> str:
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _quote(text: str) -> str:
+    # Without surrogates the standard library's C encoder (non-ASCII kept raw) writes exactly these
+    # escapes; the character loop below was most of the cost of sizing a tool call's arguments.
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return encode_basestring(text)
+    return quote_each(text)
+
+
+def quote_each(text: str) -> str:
+    """``JSON.stringify`` of a string, one character at a time (the reference for :func:`_quote`)."""
     out = ['"']
     for ch in text:
         code = ord(ch)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simulator.convert import to_ai_profile
 from simulator.estimates import ai_profile_estimate, ai_profile_system_tokens
-from simulator.replay.ai_profile import ESTIMATOR, replay_ai_profile
+from simulator.replay.ai_profile import ESTIMATOR, AiProfileNatives, prepare_ai_profile, replay_ai_profile
 from simulator.replay.model import SimulationResult
 from simulator.runtime_spec import ReplayInput, RuntimeSpec
 from simulator.runtimes.ai_profile import AiProfileSettings
@@ -26,6 +26,7 @@ def _replay(transcript: Transcript, inp: ReplayInput[AiProfileSettings]) -> Simu
         profile_name=inp.profile_name,
         provider_window=inp.provider_window,
         reference=inp.reference,
+        prepared=inp.prepared if isinstance(inp.prepared, AiProfileNatives) else None,
     )
 
 
@@ -45,6 +46,7 @@ V0_1_7: RuntimeSpec[AiProfileSettings] = RuntimeSpec(
     estimate=ai_profile_estimate,
     estimator=ESTIMATOR,
     replay=_replay,
+    prepare=prepare_ai_profile,
     estimate_outside=ai_profile_system_tokens,
     conformance_system="ai_profile",
     conformance_module="simulator.conformance.ai_profile_adapters",

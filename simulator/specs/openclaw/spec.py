@@ -13,6 +13,7 @@ from simulator.convert import to_openclaw
 from simulator.estimates import openclaw_estimate_tokens, openclaw_system_tokens
 from simulator.replay.model import CallRecord, SimulationResult
 from simulator.replay.openclaw import ESTIMATOR, pruned_contents, replay_openclaw
+from simulator.replay.openclaw_session import OpenClawNatives, prepare_openclaw
 from simulator.runtime_spec import ReplayInput, RuntimeSpec
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.specs.openclaw.budget import explain_budget
@@ -27,7 +28,10 @@ def _version(settings: OpenClawSettings) -> str:
 
 
 def _replay(transcript: Transcript, inp: ReplayInput[OpenClawSettings]) -> SimulationResult:
-    return replay_openclaw(transcript, inp.settings, profile_name=inp.profile_name, reference=inp.reference)
+    prepared = inp.prepared if isinstance(inp.prepared, OpenClawNatives) else None
+    return replay_openclaw(
+        transcript, inp.settings, profile_name=inp.profile_name, reference=inp.reference, prepared=prepared
+    )
 
 
 def _contents(
@@ -52,6 +56,7 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     estimate=openclaw_estimate_tokens,
     estimator=ESTIMATOR,
     replay=_replay,
+    prepare=prepare_openclaw,
     changed_contents=_contents,
     estimate_outside=openclaw_system_tokens,
     conformance_system="openclaw",

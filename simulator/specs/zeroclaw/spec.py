@@ -14,7 +14,13 @@ from dataclasses import replace
 from simulator.convert import to_zeroclaw_chat
 from simulator.estimates import zeroclaw_estimate
 from simulator.replay.model import SimulationResult
-from simulator.replay.zeroclaw import ESTIMATOR, replay_zeroclaw, truncated_contents
+from simulator.replay.zeroclaw import (
+    ESTIMATOR,
+    ZeroClawNatives,
+    prepare_zeroclaw,
+    replay_zeroclaw,
+    truncated_contents,
+)
 from simulator.runtime_spec import ReplayInput, RuntimeSpec
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.specs.zeroclaw.budget import explain_budget
@@ -30,7 +36,10 @@ def _version(settings: ZeroClawSettings) -> str:
 
 
 def _replay(transcript: Transcript, inp: ReplayInput[ZeroClawSettings]) -> SimulationResult:
-    return replay_zeroclaw(transcript, inp.settings, profile_name=inp.profile_name, reference=inp.reference)
+    prepared = inp.prepared if isinstance(inp.prepared, ZeroClawNatives) else None
+    return replay_zeroclaw(
+        transcript, inp.settings, profile_name=inp.profile_name, reference=inp.reference, prepared=prepared
+    )
 
 
 PROPOSED: RuntimeSpec[ZeroClawSettings] = RuntimeSpec(
@@ -49,6 +58,7 @@ PROPOSED: RuntimeSpec[ZeroClawSettings] = RuntimeSpec(
     estimate=zeroclaw_estimate,
     estimator=ESTIMATOR,
     replay=_replay,
+    prepare=prepare_zeroclaw,
     changed_contents=truncated_contents,
     knob_notes=knob_notes,
     conformance_system="zeroclaw",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final, Literal
 
 from simulator.jsonvalue import JSON
@@ -143,13 +144,23 @@ def _plain_text(block: ContentBlock) -> str | None:
     return text if isinstance(text, str) else None
 
 
+@lru_cache(maxsize=1 << 12, typed=True)
+def _number_text(value: float | int) -> str:
+    return js_number_to_string(value)
+
+
 def projection_key(message: AgentMessage) -> str | None:
     """``getToolResultProjectionBaseKey``."""
     if not isinstance(message, ToolResultMessage):
         return None
-    timestamp = dict(message.extra).get("timestamp")
+    # Asked of every message at every call: the extra fields scanned (the last one named wins, as in a
+    # dict of them) and the number's text remembered, rather than both rebuilt each time.
+    timestamp: JSON = None
+    for name, value in message.extra:
+        if name == "timestamp":
+            timestamp = value
     has_ts = isinstance(timestamp, int | float) and not isinstance(timestamp, bool)
-    ts_key = f":{js_number_to_string(timestamp)}" if has_ts and isinstance(timestamp, int | float) else ""
+    ts_key = f":{_number_text(timestamp)}" if has_ts and isinstance(timestamp, int | float) else ""
     if message.tool_call_id:
         return f"tool:{message.tool_call_id}{ts_key}"
     return f"timestamp:{ts_key[1:]}" if has_ts else None

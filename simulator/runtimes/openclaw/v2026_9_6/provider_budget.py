@@ -140,16 +140,20 @@ def apply_provider_budget(
         branch[index] = message
         lengths[index] = length
     replaced = bool(oversized or aggregate)
+    # Every key ends up frozen (a record freezes its key too); gathered and added once, since a new set
+    # per message made each call quadratic in the session's tool results.
+    freeze: list[str] = []
     for index, original in enumerate(messages):
         key = projection_key(original)
         if key is None:
             continue
+        freeze.append(key)
         current = branch[index]
         if replaced and isinstance(current, ToolResultMessage) and current is not original:
             existing = state.lookup().get(key)
             state = state.record(key, current, existing.mode if existing is not None else None)
-        else:
-            state = replace(state, frozen=state.frozen | {key})
+    if freeze:
+        state = replace(state, frozen=state.frozen.union(freeze))
     out = tuple(branch)
     changed = any(a is not b for a, b in zip(out, messages, strict=True))
     return ProviderBudgetOutcome(
