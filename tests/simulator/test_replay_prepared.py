@@ -57,7 +57,7 @@ def test_assumed_times_are_prepared_into_the_transcript_and_said_in_the_warnings
     prepared = prepare_replay(transcript, "openclaw", assumed_gap_seconds=600)
     result = replay_prepared(prepared, profile)
     assert result == simulate(transcript, profile, assumed_gap_seconds=600)
-    assert result.warnings[-1] == "the transcript has no timestamps: calls assumed 600 s apart"
+    assert result.warnings[-1] == "no timestamps: calls assumed 600 s apart"
     assert prepared.transcript.messages[0].timestamp_ms is not None
 
 
@@ -98,3 +98,12 @@ def test_the_collector_is_restored_when_a_replay_raises():
     with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("boom")
     assert gc.isenabled()
+
+
+def test_an_unclocked_transcript_is_prepared_with_the_default_gap_when_none_is_given():
+    transcript = TRANSCRIPTS["unclocked"]
+    prepared = prepare_replay(transcript, "openclaw")
+    assert prepared.note == "no timestamps: calls assumed 30 s apart (the default)"
+    assert prepared.transcript.messages[0].timestamp_ms is not None
+    # ZeroClaw never reads the clock: nothing is stamped or said.
+    assert prepare_replay(transcript, "zeroclaw").note is None
