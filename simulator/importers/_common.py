@@ -156,7 +156,7 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     others: list[tuple[int, str, str | None]] = []
     warnings: list[str] = []
     for number, line in lines:
-        if not line.lstrip().startswith("{"):
+        if line[0] != "{" and not line.lstrip().startswith("{"):
             # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
             others.append((number, line, None))
             continue
@@ -308,6 +308,8 @@ def parse_timestamp(value: JSON, what: str = "timestamp") -> int | None:
     """ISO-8601 text or epoch milliseconds to epoch milliseconds (naive ISO times are taken as UTC)."""
     if value is None:
         return None
+    if type(value) is int:
+        return value
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an ISO string or epoch milliseconds, got boolean")
     if isinstance(value, int | float):

@@ -94,6 +94,10 @@ def _blocks(raw: JSON, where: str, *, assistant: bool) -> tuple[tuple[Part, ...]
     parts: list[Part] = []
     calls: list[ToolCall] = []
     for i, item in enumerate(as_list(raw, where)):
+        # The common block first, without building the place names errors would need.
+        if type(item) is dict and item.get("type") == "text" and type(text := item.get("text")) is str:
+            parts.append(TextPart(text))
+            continue
         w = f"{where}[{i}]"
         block = as_object(item, w)
         kind = require_str(block, "type", f"{w}.type")
