@@ -157,24 +157,28 @@ class _Trie:
         return lo
 
     def walk(self, segments: tuple[Segment, ...]) -> tuple[list[int], list[int]]:
-        """Node ids and running token sums of every prefix of ``segments``."""
+        """Node ids and running token sums of every prefix of ``segments``.
+
+        The lists are the trie's own and change at the next walk: read them before walking again.
+        """
         shared = self._shared(segments)
-        chain = self._last_chain[:shared]
-        cum = self._last_cum[:shared]
+        # Cut back to the shared prefix in place: copying it would cost the session's square again.
+        chain, cum = self._last_chain, self._last_cum
+        del chain[shared:], cum[shared:]
         node = chain[-1] if chain else -1
         total = cum[-1] if cum else 0
         ids = self._ids
+        get, add_node, add_total = ids.get, chain.append, cum.append
         for segment in segments[shared:]:
             key = (node, segment.fingerprint)
-            found = ids.get(key)
+            found = get(key)
             if found is None:
-                found = len(ids)
-                ids[key] = found
+                found = ids[key] = len(ids)
             node = found
             total += segment.tokens
-            chain.append(node)
-            cum.append(total)
-        self._last, self._last_chain, self._last_cum = segments, chain, cum
+            add_node(node)
+            add_total(total)
+        self._last = segments
         return chain, cum
 
 
