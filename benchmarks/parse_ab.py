@@ -42,8 +42,14 @@ def timed(fn):
     fn()
     return time.perf_counter() - w, cpu() - c
 
-def loads_all(ts):
-    return [json.loads(line) for t in ts for line in t.splitlines() if line.strip()]
+def loads_all(ts):  # as benchmarks.corpus: every line decoded, nothing kept
+    n = 0
+    for t in ts:
+        for line in t.splitlines():
+            if line.strip():
+                json.loads(line)
+                n += 1
+    return n
 
 def parse_paused(ts):
     with building_long_lived():

@@ -44,8 +44,13 @@ class ReplayRow:
 
 
 def _json_loads_lines(text: str) -> int:
-    """The yardstick: the standard library decoding every line, nothing built from it."""
-    return len([json.loads(line) for line in text.splitlines() if line.strip()])
+    """The yardstick: the standard library decoding every line, nothing kept (as ``benchmarks.corpus``)."""
+    n = 0
+    for line in text.splitlines():
+        if line.strip():
+            json.loads(line)
+            n += 1
+    return n
 
 
 ParseTimes = dict[int, tuple[float, float, float]]
