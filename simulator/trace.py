@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from simulator.errors import SimulatorError
@@ -402,8 +403,12 @@ def _match(
     )
 
 
+@lru_cache(maxsize=4096)
 def _arguments_key(arguments: str) -> str:
-    """Arguments compared as JSON values where they parse (key order and spacing do not matter)."""
+    """Arguments compared as JSON values where they parse (key order and spacing do not matter).
+
+    Memoised: a corpus evaluation asks again for every profile, and agents repeat their tool calls.
+    """
     try:
         return json.dumps(json.loads(arguments), sort_keys=True, separators=(",", ":"))
     except ValueError:
