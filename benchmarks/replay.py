@@ -3,7 +3,8 @@
 The session: N turns of user → tool call → ~2 KB tool result → answer (4 messages a turn), with the
 operator pausing longer than the cache TTL every 4 turns. Every assistant message is one model call.
 
-The parse is timed twice: as a library call (collector on) and as the command line and the corpus workers
+The parse is timed twice: as a library call (which pauses the collector while it builds, nothing frozen) and
+as the command line and the corpus workers
 run it (:func:`simulator.long_lived.building_long_lived`: collector paused, the parsed transcript frozen),
 each beside ``json.loads`` decoding the same lines.
 The replays run on the frozen transcript, as they do there.
@@ -108,12 +109,13 @@ def report(rows: list[ReplayRow], parse_times: ParseTimes) -> list[str]:
         )
     lines += [
         "",
-        "Parsing the session text (OpenClaw JSONL) before the replay, as a library call (collector on) and "
-        "as the command line and corpus workers run it (collector paused, then the transcript frozen), "
+        "Parsing the session text (OpenClaw JSONL) before the replay, as a library call (which pauses the "
+        "collector while it builds) and as the command line and corpus workers run it (collector paused, "
+        "then the transcript frozen), "
         "beside the standard library's `json.loads` decoding every line of the same text (best of the "
         "runs, the three alternating). Goal at 100,000 messages: under 2 s.",
         "",
-        "| messages | `json.loads` | library call | × json.loads | collector paused | × json.loads |",
+        "| messages | `json.loads` | library call | × json.loads | paused and frozen | × json.loads |",
         "|---:|---:|---:|---:|---:|---:|",
     ]
     lines += [
