@@ -3,10 +3,9 @@
 The session: N turns of user → tool call → ~2 KB tool result → answer (4 messages a turn), with the
 operator pausing longer than the cache TTL every 4 turns. Every assistant message is one model call.
 
-The parse is timed twice: as a library call (which pauses the collector while it builds, nothing frozen) and
-as the command line and the corpus workers
-run it (:func:`simulator.long_lived.building_long_lived`: collector paused, the parsed transcript frozen),
-each beside ``json.loads`` decoding the same lines.
+The parse is timed twice: as a library call (which pauses the collector while it builds, nothing frozen)
+and as the command line and the corpus workers run it (:func:`simulator.long_lived.building_long_lived`:
+collector paused, the parsed transcript frozen), each beside ``json.loads`` decoding the same lines.
 The replays run on the frozen transcript, as they do there.
 """
 
