@@ -14,7 +14,12 @@ from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 # Sections written by hand (not measured here) that a rerun keeps as they are.
-KEPT_SECTIONS = ("## Speed work of", "## Mutation testing", "## OpenClaw replay before and after")
+KEPT_SECTIONS = (
+    "## Speed work of",
+    "## Mutation testing",
+    "## OpenClaw replay before and after",
+    "## Parsing and corpus evaluation before and after",
+)
 
 
 def kept_sections(text: str) -> list[str]:

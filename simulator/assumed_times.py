@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import msgspec
+
 from simulator.transcript import Role, Transcript
 
 DEFAULT_GAP_SECONDS = 30.0
@@ -71,7 +73,7 @@ def with_assumed_times(transcript: Transcript, gap_seconds: float) -> Transcript
     for message in transcript.messages:
         # A reply belongs to the call it ends; the messages after it lead to the next call.
         at = ORIGIN_MS + replies * gap_ms
-        stamped.append(replace(message, timestamp_ms=at))
+        stamped.append(msgspec.structs.replace(message, timestamp_ms=at))
         if message.role is Role.ASSISTANT:
             replies += 1
     return replace(transcript, messages=tuple(stamped))

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from simulator.errors import SimulatorError
+from simulator.estimates import load_tokenizer
 from simulator.evaluate import PreparedTranscript, SessionMetrics, evaluate_session
 from simulator.importers import parse_transcript
 from simulator.long_lived import building_long_lived
@@ -60,6 +61,7 @@ def load(files: Sequence[Path], *, priced: bool = True) -> tuple[list[PreparedTr
     """
     prepared: list[PreparedTranscript] = []
     failed: list[Failure] = []
+    counted: dict[str, int] = {}  # o200k counts by text, over the whole corpus
     for path in files:
         try:
             text = path.read_text(encoding="utf-8")
@@ -70,7 +72,7 @@ def load(files: Sequence[Path], *, priced: bool = True) -> tuple[list[PreparedTr
         except SimulatorError as exc:
             failed.append(Failure(str(path), exc.message))
             continue
-        prepared.append(PreparedTranscript.of(transcript, source=str(path), priced=priced))
+        prepared.append(PreparedTranscript.of(transcript, source=str(path), priced=priced, counted=counted))
     return prepared, failed
 
 
@@ -115,7 +117,10 @@ class CorpusPool:
                 self._local, self.failed = load(files, priced=priced)
             self.sessions = len(self._local)
             return
-        # fork: the children inherit the imported simulator instead of importing it again.
+        # fork: the children inherit the imported simulator instead of importing it again, and the
+        # tokenizer the cost model counts with instead of each loading its own.
+        if priced:
+            load_tokenizer()
         ctx = multiprocessing.get_context("fork")
         for shard in _shards(files, workers):
             parent, child = ctx.Pipe()

@@ -10,11 +10,19 @@ For processes that keep what they built for their life -- the command line and t
 opt-in for the caller and never used inside the library's own functions: a long-running server that
 parses and discards transcripts should not freeze them (refcounting still frees them, but frozen
 reference cycles would stay).
+
+:func:`collector_paused` is the pause alone, without the freeze: what the library itself does while it
+builds a transcript (:func:`simulator.importers.parse_transcript`). The collections it skips would only
+have walked the growing transcript again and again (about half of a 100,000-message parse); once the
+collector is back, the next collection walks it once. Nothing is kept out of later collections. The
+replays pause it the same way (12-37 % of a 100,000-message replay went to collections that freed
+nothing).
 """
 
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -32,4 +40,34 @@ def building_long_lived() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["building_long_lived"]
+_lock = threading.Lock()
+_depth = 0
+_was_enabled = False
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic collector for the block and restore it as the first pause found it (nothing is
+    frozen).
+
+    The collector's switch is the process's, so pauses are shared: nested and concurrent blocks (a
+    parse in one thread, a replay in another) keep it off until the last of them ends, and only then
+    is it switched back on, if it was on when the first began. Another thread allocating meanwhile is
+    not collected either; a cycle made meanwhile is collected once the collector runs again.
+    """
+    global _depth, _was_enabled
+    with _lock:
+        if _depth == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _was_enabled:
+                gc.enable()
+
+
+__all__ = ["building_long_lived", "collector_paused"]

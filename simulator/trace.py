@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from simulator.errors import SimulatorError
@@ -408,8 +409,12 @@ def _match(
     )
 
 
+@lru_cache(maxsize=4096)
 def _arguments_key(arguments: str) -> str:
-    """Arguments compared as JSON values where they parse (key order and spacing do not matter)."""
+    """Arguments compared as JSON values where they parse (key order and spacing do not matter).
+
+    Memoised: a corpus evaluation asks again for every profile, and agents repeat their tool calls.
+    """
     try:
         return json.dumps(json.loads(arguments), sort_keys=True, separators=(",", ":"))
     except ValueError:
@@ -465,10 +470,35 @@ def rereads(transcript: Transcript, result: SimulationResult) -> tuple[Reread, .
 def _departure_call(
     result: SimulationResult, index: int, natives: Mapping[int, Sequence[int]], entry: Mapping[int, Change]
 ) -> tuple[int | None, RuleKind | None]:
-    for call, state, kind, _, _ in _states(result, index, natives.get(index, ()), entry):
+    """The first call after message ``index`` that did not send it in full, and why (as ``_states``).
+
+    Most calls send it unchanged: those are recognised with a few comparisons, and only the call where
+    it departs goes through :func:`_message_state` for its state and kind.
+    """
+    own = natives.get(index, ())
+    if not own:
+        return None, None
+    changed_from = min((entry[n].call for n in own if n in entry), default=None)
+    for call in result.calls[_first_call(result, index) :]:
+        if _unchanged(call, own) and (changed_from is None or changed_from > call.number):
+            continue
+        state, kind, _, _ = _message_state(result, call, own, entry)
         if state != "full":
             return call.number, kind
     return None, None
+
+
+def _unchanged(call: CallRecord, natives: Sequence[int]) -> bool:
+    """Every one of ``natives`` sent at ``call`` and none in a group a content rule changed there."""
+    for native in natives:
+        for start, end in call.sent:
+            if start <= native < end:
+                break
+        else:
+            return False
+    return not any(
+        group.fate in _CONTENT_FATES and any(n in group.indices for n in natives) for group in call.fated
+    )
 
 
 def trace(

@@ -5,13 +5,21 @@ their own ``TOOL`` message (one per result), even where the source format packs 
 user message (Anthropic, Claude Code); converters regroup them for runtimes that expect that shape.
 Each message keeps the raw record it came from and where it came from (line, record index) so the
 dashboard can point at the source and errors can name a place.
+
+The per-message types are frozen ``msgspec`` structs rather than frozen dataclasses: a 100,000-message
+session builds several hundred thousand of them, and a struct is built about 7× faster. They are left
+out of the cyclic collector (``gc=False``): they hold only strings, numbers, tuples of such structs and
+the decoded JSON record, so they can never be part of a reference cycle, and a collection no longer
+walks them. Copy one with a change with ``msgspec.structs.replace`` (``dataclasses.replace`` does not apply).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
+
+import msgspec
 
 from simulator.jsonvalue import JSON
 
@@ -23,8 +31,7 @@ class Role(StrEnum):
     TOOL = "tool"
 
 
-@dataclass(frozen=True, slots=True)
-class TextPart:
+class TextPart(msgspec.Struct, frozen=True, gc=False):
     text: str
     kind: Literal["text"] = "text"
 
@@ -32,8 +39,7 @@ class TextPart:
 ImageSource = Literal["base64", "url", "marker", "file"]
 
 
-@dataclass(frozen=True, slots=True)
-class ImagePart:
+class ImagePart(msgspec.Struct, frozen=True, gc=False):
     """An image as the source held it: inline base64 data, a URL, a ``[IMAGE:...]`` marker or a file id."""
 
     source: ImageSource
@@ -42,8 +48,7 @@ class ImagePart:
     kind: Literal["image"] = "image"
 
 
-@dataclass(frozen=True, slots=True)
-class ThinkingPart:
+class ThinkingPart(msgspec.Struct, frozen=True, gc=False):
     text: str
     signature: str | None = None
     redacted: bool = False
@@ -53,8 +58,7 @@ class ThinkingPart:
 Part = TextPart | ImagePart | ThinkingPart
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """A tool call issued by an assistant. ``arguments`` is the JSON text as the provider sent it."""
 
     id: str
@@ -62,15 +66,13 @@ class ToolCall:
     arguments: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(msgspec.Struct, frozen=True, gc=False):
     call_id: str
     name: str | None
     is_error: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True, gc=False):
     """Provider-reported token accounting attached to an assistant message (its request's input)."""
 
     input_tokens: int | None = None
@@ -87,8 +89,7 @@ class Usage:
         return self.input_tokens + (self.cache_read_tokens or 0) + (self.cache_write_tokens or 0)
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRef:
+class SourceRef(msgspec.Struct, frozen=True, gc=False):
     """Where a message came from: 1-based line for line formats, 0-based record index otherwise."""
 
     line: int | None = None
@@ -108,8 +109,7 @@ reproduced runtime receives instructions only as system text.
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True, gc=False):
     role: Role
     parts: tuple[Part, ...] = ()
     tool_calls: tuple[ToolCall, ...] = ()
@@ -119,7 +119,7 @@ class Message:
     usage: Usage | None = None
     model: str | None = None
     provider: str | None = None
-    source: SourceRef = field(default_factory=SourceRef)
+    source: SourceRef = msgspec.field(default_factory=SourceRef)
     raw: JSON = None
     variant: MessageVariant | None = None
     stop_reason: str | None = None

@@ -35,3 +35,9 @@ def test_a_rerun_keeps_the_openclaw_before_and_after_section():
     heading = "## OpenClaw replay before and after (2026-11-30)"
     doc = f"# Benchmarks\n\n{heading}\n\n| 10,000 | 8 s |\n\n## Dashboard\n"
     assert kept_sections(doc) == [heading, "", "| 10,000 | 8 s |", ""]
+
+
+def test_a_rerun_keeps_the_parsing_before_and_after_section():
+    heading = "## Parsing and corpus evaluation before and after (2026-11-30)"
+    doc = f"# Benchmarks\n\n## Corpus evaluation\n\n| 1 s |\n\n{heading}\n\n| parse | 2 s |\n\n## Dashboard\n"
+    assert kept_sections(doc) == [heading, "", "| parse | 2 s |", ""]

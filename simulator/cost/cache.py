@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import attrgetter
 from typing import Literal
 
 from simulator.cost.pricing import CacheTtl, Pricing
@@ -126,6 +128,10 @@ def openai_cached(common_prefix_tokens: int, minimum: int = OPENAI_FIRST_STEP) -
     return minimum + (common_prefix_tokens - minimum) // OPENAI_STEP * OPENAI_STEP
 
 
+_FINGERPRINT = attrgetter("fingerprint")
+_TOKENS = attrgetter("tokens")
+
+
 class _Trie:
     """Interns prefixes: the node id of a prefix is the same in every request that shares it.
 
@@ -157,24 +163,40 @@ class _Trie:
         return lo
 
     def walk(self, segments: tuple[Segment, ...]) -> tuple[list[int], list[int]]:
-        """Node ids and running token sums of every prefix of ``segments``."""
+        """Node ids and running token sums of every prefix of ``segments``.
+
+        The lists are the trie's own and change at the next walk: read them before walking again.
+        """
         shared = self._shared(segments)
-        chain = self._last_chain[:shared]
-        cum = self._last_cum[:shared]
+        # Cut back to the shared prefix in place: copying it would cost the session's square again.
+        chain, cum = self._last_chain, self._last_cum
+        del chain[shared:], cum[shared:]
         node = chain[-1] if chain else -1
         total = cum[-1] if cum else 0
         ids = self._ids
+        get, add_node, add_total = ids.get, chain.append, cum.append
+        at = shared
         for segment in segments[shared:]:
-            key = (node, segment.fingerprint)
-            found = ids.get(key)
+            found = get((node, segment.fingerprint))
             if found is None:
-                found = len(ids)
-                ids[key] = found
+                break
             node = found
             total += segment.tokens
-            chain.append(node)
-            cum.append(total)
-        self._last, self._last_chain, self._last_cum = segments, chain, cum
+            add_node(node)
+            add_total(total)
+            at += 1
+        if at < len(segments):
+            # Past a prefix never seen before every prefix is new too (its parent node is new): number
+            # them in order, as one at a time would, in bulk.
+            rest = segments[at:]
+            first = len(ids)
+            new = range(first, first + len(rest))
+            parents = [node, *new[:-1]]
+            ids.update(zip(zip(parents, map(_FINGERPRINT, rest), strict=True), new, strict=True))
+            chain += new
+            cum += accumulate(map(_TOKENS, rest), initial=total)
+            del cum[at]  # ``initial`` is the running sum before the rest, already in place
+        self._last = segments
         return chain, cum
 
 

@@ -58,9 +58,13 @@ def _digest(*parts: str) -> str:
 
 def message_fingerprint(message: Message) -> str:
     """A digest of what a message sends: role, text, thinking, tool calls, tool-result id and images."""
+    return _fingerprint(message, message_token_text(message))
+
+
+def _fingerprint(message: Message, token_text: str) -> str:
     images = "".join(f"{p.source}:{p.media_type}:{p.data}" for p in message.parts if isinstance(p, ImagePart))
     result = message.tool_result.call_id if message.tool_result is not None else ""
-    return _digest(message.role.value, message_token_text(message), images, result)
+    return _digest(message.role.value, token_text, images, result)
 
 
 _ROLES: Mapping[MessageRole, Role] = {
@@ -88,12 +92,26 @@ class TranscriptTokens:
     tokens: tuple[int, ...]
 
     @classmethod
-    def of(cls, transcript: Transcript) -> TranscriptTokens:
-        messages = transcript.messages
-        return cls(
-            fingerprints=tuple(message_fingerprint(m) for m in messages),
-            tokens=tuple(tiktoken_count(message_token_text(m)) for m in messages),
-        )
+    def of(cls, transcript: Transcript, *, counted: dict[str, int] | None = None) -> TranscriptTokens:
+        """Fingerprint and count every message; each distinct text is counted once.
+
+        Args:
+            transcript: The transcript.
+            counted: o200k counts by text, read and extended here; pass one dict for every transcript
+                of a corpus so that a text repeated across sessions (a file read in each, a standard
+                prompt) is counted once. A fresh one per call when omitted.
+        """
+        memo: dict[str, int] = {} if counted is None else counted
+        fingerprints: list[str] = []
+        tokens: list[int] = []
+        for message in transcript.messages:
+            text = message_token_text(message)
+            count = memo.get(text)
+            if count is None:
+                count = memo[text] = tiktoken_count(text)
+            tokens.append(count)
+            fingerprints.append(_fingerprint(message, text))
+        return cls(fingerprints=tuple(fingerprints), tokens=tuple(tokens))
 
 
 def _output_tokens(message: Message, counted: int) -> int:

@@ -92,7 +92,16 @@ class PreparedTranscript:
     tokens: TranscriptTokens | None
 
     @classmethod
-    def of(cls, transcript: Transcript, *, source: str, priced: bool = True) -> PreparedTranscript:
+    def of(
+        cls,
+        transcript: Transcript,
+        *,
+        source: str,
+        priced: bool = True,
+        counted: dict[str, int] | None = None,
+    ) -> PreparedTranscript:
+        """Prepare ``transcript``; ``counted`` is the o200k memo shared over a corpus (see
+        :meth:`~simulator.cost.TranscriptTokens.of`)."""
         turn_of = [-1] * len(transcript.messages)
         ordinal = -1
         for group in segment_turns(transcript.messages):
@@ -100,7 +109,7 @@ class PreparedTranscript:
                 ordinal += 1
             for i in group.indices:
                 turn_of[i] = ordinal
-        tokens = TranscriptTokens.of(transcript) if priced else None
+        tokens = TranscriptTokens.of(transcript, counted=counted) if priced else None
         return cls(source, transcript, tuple(turn_of), tokens)
 
 

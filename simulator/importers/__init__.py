@@ -32,6 +32,7 @@ from simulator.importers import (
 from simulator.importers._common import BadInput, Document, JsonDecodeFailure, decode
 from simulator.importers._yaml import YamlFailure, load_yaml, looks_like_yaml_document
 from simulator.jsonvalue import JSON
+from simulator.long_lived import collector_paused
 from simulator.transcript import Transcript
 
 __all__ = ["FORMATS", "detect_format", "parse_transcript"]
@@ -248,8 +249,10 @@ def _run(text: str, format: str | None, source: str | None) -> Transcript:
         )
     if not text.strip():
         raise TranscriptParseError("empty input", formats_tried=(format,) if format else (), source=source)
-    doc, from_yaml = _decode(text, (format,) if format else FORMATS, source)
-    transcript = _parse(doc, format, source, from_yaml)
+    # Parsing builds a few objects per message that all stay alive: collections meanwhile find nothing.
+    with collector_paused():
+        doc, from_yaml = _decode(text, (format,) if format else FORMATS, source)
+        transcript = _parse(doc, format, source, from_yaml)
     return replace(transcript, skipped_lines=doc.skipped) if doc.skipped else transcript
 
 

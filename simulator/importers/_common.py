@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
 
-import orjson
+import msgspec
+from msgspec.structs import replace
 
 from simulator.jsonlimits import (
     MAX_DEPTH,
@@ -72,29 +72,26 @@ class Document:
     warnings: tuple[str, ...] = ()
 
 
-_LONG_DIGITS = re.compile(r"\d{19}")
+_decode_json = msgspec.json.Decoder().decode
 
 
 def _loads(text: str, line: int | None) -> JSON:
     """Decode one JSON text within the limits of :mod:`simulator.jsonlimits`.
 
-    orjson for speed; the standard library for anything orjson rejects, so what ``json.loads`` accepts
-    (NaN, integers over 64 bits) still parses and errors keep the standard library's message with its
+    msgspec for speed; the standard library for anything msgspec rejects, so what ``json.loads`` accepts
+    (NaN, infinities, lone surrogates) still parses and errors keep the standard library's message with its
     line and column (``JSONDecodeError`` passes through). The limits are checked on the value either way.
+    msgspec reads integers of any length exactly (up to the interpreter's 4,300 digits, as ``int()``),
+    accepts exactly the JSON the standard library accepts apart from those extensions, and refuses lone
+    surrogates, raw (it cannot encode the text) or escaped: what it returns needs no string check.
     """
     try:
-        value: JSON = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        value: JSON = _decode_json(text)
+    except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
         value = _stdlib_loads(text, line)
         strings = may_hold_surrogates(text)
     else:
-        # orjson reads an integer beyond 64 bits as a float (the standard library keeps it exact), so a value
-        # with any float is decoded as before: by the standard library when the text has a 19-digit run.
-        # orjson refuses lone surrogates, raw or escaped: what it returns needs no string check.
         strings = False
-        if _has_float(value) and _LONG_DIGITS.search(text) is not None:
-            value = _stdlib_loads(text, line)
-            strings = may_hold_surrogates(text)
     # Nesting deeper than the limit needs at least that many brackets; most lines have a handful.
     if strings or text.count("{") + text.count("[") >= MAX_DEPTH:
         try:
@@ -102,20 +99,6 @@ def _loads(text: str, line: int | None) -> JSON:
         except DocumentRejected as exc:
             raise JsonDecodeFailure(exc.reason, line) from None
     return value
-
-
-def _has_float(value: JSON) -> bool:
-    stack = [value]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        node = pop()
-        if type(node) is dict:
-            push(node.values())
-        elif type(node) is list:
-            push(node)
-        elif type(node) is float:
-            return True
-    return False
 
 
 def _stdlib_loads(text: str, line: int | None) -> JSON:
@@ -173,7 +156,7 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     others: list[tuple[int, str, str | None]] = []
     warnings: list[str] = []
     for number, line in lines:
-        if not line.lstrip().startswith("{"):
+        if line[0] != "{" and not line.lstrip().startswith("{"):
             # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
             others.append((number, line, None))
             continue
@@ -290,16 +273,30 @@ class _Located:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         # Returning None lets any exception not replaced here propagate unchanged.
-        if isinstance(exc, BadInput):
-            if exc.line is None and exc.index is None:
-                raise BadInput(exc.reason, line=self.line, index=self.index) from None
-        elif isinstance(exc, TypeError | ValueError):
-            raise BadInput(str(exc), line=self.line, index=self.index) from None
+        if isinstance(exc, Exception):
+            placed = relocated(exc, index=self.index, line=self.line)
+            if placed is not exc:
+                raise placed from None
 
 
 def located(*, index: int | None = None, line: int | None = None) -> _Located:
     """Attach a place to errors raised inside the block that do not carry one yet."""
     return _Located(index, line)
+
+
+def relocated(exc: Exception, *, index: int | None = None, line: int | None = None) -> Exception:
+    """What :func:`located` raises for ``exc``: a placed :class:`BadInput` for a ``BadInput`` without a
+    place or a ``TypeError`` / ``ValueError``, else ``exc`` itself.
+
+    For loops over many entries: one ``try`` around the loop, the current entry's place here, instead of
+    entering :func:`located` once per entry.
+    """
+    if isinstance(exc, BadInput):
+        if exc.line is None and exc.index is None:
+            return BadInput(exc.reason, line=line, index=index)
+    elif isinstance(exc, TypeError | ValueError):
+        return BadInput(str(exc), line=line, index=index)
+    return exc
 
 
 def compact_json(value: JSON) -> str:
@@ -311,6 +308,8 @@ def parse_timestamp(value: JSON, what: str = "timestamp") -> int | None:
     """ISO-8601 text or epoch milliseconds to epoch milliseconds (naive ISO times are taken as UTC)."""
     if value is None:
         return None
+    if type(value) is int:
+        return value
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an ISO string or epoch milliseconds, got boolean")
     if isinstance(value, int | float):

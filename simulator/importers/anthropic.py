@@ -10,7 +10,7 @@ with the Claude Code importer.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from simulator.importers._common import (
     BadInput,

@@ -15,7 +15,8 @@ Transcript exporters (e.g. the Claude Code web session export) wrap the same ent
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from simulator.importers._common import (
     BadInput,

@@ -11,7 +11,9 @@ the same shape.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+from msgspec.structs import replace
 
 from simulator.importers._common import (
     BadInput,

@@ -17,7 +17,9 @@ Codex inserts between turns; they keep role ``system`` and are marked ``develope
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+from msgspec.structs import replace
 
 from simulator.importers._common import (
     BadInput,

@@ -21,7 +21,8 @@ are skipped.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, replace
+
+import msgspec
 
 from simulator.importers._common import (
     BadInput,
@@ -31,6 +32,7 @@ from simulator.importers._common import (
     located,
     opt_int,
     parse_timestamp,
+    relocated,
     require_str,
     usage_or_none,
 )
@@ -78,8 +80,7 @@ _ENTRY_TYPES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(msgspec.Struct, frozen=True, gc=False):
     line: int
     id: str
     parent: str | None
@@ -93,6 +94,10 @@ def _blocks(raw: JSON, where: str, *, assistant: bool) -> tuple[tuple[Part, ...]
     parts: list[Part] = []
     calls: list[ToolCall] = []
     for i, item in enumerate(as_list(raw, where)):
+        # The common block first, without building the place names errors would need.
+        if type(item) is dict and item.get("type") == "text" and type(text := item.get("text")) is str:
+            parts.append(TextPart(text))
+            continue
         w = f"{where}[{i}]"
         block = as_object(item, w)
         kind = require_str(block, "type", f"{w}.type")
@@ -160,8 +165,17 @@ def _user_text(text: str, entry: _Entry, stamp: int | None, variant: MessageVari
     )
 
 
-def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback_ms: int | None) -> Message:
+def agent_message(
+    raw: JSON,
+    *,
+    entry_id: str | None,
+    line: int | None,
+    fallback_ms: int | None,
+    written_ms: int | None = None,
+) -> Message:
     """One AgentMessage (``message`` entry payload) as a model message.
+
+    ``written_ms`` is the time of the entry holding it (:attr:`Message.written_ms`).
 
     Raises:
         BadInput: naming the offending field.
@@ -173,7 +187,15 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
     source = SourceRef(line=line)
     if role == "user":
         parts, _ = _blocks(msg.get("content"), "message.content", assistant=False)
-        return Message(role=Role.USER, parts=parts, id=entry_id, timestamp_ms=stamp, source=source, raw=raw)
+        return Message(
+            role=Role.USER,
+            parts=parts,
+            id=entry_id,
+            timestamp_ms=stamp,
+            source=source,
+            raw=raw,
+            written_ms=written_ms,
+        )
     if role == "assistant":
         parts, calls = _blocks(msg.get("content"), "message.content", assistant=True)
         stop_reason = opt_str(msg, "stopReason")
@@ -193,6 +215,7 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
             raw=raw,
             stop_reason=stop_reason,
             error=error,
+            written_ms=written_ms,
         )
     if role == "toolResult":
         parts, _ = _blocks(msg.get("content"), "message.content", assistant=False)
@@ -210,6 +233,7 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
             timestamp_ms=stamp,
             source=source,
             raw=raw,
+            written_ms=written_ms,
         )
     variant: MessageVariant | None = None
     if role == "compactionSummary":
@@ -232,6 +256,7 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
             source=source,
             raw=raw,
             variant="custom_message",
+            written_ms=written_ms,
         )
     elif role == "bashExecution":
         command = require_str(msg, "command", "message.command")
@@ -247,6 +272,7 @@ def agent_message(raw: JSON, *, entry_id: str | None, line: int | None, fallback
         source=source,
         raw=raw,
         variant=variant,
+        written_ms=written_ms,
     )
 
 
@@ -256,8 +282,9 @@ def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], 
     header: dict[str, JSON] | None = None
     raw_entries: list[tuple[int, dict[str, JSON]]] = []
     warnings: list[str] = []
-    for number, value in doc.records:
-        with located(line=number):
+    number: int | None = None
+    try:
+        for number, value in doc.records:
             rec = as_object(value, "line")
             kind = require_str(rec, "type", "type")
             if kind == "session":
@@ -270,6 +297,8 @@ def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], 
             if kind not in _ENTRY_TYPES:
                 raise BadInput(f"type {kind!r} is not an OpenClaw session entry type")
             raw_entries.append((number, rec))
+    except (BadInput, TypeError, ValueError) as exc:
+        raise relocated(exc, line=number) from None
     version = header.get("version") if header is not None else None
     if header is None and all("id" in rec for _, rec in raw_entries):
         warnings.append("no session header line (type 'session'); entries read as a v3 tree")
@@ -287,18 +316,17 @@ def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], 
     if version < 3:
         raw_entries = [(n, _migrate_v2_to_v3(rec)) for n, rec in raw_entries]
     entries: list[_Entry] = []
-    for number, rec in raw_entries:
-        with located(line=number):
+    try:
+        for number, rec in raw_entries:
+            entry_id = rec.get("id")
+            if type(entry_id) is not str:
+                entry_id = require_str(rec, "id", "id")
             parent = rec.get("parentId")
-            entries.append(
-                _Entry(
-                    number,
-                    require_str(rec, "id", "id"),
-                    None if parent is None else as_str(parent, "parentId"),
-                    str(rec["type"]),
-                    rec,
-                )
-            )
+            if parent is not None and type(parent) is not str:
+                parent = as_str(parent, "parentId")
+            entries.append(_Entry(number, entry_id, parent, str(rec["type"]), rec))
+    except (BadInput, TypeError, ValueError) as exc:
+        raise relocated(exc, line=number) from None
     return header, entries, warnings
 
 
@@ -384,14 +412,12 @@ def parse(doc: Document) -> Transcript:
         )
         text = COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX
         produced.append((kept_from - 0.5, _user_text(text, comp, stamp, "compaction_summary")))
-        for pos in range(kept_from, compaction_at):
-            _emit(path[pos], pos, produced, markers)
+        _emit(path, range(kept_from, compaction_at), produced, markers)
         for pos, entry in enumerate(path[:kept_from]):
             if _is_marker(entry):
                 markers.append((pos, entry))
         start = compaction_at + 1
-    for pos in range(start, len(path)):
-        _emit(path[pos], pos, produced, markers)
+    _emit(path, range(start, len(path)), produced, markers)
     messages = [m for _, m in produced]
     positions = sorted(p for p, _ in produced)
     cache_markers: list[CacheTtlMarker] = []
@@ -434,39 +460,50 @@ def _is_marker(entry: _Entry) -> bool:
 
 
 def _emit(
+    path: list[_Entry],
+    positions: range,
+    produced: list[tuple[float, Message]],
+    markers: list[tuple[int, _Entry]],
+) -> None:
+    """The model messages (and cache-ttl markers) of the entries of ``path`` at ``positions``."""
+    entry: _Entry | None = None
+    try:
+        for pos in positions:
+            entry = path[pos]
+            _emit_entry(entry, pos, produced, markers)
+    except (BadInput, TypeError, ValueError) as exc:
+        raise relocated(exc, line=None if entry is None else entry.line) from None
+
+
+def _emit_entry(
     entry: _Entry, pos: int, produced: list[tuple[float, Message]], markers: list[tuple[int, _Entry]]
 ) -> None:
-    with located(line=entry.line):
-        stamp = parse_timestamp(entry.record.get("timestamp"))
-        if entry.kind == "message":
-            if "message" not in entry.record:
-                raise BadInput("a message entry needs a 'message' object")
-            msg = agent_message(
-                entry.record["message"], entry_id=entry.id, line=entry.line, fallback_ms=stamp
+    stamp = parse_timestamp(entry.record.get("timestamp"))
+    if entry.kind == "message":
+        if "message" not in entry.record:
+            raise BadInput("a message entry needs a 'message' object")
+        msg = agent_message(
+            entry.record["message"], entry_id=entry.id, line=entry.line, fallback_ms=stamp, written_ms=stamp
+        )
+        produced.append((pos, msg))
+    elif entry.kind == "custom_message":
+        parts, _ = _blocks(entry.record.get("content"), "content", assistant=False)
+        produced.append(
+            (
+                pos,
+                Message(
+                    role=Role.USER,
+                    parts=parts,
+                    id=entry.id,
+                    timestamp_ms=stamp,
+                    source=SourceRef(line=entry.line),
+                    raw=entry.record,
+                    variant="custom_message",
+                ),
             )
-            produced.append((pos, replace(msg, written_ms=stamp)))
-        elif entry.kind == "custom_message":
-            parts, _ = _blocks(entry.record.get("content"), "content", assistant=False)
-            produced.append(
-                (
-                    pos,
-                    Message(
-                        role=Role.USER,
-                        parts=parts,
-                        id=entry.id,
-                        timestamp_ms=stamp,
-                        source=SourceRef(line=entry.line),
-                        raw=entry.record,
-                        variant="custom_message",
-                    ),
-                )
-            )
-        elif entry.kind == "branch_summary":
-            text = (
-                BRANCH_SUMMARY_PREFIX
-                + require_str(entry.record, "summary", "summary")
-                + BRANCH_SUMMARY_SUFFIX
-            )
-            produced.append((pos, _user_text(text, entry, stamp, "branch_summary")))
-        elif _is_marker(entry):
-            markers.append((pos, entry))
+        )
+    elif entry.kind == "branch_summary":
+        text = BRANCH_SUMMARY_PREFIX + require_str(entry.record, "summary", "summary") + BRANCH_SUMMARY_SUFFIX
+        produced.append((pos, _user_text(text, entry, stamp, "branch_summary")))
+    elif _is_marker(entry):
+        markers.append((pos, entry))

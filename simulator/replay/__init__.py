@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from simulator.assumed_times import gap_or_default, gap_statement, has_timestamps, with_assumed_times
-from simulator.replay.collector import collector_paused
+from simulator.long_lived import collector_paused
 from simulator.replay.model import (
     BudgetExplanation,
     CallRecord,

@@ -351,3 +351,35 @@ def test_the_as_recorded_baseline_uses_the_breakpoints_of_the_runtime_that_wrote
         assert (last in request.breakpoints) == (request.segments[last].role in ("user", "tool"))
     # Other formats: one automatic breakpoint on the last cacheable message.
     assert [r.breakpoints for r in as_recorded_requests(anthropic)] == [(1,), (3,)]
+
+
+def test_transcript_tokens_count_each_distinct_text_once_and_a_shared_memo_changes_no_count(monkeypatch):
+    from simulator.cost import from_replay
+    from simulator.cost.from_replay import message_fingerprint
+
+    chat = [{"role": "system", "content": "Be brief."}]
+    for i in range(6):
+        chat += [
+            {"role": "user", "content": "Read the log again."},
+            {"role": "assistant", "content": f"Line {i}."},
+        ]
+    transcript = parse_transcript(json.dumps(chat))
+    texts = [message_token_text(m) for m in transcript.messages]
+    assert len(set(texts)) == 8 < len(texts) == 13
+    counted: list[str] = []
+
+    def counting(text: str, encoding: str = "o200k_base") -> int:
+        counted.append(text)
+        return tiktoken_count(text, encoding)
+
+    monkeypatch.setattr(from_replay, "tiktoken_count", counting)
+    alone = TranscriptTokens.of(transcript)
+    assert sorted(counted) == sorted(set(texts))
+    assert alone.tokens == tuple(tiktoken_count(t) for t in texts)
+    assert alone.fingerprints == tuple(message_fingerprint(m) for m in transcript.messages)
+    memo: dict[str, int] = {}
+    first = TranscriptTokens.of(transcript, counted=memo)
+    counted.clear()
+    again = TranscriptTokens.of(transcript, counted=memo)
+    assert counted == []  # every text was in the shared memo
+    assert first == again == alone

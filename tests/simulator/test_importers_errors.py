@@ -85,11 +85,22 @@ def test_error_carries_structured_fields_for_the_dashboard():
 
 
 def test_what_the_standard_library_accepts_still_parses_with_the_fast_decoder():
-    """NaN and integers over 64 bits are rejected by orjson but read by json.loads, so they still parse."""
+    """NaN is refused by the fast decoder but read by json.loads, so it still parses (big integers too)."""
     from simulator.importers._common import decode
 
     doc = decode('{"a": NaN, "b": 123456789012345678901234567890}')
     assert isinstance(doc.value, dict) and doc.value["b"] == 123456789012345678901234567890
+
+
+def test_integers_over_64_bits_beside_floats_keep_their_exact_value_in_every_jsonl_line():
+    from simulator.importers._common import decode
+
+    big = 2**64 + 1
+    doc = decode(f'{{"a": 1.5, "b": {big}}}\n{{"c": {-big}, "d": [0.25, {big * 10**30}]}}\n')
+    assert doc.records is not None
+    values = [value for _, value in doc.records]
+    assert values == [{"a": 1.5, "b": big}, {"c": -big, "d": [0.25, big * 10**30]}]
+    assert all(type(v) is int for v in (values[0]["b"], values[1]["c"], values[1]["d"][1]))  # type: ignore[index]
 
 
 def test_invalid_json_keeps_the_standard_library_message_with_line_and_column():

@@ -243,3 +243,36 @@ def test_openclaw_other_custom_entries_and_labels_are_not_messages():
     assert [m.text for m in transcript.messages] == ["hi", "injected"]
     assert transcript.messages[1].variant == "custom_message"
     assert transcript.cache_ttl_markers == ()
+
+
+def _good(n):
+    parent = f"e{n - 1}" if n > 1 else None
+    return _entry("message", f"e{n}", parent, message={"role": "user", "content": f"turn {n}"})
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (
+            {"type": "bogus", "id": "e4", "parentId": "e3"},
+            "type 'bogus' is not an OpenClaw session entry type",
+        ),
+        ({**_good(4), "parentId": 3}, "parentId must be a string, got number"),
+        ({**_good(4), "timestamp": "yesterday"}, "timestamp is not an ISO-8601 time: 'yesterday'"),
+        (
+            {**_good(4), "message": {"role": "user", "content": [{"type": "text", "text": 7}]}},
+            "message.content[0].text must be a string, got number",
+        ),
+        (
+            {**_good(4), "message": {"role": "oracle"}},
+            "message.role 'oracle' is not an OpenClaw AgentMessage role",
+        ),
+    ],
+)
+def test_an_entry_that_does_not_fit_after_good_ones_is_named_by_its_own_line(bad, reason):
+    records = [HEADER, _good(1), _good(2), _good(3), bad, _good(5)]
+    records[5]["parentId"] = "e4"
+    with pytest.raises(TranscriptParseError) as info:
+        parse_transcript(_jsonl(records), format="openclaw")
+    assert info.value.line == 5
+    assert info.value.reason == reason

@@ -31,3 +31,39 @@ def test_a_collector_that_was_off_stays_off() -> None:
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_parsing_pauses_the_collector_and_leaves_it_as_it_found_it(monkeypatch) -> None:
+    from simulator import importers
+
+    seen: list[bool] = []
+    real = importers._parse
+
+    def spying(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(importers, "_parse", spying)
+    text = '[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]'
+    before = gc.get_freeze_count()
+    assert len(importers.parse_transcript(text).messages) == 2
+    assert seen == [False]
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == before  # paused only: nothing frozen
+    gc.disable()
+    try:
+        importers.parse_transcript(text)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_failing_parse_restores_the_collector() -> None:
+    import pytest
+
+    from simulator.errors import TranscriptParseError
+    from simulator.importers import parse_transcript
+
+    with pytest.raises(TranscriptParseError):
+        parse_transcript('{"not": "a transcript"}')
+    assert gc.isenabled()

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from simulator import PreparedReplay, prepare_replay, replay_prepared
 from simulator.importers import parse_transcript
+from simulator.long_lived import collector_paused
 from simulator.presets import PRESETS
 from simulator.profiles import profile_from_document
 from simulator.replay import simulate
-from simulator.replay.collector import collector_paused
 from simulator.synthetic import synthetic_openclaw_session
 from tests.simulator.test_replay_reference import AI_PROFILE, OPENCLAW, ZEROCLAW, _chat
 

