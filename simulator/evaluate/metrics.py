@@ -25,7 +25,7 @@ the number of calls times the (small) number of ranges per call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from simulator.cost import (
     SessionCost,
@@ -36,7 +36,14 @@ from simulator.cost import (
     summary_cost_usd,
 )
 from simulator.profiles import Profile
-from simulator.replay import CallRecord, SimulationResult, changed_contents, simulate
+from simulator.replay import (
+    CallRecord,
+    PreparedReplay,
+    SimulationResult,
+    changed_contents,
+    prepare,
+    replay_prepared,
+)
 from simulator.trace import rereads
 from simulator.transcript import Transcript
 from simulator.turns import segment_turns
@@ -90,6 +97,17 @@ class PreparedTranscript:
     transcript: Transcript
     turn_of: tuple[int, ...]
     tokens: TranscriptTokens | None
+    replays: dict[str, PreparedReplay] = field(default_factory=dict, compare=False, repr=False)
+    """Per runtime, the transcript converted and sized for its replays, made on first use and kept:
+    a corpus evaluated under several profiles (or a profile search over many knob values) replays
+    each transcript many times, and only the replay itself depends on the knobs."""
+
+    def replay_of(self, runtime: str) -> PreparedReplay:
+        """The transcript prepared for ``runtime``'s replays (once per runtime)."""
+        found = self.replays.get(runtime)
+        if found is None:
+            found = self.replays[runtime] = prepare(self.transcript, runtime)
+        return found
 
     @classmethod
     def of(
@@ -216,7 +234,7 @@ def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationRe
 
 def evaluate_session(prepared: PreparedTranscript, profile: Profile) -> SessionMetrics:
     """Replay ``prepared`` under ``profile`` and measure it."""
-    return measure(prepared, profile, simulate(prepared.transcript, profile))
+    return measure(prepared, profile, replay_prepared(prepared.replay_of(profile.runtime), profile))
 
 
 __all__ = ["KEPT_BINS", "PreparedTranscript", "SessionMetrics", "evaluate_session", "measure"]

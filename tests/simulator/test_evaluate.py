@@ -20,7 +20,7 @@ from simulator.evaluate import (
     tune,
     violations,
 )
-from simulator.evaluate.metrics import _kept_turns
+from simulator.evaluate.metrics import _kept_turns, measure
 from simulator.evaluate.tune import Scored, grid
 from simulator.importers import parse_transcript
 from simulator.profiles import profile_from_document
@@ -223,3 +223,18 @@ class TestTune:
         result = tune("ai_profile", evaluate)
         assert result.best is None and result.front == () and result.reasons == ()
         assert len(result.scored) >= len(grid("ai_profile"))
+
+
+def test_a_session_is_prepared_once_per_runtime_whatever_the_profiles_and_measures_as_a_fresh_replay():
+    text = synthetic_openclaw_session(30, session_id="prepared-once")
+    prepared = PreparedTranscript.of(parse_transcript(text), source="p.jsonl")
+    tight, loose = zeroclaw(2_000, name="tight"), zeroclaw(9_000, name="loose")
+    first = evaluate_session(prepared, tight)
+    kept = prepared.replays["zeroclaw"]
+    second = evaluate_session(prepared, loose)
+    assert prepared.replays == {"zeroclaw": kept}  # the second profile reused the preparation
+    fresh = PreparedTranscript.of(parse_transcript(text), source="p.jsonl")
+    for profile, measured in ((tight, first), (loose, second)):
+        expected = measure(fresh, profile, simulate(fresh.transcript, profile))
+        assert measured == expected
+    assert first.calls_trimmed > second.calls_trimmed  # the two budgets really differ
