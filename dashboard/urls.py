@@ -25,6 +25,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("", transcripts.transcript_list, name="transcript-list"),
     path("transcripts/upload/", transcripts.transcript_upload, name="transcript-upload"),
     path("transcripts/<int:transcript_id>/", transcripts.transcript_detail, name="transcript-detail"),
+    path("transcripts/<int:transcript_id>/counts/", transcripts.transcript_counts, name="transcript-counts"),
     path("transcripts/<int:transcript_id>/delete/", transcripts.transcript_delete, name="transcript-delete"),
     path("simulate/", simulations.simulation, name="simulation"),
     path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),

@@ -61,7 +61,15 @@ from simulator.evaluate.tune import Objective
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobKind, KnobNote
-from simulator.overview import TranscriptOverview, summarize
+from simulator.overview import (
+    MessageRow,
+    TranscriptIndex,
+    TranscriptOverview,
+    TurnSpan,
+    summarize,
+    transcript_index,
+)
+from simulator.overview import message_rows as transcript_message_rows
 from simulator.overview import overview as transcript_overview
 from simulator.presets import PRESETS, Preset, preset_get
 from simulator.profiles import (
@@ -115,6 +123,11 @@ from simulator.trace import trace as trace_session
 from simulator.transcript import Transcript
 
 __all__ = [
+    "MessageRow",
+    "TranscriptIndex",
+    "TurnSpan",
+    "transcript_index",
+    "transcript_message_rows",
     "estimate_check",
     "estimate_chart",
     "EstimateCheck",

@@ -62,6 +62,12 @@ from dashboard.selectors.simulations import (
 )
 from dashboard.selectors.tokens import api_token_get, api_token_list
 from dashboard.selectors.trace import TraceScreen, simulation_estimates, simulation_rereads, simulation_trace
+from dashboard.selectors.transcript_pages import (
+    TranscriptPage,
+    message_o200k,
+    replay_estimates,
+    transcript_page,
+)
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_list,
@@ -71,6 +77,10 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "TranscriptPage",
+    "message_o200k",
+    "replay_estimates",
+    "transcript_page",
     "simulation_estimates",
     "TraceScreen",
     "simulation_rereads",

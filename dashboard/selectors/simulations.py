@@ -4,6 +4,7 @@ and canonical profile document."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ from dashboard import memo
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.pricing import price_edits
 from dashboard.selectors.profiles import profile_domain
+from dashboard.selectors.transcript_pages import message_o200k
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
@@ -31,7 +33,6 @@ from simulator import (
     cost_comparison,
     load_price_table,
     message_diff,
-    message_token_text,
     price_table_with,
     profile_cost,
     profile_from_document,
@@ -51,15 +52,17 @@ def _replay_key(
 
 
 def _replayed(transcript: Transcript, key: memo.ReplayKey) -> SimulationResult:
-    return memo.REPLAYS.get_or_compute(
-        key,
+    def replay() -> SimulationResult:
+        parsed = transcript_parsed(transcript=transcript)
         # Replayed from the canonical document, so two equal profiles give the one kept result.
-        lambda: simulate(
-            transcript_parsed(transcript=transcript),
-            profile_from_document(json.loads(key.document), name=key.profile_name),
-            assumed_gap_seconds=key.assumed_gap_seconds,
-        ),
-    )
+        profile = profile_from_document(json.loads(key.document), name=key.profile_name)
+        started = time.perf_counter()
+        result = simulate(parsed, profile, assumed_gap_seconds=key.assumed_gap_seconds)
+        # The rate behind the transcript page's "first replay takes about…" estimate.
+        memo.REPLAY_RATES.record(profile.runtime, len(parsed.messages), time.perf_counter() - started)
+        return result
+
+    return memo.REPLAYS.get_or_compute(key, replay)
 
 
 def simulation_result(
@@ -129,37 +132,32 @@ def simulation_screen(
     return SimulationScreen(result, timeline(result), view, {k: v[1] for k, v in changed.items()})
 
 
-def _message_tokens(transcript: Transcript, index: int, text: str) -> int:
-    key = memo.MessageKey(transcript_key(transcript), index)
-    return memo.MESSAGE_TOKENS.get_or_compute(key, lambda: tiktoken_count(text))
-
-
-def message_tokens(*, transcript: Transcript, index: int, text: str) -> int:
-    """o200k tokens of one transcript message, memoised by transcript content and position."""
-    return _message_tokens(transcript, index, text)
-
-
 def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
-    """o200k tokens of what the call sent and of everything available (text, thinking, tool calls)."""
-    parsed = transcript_parsed(transcript=transcript)
+    """o200k tokens of what the call sent and of everything available (text, thinking, tool calls).
+
+    Each message is counted once per transcript and kept (``message_o200k``); a call only sums them, so
+    a late call of a long session costs a sum, not a recount, once its messages have been counted.
+    """
     result, call = screen.result, screen.call.call
+    origins = result.origins[: call.available]
+    outside = [index for index, _ in result.outside if index < call.message_index]
+    counts = message_o200k(
+        transcript=transcript, indices=[*(i for origin in origins for i in origin), *outside]
+    )
     sent_natives = set(call.sent_indices())
     sent = full = 0
-    for native, origin in enumerate(result.origins[: call.available]):
+    for native, origin in enumerate(origins):
         for index in origin:
-            count = _message_tokens(transcript, index, message_token_text(parsed.messages[index]))
+            count = counts[index]
             full += count
             if native in sent_natives:
                 changed = screen.changed_texts.get(native)
                 sent += count if changed is None or index != origin[0] else tiktoken_count(changed)
     # System prompts that a runtime sends outside its history count for both (a failed call's reply
     # that the runtime does not carry counts for neither).
-    for index, _ in result.outside:
-        if index < call.message_index:
-            message = parsed.messages[index]
-            count = _message_tokens(transcript, index, message_token_text(message))
-            sent += count
-            full += count
+    for index in outside:
+        sent += counts[index]
+        full += counts[index]
     return sent, full
 
 
@@ -181,7 +179,12 @@ def simulation_run_list(*, transcript_id: int | None = None) -> QuerySet[Simulat
 
 
 def simulation_run_get(*, run_id: int) -> SimulationRun | None:
-    return SimulationRun.objects.select_related("transcript", "created_by").filter(pk=run_id).first()
+    return (
+        SimulationRun.objects.select_related("transcript", "created_by")
+        .defer("transcript__source_text")
+        .filter(pk=run_id)
+        .first()
+    )
 
 
 def simulation_run_result(*, run: SimulationRun) -> SimulationResult:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboard.models import Transcript
-from dashboard.selectors.simulations import message_tokens, simulation_result
+from dashboard.selectors.simulations import simulation_result
+from dashboard.selectors.transcript_pages import message_o200k
 from dashboard.selectors.transcripts import transcript_parsed
 from simulator import (
     BeforeAfter,
@@ -19,7 +20,6 @@ from simulator import (
     changed_contents,
     estimate_check,
     match_before_after,
-    message_token_text,
     rereads,
     trace_session,
 )
@@ -108,8 +108,5 @@ def simulation_trace(
 def simulation_estimates(*, transcript: Transcript, result: SimulationResult) -> EstimateCheck:
     """Per call: the runtime's estimate, o200k and the provider's count; flagged at 2× or more."""
     parsed = transcript_parsed(transcript=transcript)
-    per_message = [
-        message_tokens(transcript=transcript, index=i, text=message_token_text(m))
-        for i, m in enumerate(parsed.messages)
-    ]
-    return estimate_check(parsed, result, o200k_per_message=per_message)
+    counts = message_o200k(transcript=transcript, indices=range(len(parsed.messages)))
+    return estimate_check(parsed, result, o200k_per_message=[counts[i] for i in range(len(counts))])

@@ -5,8 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.paginator import Paginator
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -17,8 +16,6 @@ from dashboard.errors import get_or_404
 from dashboard.models import Transcript
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
-
-TURNS_PER_PAGE = 25
 
 
 def _list_context(**extra: object) -> dict[str, object]:
@@ -105,13 +102,34 @@ def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpRespo
         return render(
             request, "dashboard/transcript-detail.html#trace-panel", {"transcript": transcript, **trace}
         )
-    view = selectors.transcript_overview(transcript=transcript)
-    page = Paginator(view.blocks, TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    page = selectors.transcript_page(transcript=transcript, page=_int(request.GET.get("page")))
     return render(
         request,
         "dashboard/transcript-detail.html",
-        {"nav": "transcripts", "transcript": transcript, "view": view, "page": page, **trace},
+        {"nav": "transcripts", "transcript": transcript, "view": page.index, "page": page, **trace},
     )
+
+
+MAX_COUNTED_RANGE = 500
+"""Messages one count request may ask for (a page asks for its own, at most 100)."""
+
+
+@require_GET
+def transcript_counts(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
+    """o200k counts of messages ``[from, to)``, swapped into their rows out of band (asked for by a page
+    once it is drawn; each count is kept, so paging back shows them at once)."""
+    transcript = get_or_404(
+        selectors.transcript_get(transcript_id=transcript_id), "transcript", transcript_id
+    )
+    start, end = _int(request.GET.get("from")), _int(request.GET.get("to"))
+    if start is None or end is None or not 0 <= start <= end:
+        return HttpResponseBadRequest("from and to must be whole numbers with 0 ≤ from ≤ to")
+    if end - start > MAX_COUNTED_RANGE:
+        return HttpResponseBadRequest(
+            f"at most {MAX_COUNTED_RANGE} messages per request (asked for {end - start})"
+        )
+    counts = selectors.message_o200k(transcript=transcript, indices=range(start, end))
+    return render(request, "dashboard/transcript-detail.html#o200k-counts", {"counts": counts.items()})
 
 
 def _trace_context(request: HtmxHttpRequest, *, transcript: Transcript) -> dict[str, object]:
