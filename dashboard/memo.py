@@ -19,7 +19,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
-from simulator import PriceEdit, ResultCost, SimulationResult, TranscriptIndex, TranscriptOverview
+from simulator import (
+    EstimateCheck,
+    PriceEdit,
+    Reread,
+    ResultCost,
+    SimulationResult,
+    TranscriptIndex,
+    TranscriptOverview,
+)
 from simulator import Transcript as ParsedTranscript
 
 K = TypeVar("K", bound=Hashable)
@@ -143,6 +151,8 @@ PARSED: Memo[TranscriptKey, ParsedTranscript] = Memo("parsed transcripts", 16)
 OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews", 16)
 REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
 COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
+REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
+ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
 INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
 MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
 REPLAY_RATES = ReplayRates()
@@ -152,7 +162,17 @@ class _Clearable(Protocol):
     def clear(self) -> None: ...
 
 
-STORES: tuple[_Clearable, ...] = (PARSED, OVERVIEWS, INDEXES, REPLAYS, COSTS, MESSAGE_COUNTS, REPLAY_RATES)
+STORES: tuple[_Clearable, ...] = (
+    PARSED,
+    OVERVIEWS,
+    INDEXES,
+    REPLAYS,
+    COSTS,
+    REREADS,
+    ESTIMATES,
+    MESSAGE_COUNTS,
+    REPLAY_RATES,
+)
 
 
 def clear() -> None:

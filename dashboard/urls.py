@@ -29,6 +29,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("transcripts/<int:transcript_id>/delete/", transcripts.transcript_delete, name="transcript-delete"),
     path("simulate/", simulations.simulation, name="simulation"),
     path("simulate/tokens/", simulations.simulation_tokens, name="simulation-tokens"),
+    path("simulate/cost/", simulations.simulation_cost, name="simulation-cost"),
     path("simulate/estimates/", estimates.simulation_estimates, name="simulation-estimates"),
     path("simulate/save/", tuning.simulation_save, name="simulation-save"),
     path("compare/", compare.compare, name="compare"),

@@ -44,9 +44,10 @@ from simulator import (
 from simulator import Profile as DomainProfile
 
 
-def _replay_key(
+def replay_key(
     transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None
 ) -> memo.ReplayKey:
+    """The memo key of a replay (and of the values derived from it alone)."""
     document = json.dumps(profile_to_document(profile), sort_keys=True)
     return memo.ReplayKey(transcript_key(transcript), document, profile.name, assumed_gap_seconds)
 
@@ -69,7 +70,7 @@ def simulation_result(
     *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
 ) -> SimulationResult:
     """The replay of a transcript through a profile, kept by content, canonical document and assumed gap."""
-    return _replayed(transcript, _replay_key(transcript, profile, assumed_gap_seconds))
+    return _replayed(transcript, replay_key(transcript, profile, assumed_gap_seconds))
 
 
 def simulation_cost(
@@ -88,7 +89,7 @@ def simulation_cost(
     Raises:
         PriceTableError: ``pricing`` names no entry of the table.
     """
-    replay = _replay_key(transcript, profile, assumed_gap_seconds)
+    replay = replay_key(transcript, profile, assumed_gap_seconds)
     edits = price_edits(user=user)
 
     def compute() -> ResultCost:

@@ -57,7 +57,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             context["edits"] = edits
         results, comparison = selectors.comparison(transcript=transcript, profiles=domains)
         # One tokenizer for every runtime (o200k), beside each runtime's own estimator.
-        checks = [selectors.simulation_estimates(transcript=transcript, result=r) for r in results]
+        checks = [selectors.simulation_estimates(transcript=transcript, profile=p) for p in domains]
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
         first = comparison.first_difference
         default_page = 1 if first is None else (first - 1) // ROWS_PER_PAGE + 1

@@ -24,6 +24,9 @@ from simulator import Profile as DomainProfile
 from simulator import timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
+COST_INLINE_MESSAGES = 5_000
+"""Up to this many messages the cost is drawn with the page; a longer session's cost (an o200k count and
+a cache walk over every call) is asked for once the timeline and the call are drawn."""
 
 
 def _int(raw: str | None) -> int | None:
@@ -120,18 +123,19 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }
     )
-    context.update(
-        cost_context(
-            user=request.user,
-            transcript=transcript,
-            profile=domain,
-            screen=screen,
-            shape=shape,
-            pricing=pricing,
-            gap=gap,
-            problem=cost_problem,
+    if transcript.message_count <= COST_INLINE_MESSAGES:
+        context.update(
+            cost_context(
+                user=request.user,
+                transcript=transcript,
+                profile=domain,
+                screen=screen,
+                shape=shape,
+                pricing=pricing,
+                gap=gap,
+                problem=cost_problem,
+            )
         )
-    )
     template = "dashboard/simulation.html"
     if request.htmx and request.htmx.target == "sim-body":
         template += "#sim-body"
@@ -159,7 +163,6 @@ def _trace_context(
     call: int,
 ) -> dict[str, object]:
     find = request.GET.get("find", "")
-    result = selectors.simulation_result(transcript=transcript, profile=profile)
     screen = (
         selectors.simulation_trace(
             transcript=transcript,
@@ -179,8 +182,40 @@ def _trace_context(
         "trace_include": "#sim-controls",
         "trace_query": urlencode([*base, ("call", call), *_trace_params(request)]),
         "trace_target": "sim-body",
-        "reread_count": len(selectors.simulation_rereads(transcript=transcript, result=result)),
+        "reread_count": len(selectors.simulation_rereads(transcript=transcript, profile=profile)),
     }
+
+
+@require_GET
+def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
+    """The cost strip and the selected call's cost of a long session, loaded after the page."""
+    transcript, profile = _pick(request)
+    if transcript is None or profile is None:
+        return HttpResponse("")
+    knob_values = _knob_values(request)
+    domain = forms.simulation_knob_edits(profile=profile, knob_values=knob_values).profile
+    pricing, gap, cost_problem = cost_params(request)
+    screen = selectors.simulation_screen(
+        transcript=transcript, profile=domain, call=_int(request.GET.get("call")), assumed_gap_seconds=gap
+    )
+    number = screen.call.call.number
+    base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
+    base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    base += [(k, v) for k in ("pricing", "gap") if (v := request.GET.get(k, ""))]
+    context: dict[str, object] = {"base_query": urlencode(base + _trace_params(request))}
+    context.update(
+        cost_context(
+            user=request.user,
+            transcript=transcript,
+            profile=domain,
+            screen=screen,
+            shape=timeline_shape(screen.timeline, selected=number),
+            pricing=pricing,
+            gap=gap,
+            problem=cost_problem,
+        )
+    )
+    return render(request, "dashboard/simulation.html#cost-later", context)
 
 
 @require_GET

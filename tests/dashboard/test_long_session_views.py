@@ -1,0 +1,97 @@
+"""The simulation page of a long session: the timeline and the selected call first, the cost after them;
+values derived from a whole replay are kept beside it, and no page reads the transcript's source text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from dashboard import memo, services
+from dashboard.selectors import trace as trace_selectors
+from dashboard.selectors import transcript_pages
+from dashboard.views import simulations
+from tests.support import tool_heavy_chat
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup(operator):
+    memo.clear()
+    transcript = services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
+    tight = services.profile_create(
+        name="tight",
+        document={
+            "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+            "runtime_profiles": {"default": {"max_context_tokens": 1500}},
+            "provider": {"model": "gpt-4o", "context_window": 128_000},
+        },
+    )
+    return transcript, tight
+
+
+def _sim(transcript, profile, **params):
+    query = "".join(f"&{k}={v}" for k, v in params.items())
+    return f"{reverse('simulation')}?transcript={transcript.pk}&profile={profile.pk}{query}"
+
+
+def test_a_long_sessions_page_asks_for_its_cost_after_it_is_drawn(operator_client, setup, monkeypatch):
+    transcript, tight = setup
+    monkeypatch.setattr(simulations, "COST_INLINE_MESSAGES", 10)  # this session counts as long
+    body = operator_client.get(_sim(transcript, tight, call=30)).content.decode()
+    assert 'id="cost-pending"' in body and 'class="cost-strip"' not in body
+    loader = re.search(r'<section class="card cost" id="cost"[^>]*hx-get="([^"]+)"', body)
+    assert loader is not None and "call=30" in loader.group(1)
+    assert re.search(r'id="timeline-h"', body) and "Context as sent at call 30" in body
+
+
+def test_the_cost_asked_for_later_is_the_cost_drawn_inline_for_a_short_session(
+    operator_client, setup, monkeypatch
+):
+    transcript, tight = setup
+    inline = operator_client.get(_sim(transcript, tight, call=30)).content.decode()
+    total = re.search(r'id="cost-total">(\$[\d.]+)<', inline)
+    call_price = re.search(r'id="call-cost">\s*<dt>price</dt><dd class="num">(\$[\d.]+)<', inline)
+    assert total is not None and call_price is not None
+    later = operator_client.get(
+        f"{reverse('simulation-cost')}?transcript={transcript.pk}&profile={tight.pk}&call=30",
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert f'id="cost-total">{total.group(1)}<' in later
+    assert 'id="call-cost-slot" hx-swap-oob="true"' in later
+    assert f'<dt>price</dt><dd class="num">{call_price.group(1)}<' in later
+
+
+def test_another_call_does_not_load_the_source_text_or_parse_again(operator_client, setup, monkeypatch):
+    transcript, tight = setup
+    operator_client.get(_sim(transcript, tight))
+    monkeypatch.setattr(
+        "dashboard.selectors.transcripts.parse_transcript",
+        lambda *a, **k: pytest.fail("parsed again"),
+    )
+    with CaptureQueriesContext(connection) as queries:
+        response = operator_client.get(_sim(transcript, tight, call=35))
+    assert response.status_code == 200 and "Context as sent at call 35" in response.content.decode()
+    assert not [q["sql"] for q in queries.captured_queries if "source_text" in q["sql"]]
+
+
+def test_re_reads_are_walked_once_per_replay_not_per_call_shown(operator_client, setup, monkeypatch):
+    transcript, tight = setup
+    operator_client.get(_sim(transcript, tight, call=3))
+    monkeypatch.setattr(trace_selectors, "rereads", lambda *a: pytest.fail("walked again"))
+    assert operator_client.get(_sim(transcript, tight, call=9)).status_code == 200
+
+
+def test_a_late_calls_o200k_sums_kept_counts_after_its_first_request(operator_client, setup, monkeypatch):
+    transcript, tight = setup
+    url = f"{reverse('simulation-tokens')}?transcript={transcript.pk}&profile={tight.pk}&call=38"
+    first = operator_client.get(url).content.decode()
+    counts = memo.MESSAGE_COUNTS.get(memo.TranscriptKey(transcript.sha256, transcript.format))
+    # call 38 is the second reply of turn 19 (#76): the messages before it are counted, not the 161
+    assert counts is not None and counts.counted == 76
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
+    assert operator_client.get(url).content.decode() == first
