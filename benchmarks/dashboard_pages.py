@@ -90,6 +90,7 @@ def run_one(messages: int) -> dict[str, float]:
     out["transcript page, last page"] = _timed(ok(f"{page_url}?page={last_page}"))
     out["transcript o200k counts of one page (htmx, after the page)"] = _timed(ok(counts_url))
     out["simulation first view (incl. first replay)"] = _timed(ok(sim))
+    out["simulation cost panel (htmx, after the page)"] = _timed(ok(f"/simulate/cost/{sim[10:]}&call={late}"))
     out["simulation, another call (late)"] = _timed(ok(f"{sim}&call={late}"))
     out["o200k of a late call, first time"] = _timed(ok(tokens))
     out["o200k of a late call, again"] = _timed(ok(tokens))
@@ -109,6 +110,7 @@ def run_one(messages: int) -> dict[str, float]:
 
 def run(sizes: Sequence[int] = SIZES) -> dict[int, dict[str, float]]:
     _setup()
+    run_one(200)  # warm up: templates compiled, tokenizer ranks loaded, as in a running server
     results = {}
     for size in sizes:
         print(f"  dashboard pages at {size:,} messages …", flush=True)

@@ -25,8 +25,9 @@ from simulator import timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
 COST_INLINE_MESSAGES = 5_000
-"""Up to this many messages the cost is drawn with the page; a longer session's cost (an o200k count and
-a cache walk over every call) is asked for once the timeline and the call are drawn."""
+"""Up to this many messages the cost and the re-read count are drawn with the page; for a longer session
+(an o200k count and a cache walk over every call, a walk over every tool call) they are asked for once
+the timeline and the call are drawn."""
 
 
 def _int(raw: str | None) -> int | None:
@@ -108,6 +109,11 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 + [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
             ),
             "save_name": f"{profile.name} (tuned)",
+            "resim_estimate": next(
+                e
+                for e in selectors.replay_estimates(messages=transcript.message_count)
+                if e.runtime == domain.runtime
+            ),
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,
@@ -182,13 +188,18 @@ def _trace_context(
         "trace_include": "#sim-controls",
         "trace_query": urlencode([*base, ("call", call), *_trace_params(request)]),
         "trace_target": "sim-body",
-        "reread_count": len(selectors.simulation_rereads(transcript=transcript, profile=profile)),
+        "reread_count": (
+            len(selectors.simulation_rereads(transcript=transcript, profile=profile))
+            if transcript.message_count <= COST_INLINE_MESSAGES
+            else None
+        ),
     }
 
 
 @require_GET
 def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
-    """The cost strip and the selected call's cost of a long session, loaded after the page."""
+    """The cost strip, the selected call's cost and the re-read count of a long session, loaded after
+    the page."""
     transcript, profile = _pick(request)
     if transcript is None or profile is None:
         return HttpResponse("")
@@ -202,7 +213,10 @@ def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
     base += [(k, v) for k in ("pricing", "gap") if (v := request.GET.get(k, ""))]
-    context: dict[str, object] = {"base_query": urlencode(base + _trace_params(request))}
+    context: dict[str, object] = {
+        "base_query": urlencode(base + _trace_params(request)),
+        "reread_count": len(selectors.simulation_rereads(transcript=transcript, profile=domain)),
+    }
     context.update(
         cost_context(
             user=request.user,

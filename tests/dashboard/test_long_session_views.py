@@ -47,6 +47,7 @@ def test_a_long_sessions_page_asks_for_its_cost_after_it_is_drawn(operator_clien
     loader = re.search(r'<section class="card cost" id="cost"[^>]*hx-get="([^"]+)"', body)
     assert loader is not None and "call=30" in loader.group(1)
     assert re.search(r'id="timeline-h"', body) and "Context as sent at call 30" in body
+    assert re.search(r'<dd id="reread-count"><span class="muted small">counting…', body)
 
 
 def test_the_cost_asked_for_later_is_the_cost_drawn_inline_for_a_short_session(
@@ -64,6 +65,9 @@ def test_the_cost_asked_for_later_is_the_cost_drawn_inline_for_a_short_session(
     assert f'id="cost-total">{total.group(1)}<' in later
     assert 'id="call-cost-slot" hx-swap-oob="true"' in later
     assert f'<dt>price</dt><dd class="num">{call_price.group(1)}<' in later
+    rereads = re.search(r'<dd id="reread-count">(\d+)</dd>', inline)
+    assert rereads is not None
+    assert f'<dd id="reread-count" hx-swap-oob="true">{rereads.group(1)}</dd>' in later
 
 
 def test_another_call_does_not_load_the_source_text_or_parse_again(operator_client, setup, monkeypatch):
@@ -95,3 +99,16 @@ def test_a_late_calls_o200k_sums_kept_counts_after_its_first_request(operator_cl
     assert counts is not None and counts.counted == 76
     monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
     assert operator_client.get(url).content.decode() == first
+
+
+def test_the_knob_bar_shows_re_simulation_progress_with_an_estimate(operator_client, setup):
+    transcript, tight = setup
+    memo.REPLAY_RATES.record("zeroclaw", 2_000, 1.0)  # 0.5 ms per message on this server
+    body = operator_client.get(_sim(transcript, tight)).content.decode()
+    form = re.search(r'<form id="sim-controls"[^>]*>', body)
+    assert form is not None and 'hx-indicator="#sim-progress, #sim-body"' in form.group(0)
+    progress = re.search(r'<p id="sim-progress"[^>]*>(.*?)</p>', body, re.S)
+    assert progress is not None
+    text = re.sub(r"\s+", " ", progress.group(1))
+    assert "Re-simulating 161 messages" in text
+    assert "about 0.1 s, an estimate from this server's latest ZeroClaw replay" in text
