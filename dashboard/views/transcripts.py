@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
+import itertools
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
@@ -34,6 +37,9 @@ def transcript_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "dashboard/transcript-list.html", _list_context())
 
 
+UPLOAD_CHUNK_BYTES = 4 * 1024 * 1024
+
+
 class UploadRejected(SimulatorError):
     """The upload itself is unusable (too big, not text, empty) before any format is tried."""
 
@@ -44,17 +50,29 @@ def _read_upload(request: HtmxHttpRequest) -> tuple[str, str | None]:
     if upload is not None and upload.size:
         if upload.size > limit:
             raise UploadRejected(f"file is {upload.size:,} bytes; the limit is {limit:,} bytes")
-        raw = upload.read()
-        try:
-            return raw.decode("utf-8-sig"), upload.name
-        except UnicodeDecodeError as exc:
-            raise UploadRejected(f"file is not UTF-8 text (byte {exc.start})") from exc
+        return _decoded(upload), upload.name
     text = request.POST.get("text", "")
     if len(text.encode("utf-8")) > limit:
         raise UploadRejected(f"pasted text is over the {limit:,} byte limit")
     if not text.strip():
         raise UploadRejected("choose a file or paste a transcript")
     return text, None
+
+
+def _decoded(upload: UploadedFile) -> str:
+    """The file's text, decoded chunk by chunk from where it was streamed (a temporary file for a large
+    upload), so the raw bytes and the text are never both held whole."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    pieces: list[str] = []
+    consumed = 0
+    for chunk in itertools.chain(upload.chunks(UPLOAD_CHUNK_BYTES), [b""]):
+        held = len(decoder.getstate()[0])  # the start of a character cut by the previous chunk
+        try:
+            pieces.append(decoder.decode(chunk, final=not chunk))
+        except UnicodeDecodeError as exc:
+            raise UploadRejected(f"file is not UTF-8 text (byte {consumed - held + exc.start})") from exc
+        consumed += len(chunk)
+    return "".join(pieces)
 
 
 @require_POST

@@ -159,3 +159,64 @@ def test_the_source_text_is_read_when_the_parse_is_not_kept(operator_client, lon
     memo.clear()
     response = operator_client.get(reverse("transcript-detail", args=[long_transcript.pk]) + "?page=3")
     assert _ids(response.content.decode()) == list(range(200, 241))
+
+
+def test_a_large_upload_streams_to_a_temporary_file_and_is_stored_whole(operator_client, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
+
+    from dashboard.models import Transcript
+    from dashboard.views import transcripts as views
+
+    seen: list[type] = []
+    original = views._decoded
+
+    def spy(upload):
+        seen.append(type(upload))
+        return original(upload)
+
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024  # this transcript (~100 KB) is "large"
+    text = tool_heavy_chat(50, user_suffix="ünïcödé")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(views, "_decoded", spy)
+        patch.setattr(views, "UPLOAD_CHUNK_BYTES", 1000)  # chunks cut multi-byte characters
+        response = operator_client.post(
+            reverse("transcript-upload"),
+            {"file": SimpleUploadedFile("long.json", text.encode("utf-8")), "name": "", "format": ""},
+        )
+    assert response.status_code == 302
+    assert seen == [TemporaryUploadedFile]
+    assert Transcript.objects.get(name="long.json").source_text == text
+
+
+def test_a_file_that_is_not_utf8_names_the_byte_across_chunks(operator_client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from dashboard.views import transcripts as views
+
+    raw = ("é" * 700).encode("utf-8") + b"\xff" + b"tail"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(views, "UPLOAD_CHUNK_BYTES", 333)  # odd: every chunk ends inside a character
+        response = operator_client.post(
+            reverse("transcript-upload"), {"file": SimpleUploadedFile("bad.json", raw), "format": ""}
+        )
+    assert response.status_code == 422
+    assert "file is not UTF-8 text (byte 1400)" in response.content.decode()
+
+
+def test_the_upload_limit_defaults_to_200_mib_and_comes_from_the_environment():
+    import subprocess
+    import sys
+
+    code = (
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'dashboard.settings');"
+        " django.setup(); from django.conf import settings as s;"
+        " print(s.TRIMSCOPE_MAX_UPLOAD_BYTES, s.FILE_UPLOAD_MAX_MEMORY_SIZE < s.TRIMSCOPE_MAX_UPLOAD_BYTES)"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TRIMSCOPE_MAX_UPLOAD_BYTES"}
+    default = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert default.stdout.split() == [str(200 * 1024 * 1024), "True"]
+    env["TRIMSCOPE_MAX_UPLOAD_BYTES"] = "5000000"
+    chosen = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert chosen.stdout.split()[0] == "5000000"
