@@ -27,6 +27,7 @@ from simulator import (
     SimulationResult,
     TranscriptIndex,
     TranscriptOverview,
+    TranscriptTokens,
 )
 from simulator import Transcript as ParsedTranscript
 
@@ -155,6 +156,7 @@ REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
 ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
 INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
 MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
+TRANSCRIPT_TOKENS: Memo[TranscriptKey, TranscriptTokens] = Memo("per-message costing facts", 16)
 REPLAY_RATES = ReplayRates()
 
 
@@ -171,6 +173,7 @@ STORES: tuple[_Clearable, ...] = (
     REREADS,
     ESTIMATES,
     MESSAGE_COUNTS,
+    TRANSCRIPT_TOKENS,
     REPLAY_RATES,
 )
 

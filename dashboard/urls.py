@@ -33,6 +33,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("simulate/estimates/", estimates.simulation_estimates, name="simulation-estimates"),
     path("simulate/save/", tuning.simulation_save, name="simulation-save"),
     path("compare/", compare.compare, name="compare"),
+    path("compare/cost/", compare.compare_cost, name="compare-cost"),
     path("pricing/", pricing.pricing, name="pricing"),
     path("pricing/edit/", pricing.pricing_edit, name="pricing-edit"),
     path("profiles/", profiles.profile_list, name="profile-list"),

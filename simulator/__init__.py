@@ -28,7 +28,12 @@ from simulator.corpus_pool import TRANSCRIPT_SUFFIXES, corpus_files
 from simulator.cost import CacheBreak, CallCost, PriceTable, Pricing, SessionCost, load_price_table
 from simulator.cost.compare import CostComparison, Crossing, cost_comparison
 from simulator.cost.edits import PriceEdit, price_table_with
-from simulator.cost.from_replay import DEFAULT_GAP_SECONDS, UsageComparison
+from simulator.cost.from_replay import (
+    DEFAULT_GAP_SECONDS,
+    TranscriptTokens,
+    UsageComparison,
+    message_fingerprint,
+)
 from simulator.cost.live import trim_rewrite_usd
 from simulator.cost.priced import ResultCost, cost_model_json, pricing_choice, with_cost
 from simulator.cost.pricing import PriceTableError
@@ -123,6 +128,8 @@ from simulator.trace import trace as trace_session
 from simulator.transcript import Transcript
 
 __all__ = [
+    "TranscriptTokens",
+    "message_fingerprint",
     "MessageRow",
     "TranscriptIndex",
     "TurnSpan",

@@ -15,7 +15,7 @@ from dashboard import memo
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.pricing import price_edits
 from dashboard.selectors.profiles import profile_domain
-from dashboard.selectors.transcript_pages import message_o200k
+from dashboard.selectors.transcript_pages import message_o200k, transcript_tokens
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
@@ -97,7 +97,13 @@ def simulation_cost(
         table = price_table_with(load_price_table(), edits)
         parsed = transcript_parsed(transcript=transcript)
         return profile_cost(
-            parsed, profile, result, pricing=pricing, assumed_gap_seconds=assumed_gap_seconds, table=table
+            parsed,
+            profile,
+            result,
+            pricing=pricing,
+            assumed_gap_seconds=assumed_gap_seconds,
+            table=table,
+            tokens=transcript_tokens(transcript=transcript),
         )
 
     return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits), compute)

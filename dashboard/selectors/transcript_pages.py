@@ -20,7 +20,9 @@ from simulator import (
     RUNTIMES,
     MessageRow,
     TranscriptIndex,
+    TranscriptTokens,
     TurnSpan,
+    message_fingerprint,
     message_token_text,
     runtime_label,
     tiktoken_count,
@@ -117,6 +119,21 @@ def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int
                 else counts.fill(i, tiktoken_count(message_token_text(messages[i])))
             )
     return out
+
+
+def transcript_tokens(*, transcript: Transcript) -> TranscriptTokens:
+    """Per message: the fingerprint and o200k count the cost model reads, from the kept counts (so pricing a
+    replay does not count the transcript again), kept per transcript content."""
+
+    def build() -> TranscriptTokens:
+        messages = transcript_parsed(transcript=transcript).messages
+        counts = message_o200k(transcript=transcript, indices=range(len(messages)))
+        return TranscriptTokens(
+            fingerprints=tuple(message_fingerprint(m) for m in messages),
+            tokens=tuple(counts[i] for i in range(len(messages))),
+        )
+
+    return memo.TRANSCRIPT_TOKENS.get_or_compute(transcript_key(transcript), build)
 
 
 def replay_estimates(*, messages: int) -> tuple[ReplayEstimate, ...]:

@@ -59,7 +59,7 @@ def _read_upload(request: HtmxHttpRequest) -> tuple[str, str | None]:
     return text, None
 
 
-def _decoded(upload: UploadedFile) -> str:
+def _decoded(upload: UploadedFile[bytes]) -> str:
     """The file's text, decoded chunk by chunk from where it was streamed (a temporary file for a large
     upload), so the raw bytes and the text are never both held whole."""
     decoder = codecs.getincrementaldecoder("utf-8-sig")()

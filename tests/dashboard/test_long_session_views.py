@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from dashboard import memo, services
+from dashboard import memo, selectors, services
 from dashboard.selectors import trace as trace_selectors
 from dashboard.selectors import transcript_pages
 from dashboard.views import simulations
@@ -112,3 +112,31 @@ def test_the_knob_bar_shows_re_simulation_progress_with_an_estimate(operator_cli
     text = re.sub(r"\s+", " ", progress.group(1))
     assert "Re-simulating 161 messages" in text
     assert "about 0.1 s, an estimate from this server's latest ZeroClaw replay" in text
+
+
+def test_the_cost_model_reads_the_kept_counts_which_equal_its_own(operator_client, setup):
+    from simulator import TranscriptTokens
+
+    transcript, _ = setup
+    kept = transcript_pages.transcript_tokens(transcript=transcript)
+    assert kept == TranscriptTokens.of(selectors.transcript_parsed(transcript=transcript))
+    assert transcript_pages.transcript_tokens(transcript=transcript) is kept
+
+
+def test_a_long_sessions_comparison_asks_for_its_costs_after_it_is_drawn(operator_client, setup, monkeypatch):
+    from dashboard.views import compare
+
+    transcript, tight = setup
+    other = services.profile_create(name="loose", document={"trimscope": {"runtime": "as_recorded"}})
+    url = f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{other.pk}"
+    short = operator_client.get(url).content.decode()
+    total = re.search(r"<td>tight</td><td class=\"num\">(\$[\d.]+)</td>", short)
+    assert total is not None
+    monkeypatch.setattr(compare, "COST_INLINE_MESSAGES", 10)
+    monkeypatch.setattr(trace_selectors, "estimate_check", lambda *a, **k: pytest.fail("counted"))
+    body = operator_client.get(url).content.decode()
+    assert 'id="compare-cost-pending"' in body and "cost-cell" not in body and "o200k · " not in body
+    loader = re.search(r'id="compare-cost" hx-get="([^"]+)"', body)
+    assert loader is not None
+    later = operator_client.get(loader.group(1).replace("&amp;", "&")).content.decode()
+    assert f'<td>tight</td><td class="num">{total.group(1)}</td>' in later
