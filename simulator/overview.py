@@ -187,6 +187,8 @@ class TranscriptIndex:
     message_count: int
     turn_count: int
     tool_pair_count: int
+    orphan_count: int
+    """Tool calls without a result plus results without a call."""
     call_count: int
     """Assistant replies: one model call each."""
     estimated_tokens: int
@@ -251,6 +253,7 @@ def transcript_index(transcript: Transcript) -> TranscriptIndex:
         message_count=len(messages),
         turn_count=turn_number,
         tool_pair_count=len(pairs.pairs),
+        orphan_count=len(pairs.orphan_calls) + len(pairs.orphan_results),
         call_count=sum(1 for m in messages if m.role is Role.ASSISTANT),
         estimated_tokens=sum(sizes),
         provider_input_tokens=max(provider) if provider else None,

@@ -29,6 +29,7 @@ from simulator import (
     transcript_index,
     transcript_message_rows,
 )
+from simulator import Transcript as ParsedTranscript
 
 MESSAGES_PER_PAGE = 100
 FALLBACK_SECONDS_PER_MESSAGE = 0.000_15
@@ -93,6 +94,14 @@ class TranscriptPage:
 def transcript_page_index(*, transcript: Transcript) -> TranscriptIndex:
     return memo.INDEXES.get_or_compute(
         transcript_key(transcript), lambda: transcript_index(transcript_parsed(transcript=transcript))
+    )
+
+
+def transcript_upload_index(*, sha256: str, parsed: ParsedTranscript) -> TranscriptIndex:
+    """The page index of an upload's own parse, kept for its first page (the upload's summary numbers
+    are read from it, so building it costs the upload nothing extra)."""
+    return memo.INDEXES.get_or_compute(
+        memo.TranscriptKey(sha256, parsed.format), lambda: transcript_index(parsed)
     )
 
 

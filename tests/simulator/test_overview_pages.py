@@ -34,3 +34,24 @@ def test_a_range_past_the_end_is_cut_to_the_transcript():
 def test_the_index_counts_model_calls_as_assistant_replies():
     parsed = parse_transcript(tool_heavy_chat(7))
     assert transcript_index(parsed).call_count == 14
+
+
+def test_the_index_holds_the_numbers_stored_with_an_upload():
+    from simulator import summarize
+
+    for text in (tool_heavy_chat(5), '[{"role":"tool","tool_call_id":"x","content":"?"}]'):
+        parsed = parse_transcript(text)
+        index, summary = transcript_index(parsed), summarize(parsed)
+        assert (
+            index.message_count,
+            index.turn_count,
+            index.tool_pair_count,
+            index.orphan_count,
+            index.estimated_tokens,
+        ) == (
+            summary.message_count,
+            summary.turn_count,
+            summary.tool_pair_count,
+            summary.orphan_count,
+            summary.estimated_tokens,
+        )
