@@ -25,6 +25,7 @@ from simulator import (
     Reread,
     ResultCost,
     SimulationResult,
+    Timeline,
     TranscriptIndex,
     TranscriptOverview,
     TranscriptTokens,
@@ -152,6 +153,7 @@ PARSED: Memo[TranscriptKey, ParsedTranscript] = Memo("parsed transcripts", 16)
 OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews", 16)
 REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
 COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
+TIMELINES: Memo[ReplayKey, Timeline] = Memo("timelines of replays", 32)
 REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
 ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
 INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
@@ -170,6 +172,7 @@ STORES: tuple[_Clearable, ...] = (
     INDEXES,
     REPLAYS,
     COSTS,
+    TIMELINES,
     REREADS,
     ESTIMATES,
     MESSAGE_COUNTS,

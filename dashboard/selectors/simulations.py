@@ -129,14 +129,15 @@ def simulation_screen(
     call: int | None,
     assumed_gap_seconds: float | None = None,
 ) -> SimulationScreen:
-    result = simulation_result(
-        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
-    )
+    key = replay_key(transcript, profile, assumed_gap_seconds)
+    result = _replayed(transcript, key)
     number = min(max(call or default_call(result), 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
     view = call_view(parsed, result, number, changed=changed)
-    return SimulationScreen(result, timeline(result), view, {k: v[1] for k, v in changed.items()})
+    # The timeline walks every call: kept beside the replay, so another call costs only its own view.
+    bars = memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
+    return SimulationScreen(result, bars, view, {k: v[1] for k, v in changed.items()})
 
 
 def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
