@@ -45,9 +45,11 @@ from dashboard.selectors.profiles import (
     profile_rows,
 )
 from dashboard.selectors.simulations import (
+    SessionTooLongToPrice,
     comparison,
     comparison_costs,
     comparison_message_diff,
+    cost_max_messages,
     default_call,
     simulation_compare,
     simulation_compare_profiles,
@@ -77,6 +79,7 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "SessionTooLongToPrice",
     "TranscriptPage",
     "message_o200k",
     "replay_estimates",
@@ -100,6 +103,7 @@ __all__ = [
     "api_token_list",
     "comparison",
     "comparison_message_diff",
+    "cost_max_messages",
     "default_call",
     "simulation_compare",
     "simulation_cost",

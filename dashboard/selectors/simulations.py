@@ -8,10 +8,12 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from dashboard import memo
+from dashboard.errors import ApplicationError
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.pricing import price_edits
 from dashboard.selectors.profiles import profile_domain
@@ -73,6 +75,27 @@ def simulation_result(
     return _replayed(transcript, replay_key(transcript, profile, assumed_gap_seconds))
 
 
+def cost_max_messages() -> int:
+    """The longest session that is priced (``TRIMSCOPE_COST_MAX_MESSAGES``)."""
+    limit: int = settings.TRIMSCOPE_COST_MAX_MESSAGES
+    return limit
+
+
+class SessionTooLongToPrice(ApplicationError):
+    """Pricing is refused for a session over ``TRIMSCOPE_COST_MAX_MESSAGES`` messages: the cost model's
+    time and memory grow with the square of the session (about 0.5 GB at 10,000 messages, 1.7 GB at
+    20,000 on the benchmark's session), so a 100,000-message session would exhaust the server."""
+
+    status = 422
+
+    def __init__(self, messages: int, limit: int) -> None:
+        super().__init__(
+            f"this session has {messages:,} messages; sessions over {limit:,} are not priced"
+            " (TRIMSCOPE_COST_MAX_MESSAGES: the cost model's memory grows with the square of the session)",
+            {"messages": messages, "limit": limit},
+        )
+
+
 def simulation_cost(
     *,
     transcript: Transcript,
@@ -88,7 +111,11 @@ def simulation_cost(
 
     Raises:
         PriceTableError: ``pricing`` names no entry of the table.
+        SessionTooLongToPrice: the transcript has more messages than ``TRIMSCOPE_COST_MAX_MESSAGES``.
     """
+    limit = cost_max_messages()
+    if transcript.message_count > limit:
+        raise SessionTooLongToPrice(transcript.message_count, limit)
     replay = replay_key(transcript, profile, assumed_gap_seconds)
     edits = price_edits(user=user)
 

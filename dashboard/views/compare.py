@@ -91,7 +91,11 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             }
             for row in page
         ]
-        if long:
+        if transcript.message_count > selectors.cost_max_messages():
+            context["money_refused"] = selectors.SessionTooLongToPrice(
+                transcript.message_count, selectors.cost_max_messages()
+            ).message
+        elif long:
             context["cost_later_url"] = f"{reverse('compare-cost')}?{request.GET.urlencode()}"
         else:
             context.update(

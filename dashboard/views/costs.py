@@ -11,7 +11,7 @@ from django.contrib.auth.models import AnonymousUser, User
 
 from dashboard import selectors
 from dashboard.models import Transcript
-from dashboard.selectors.simulations import SimulationScreen
+from dashboard.selectors.simulations import SessionTooLongToPrice, SimulationScreen
 from dashboard.views.common import HtmxHttpRequest
 from simulator import PriceTableError, Profile, TimelineShape, cost_strip, part_usd
 
@@ -48,6 +48,8 @@ def cost_context(
         cost = selectors.simulation_cost(
             transcript=transcript, profile=profile, user=user, pricing=pricing, assumed_gap_seconds=gap
         )
+    except SessionTooLongToPrice as exc:
+        return {"cost_refused": exc.message}
     except PriceTableError as exc:
         problem = (
             f"pricing {pricing!r} is not in the price table: priced at the default instead ({exc.message})"
@@ -88,6 +90,9 @@ def compare_cost_context(
 ) -> dict[str, object]:
     """The compare page's cost parts; also puts each cell's ``usd`` into ``table``'s rows."""
     pricing, gap, problem = cost_params(request)
+    if transcript.message_count > selectors.cost_max_messages():
+        limit = selectors.cost_max_messages()
+        return {"money_refused": SessionTooLongToPrice(transcript.message_count, limit).message}
     try:
         costs, money = selectors.comparison_costs(
             transcript=transcript,

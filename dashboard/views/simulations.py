@@ -129,7 +129,12 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }
     )
-    if transcript.message_count <= COST_INLINE_MESSAGES:
+    if transcript.message_count > selectors.cost_max_messages():
+        # Refused without a request after the page: nothing to wait for.
+        context["cost_refused"] = selectors.SessionTooLongToPrice(
+            transcript.message_count, selectors.cost_max_messages()
+        ).message
+    elif transcript.message_count <= COST_INLINE_MESSAGES:
         context.update(
             cost_context(
                 user=request.user,

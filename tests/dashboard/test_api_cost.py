@@ -161,3 +161,14 @@ def test_a_price_edit_out_of_range_is_refused_by_name(api, change, named):
 def test_an_edit_of_an_unknown_entry_is_refused(api):
     response = api.put("/pricing/acme/model-9", json=EDIT)
     assert response.status_code == 400 and "acme/model-9" in response.json()["message"]
+
+
+def test_a_session_over_the_pricing_limit_is_a_422_and_nothing_is_stored(api, transcript, tight, settings):
+    settings.TRIMSCOPE_COST_MAX_MESSAGES = 10  # the session has 33 messages
+    response = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk})
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(
+        "this session has 33 messages; sessions over 10 are not priced"
+    )
+    assert response.json()["extra"] == {"messages": 33, "limit": 10}
+    assert not SimulationRun.objects.exists()

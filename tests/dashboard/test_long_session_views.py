@@ -140,3 +140,23 @@ def test_a_long_sessions_comparison_asks_for_its_costs_after_it_is_drawn(operato
     assert loader is not None
     later = operator_client.get(loader.group(1).replace("&amp;", "&")).content.decode()
     assert f'<td>tight</td><td class="num">{total.group(1)}</td>' in later
+
+
+def test_a_session_over_the_pricing_limit_says_so_instead_of_pricing(operator_client, setup, settings):
+    transcript, tight = setup
+    settings.TRIMSCOPE_COST_MAX_MESSAGES = 100  # the session has 161 messages
+    body = operator_client.get(_sim(transcript, tight, call=30)).content.decode()
+    refused = re.search(r'id="cost-refused">([^<]+)<', body)
+    assert refused is not None
+    assert refused.group(1).startswith("this session has 161 messages; sessions over 100 are not priced")
+    assert "cost-pending" not in body and "cost-strip" not in body
+    assert re.search(r'<dd id="reread-count">\d+</dd>', body) or "counting…" in body
+    later = operator_client.get(
+        f"{reverse('simulation-cost')}?transcript={transcript.pk}&profile={tight.pk}&call=30"
+    ).content.decode()
+    assert 'id="cost-refused">this session has 161 messages' in later
+    other = services.profile_create(name="loose", document={"trimscope": {"runtime": "as_recorded"}})
+    compare = operator_client.get(
+        f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{other.pk}"
+    ).content.decode()
+    assert 'id="compare-cost-refused">this session has 161 messages' in compare
