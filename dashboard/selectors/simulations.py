@@ -21,6 +21,7 @@ from dashboard.selectors.transcript_pages import message_o200k, transcript_token
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
+    CallRecord,
     CallView,
     Comparison,
     CostComparison,
@@ -167,13 +168,31 @@ def simulation_screen(
     return SimulationScreen(result, bars, view, {k: v[1] for k, v in changed.items()})
 
 
-def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
+def simulation_tokenizer_count(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    call: int | None,
+    assumed_gap_seconds: float | None = None,
+) -> tuple[int, int]:
     """o200k tokens of what the call sent and of everything available (text, thinking, tool calls).
 
     Each message is counted once per transcript and kept (``message_o200k``); a call only sums them, so
-    a late call of a long session costs a sum, not a recount, once its messages have been counted.
+    a late call of a long session costs a sum, not a recount, once its messages have been counted. Only
+    the call's record and the contents a rule changed are read, not the call's whole view.
     """
-    result, call = screen.result, screen.call.call
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
+    number = min(max(call or default_call(result), 1), len(result.calls))
+    record = result.calls[number - 1]
+    changed = changed_contents(transcript_parsed(transcript=transcript), profile, result, number)
+    return _call_o200k(transcript, result, record, {k: v[1] for k, v in changed.items()})
+
+
+def _call_o200k(
+    transcript: Transcript, result: SimulationResult, call: CallRecord, changed_texts: Mapping[int, str]
+) -> tuple[int, int]:
     origins = result.origins[: call.available]
     outside = [index for index, _ in result.outside if index < call.message_index]
     counts = message_o200k(
@@ -186,7 +205,7 @@ def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScre
             count = counts[index]
             full += count
             if native in sent_natives:
-                changed = screen.changed_texts.get(native)
+                changed = changed_texts.get(native)
                 sent += count if changed is None or index != origin[0] else tiktoken_count(changed)
     # System prompts that a runtime sends outside its history count for both (a failed call's reply
     # that the runtime does not carry counts for neither).

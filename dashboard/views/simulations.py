@@ -244,11 +244,10 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
     if transcript is None or profile is None:
         return HttpResponse("")
     domain = forms.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
-    screen = selectors.simulation_screen(
+    sent, full = selectors.simulation_tokenizer_count(
         transcript=transcript,
         profile=domain,
         call=_int(request.GET.get("call")),
         assumed_gap_seconds=cost_params(request)[1],
     )
-    sent, full = selectors.simulation_tokenizer_count(transcript=transcript, screen=screen)
     return render(request, "dashboard/simulation.html#tokenizer", {"o200k_sent": sent, "o200k_full": full})
