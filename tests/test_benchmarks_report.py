@@ -35,3 +35,9 @@ def test_a_rerun_keeps_the_openclaw_before_and_after_section():
     heading = "## OpenClaw replay before and after (2026-11-30)"
     doc = f"# Benchmarks\n\n{heading}\n\n| 10,000 | 8 s |\n\n## Dashboard\n"
     assert kept_sections(doc) == [heading, "", "| 10,000 | 8 s |", ""]
+
+
+def test_a_default_rerun_keeps_the_recorded_long_session_pages():
+    heading = "## Dashboard session pages up to 100,000 messages (2026-11-30)"
+    doc = f"# Benchmarks\n\n## Dashboard session pages\n\n| 1k |\n\n{heading}\n\n| 100k |\n\n## Live ingestion\n"
+    assert kept_sections(doc) == [heading, "", "| 100k |", ""]
