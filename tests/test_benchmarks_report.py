@@ -39,5 +39,5 @@ def test_a_rerun_keeps_the_openclaw_before_and_after_section():
 
 def test_a_default_rerun_keeps_the_recorded_long_session_pages():
     heading = "## Dashboard session pages up to 100,000 messages (2026-11-30)"
-    doc = f"# Benchmarks\n\n## Dashboard session pages\n\n| 1k |\n\n{heading}\n\n| 100k |\n\n## Live ingestion\n"
+    doc = f"# Benchmarks\n\n## Dashboard session pages\n\n| 1k |\n\n{heading}\n\n| 100k |\n\n## Live\n"
     assert kept_sections(doc) == [heading, "", "| 100k |", ""]
