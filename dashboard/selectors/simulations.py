@@ -97,6 +97,13 @@ class SessionTooLongToPrice(ApplicationError):
         )
 
 
+def simulation_result_kept(
+    *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
+) -> bool:
+    """Whether this replay is kept (a page can then be drawn at once rather than after replaying)."""
+    return memo.REPLAYS.get(replay_key(transcript, profile, assumed_gap_seconds)) is not None
+
+
 def simulation_cost(
     *,
     transcript: Transcript,

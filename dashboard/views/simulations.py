@@ -69,6 +69,30 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     document = forms.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = forms.profile_knobs(document=document)
     pricing, gap, cost_problem = cost_params(request)
+    resim_estimate = next(
+        e
+        for e in selectors.replay_estimates(messages=transcript.message_count)
+        if e.runtime == domain.runtime
+    )
+    if (
+        not request.htmx
+        and transcript.message_count > COST_INLINE_MESSAGES
+        and not selectors.simulation_result_kept(
+            transcript=transcript, profile=domain, assumed_gap_seconds=gap
+        )
+    ):
+        # A long session's first replay takes seconds: draw the page with the knob bar and a progress
+        # line at once, and ask for the body (same URL) from there.
+        context.update(
+            {
+                "knobs": knobs,
+                "knob_runtime": runtime,
+                "edited": edited,
+                "resim_estimate": resim_estimate,
+                "sim_pending_url": request.get_full_path(),
+            }
+        )
+        return render(request, "dashboard/simulation.html", context)
     screen = selectors.simulation_screen(
         transcript=transcript, profile=domain, call=_int(request.GET.get("call")), assumed_gap_seconds=gap
     )
@@ -109,11 +133,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 + [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
             ),
             "save_name": f"{profile.name} (tuned)",
-            "resim_estimate": next(
-                e
-                for e in selectors.replay_estimates(messages=transcript.message_count)
-                if e.runtime == domain.runtime
-            ),
+            "resim_estimate": resim_estimate,
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,

@@ -42,6 +42,7 @@ def _sim(transcript, profile, **params):
 def test_a_long_sessions_page_asks_for_its_cost_after_it_is_drawn(operator_client, setup, monkeypatch):
     transcript, tight = setup
     monkeypatch.setattr(simulations, "COST_INLINE_MESSAGES", 10)  # this session counts as long
+    operator_client.get(_sim(transcript, tight, call=30), headers={"HX-Request": "true"})  # replayed
     body = operator_client.get(_sim(transcript, tight, call=30)).content.decode()
     assert 'id="cost-pending"' in body and 'class="cost-strip"' not in body
     loader = re.search(r'<section class="card cost" id="cost"[^>]*hx-get="([^"]+)"', body)
@@ -160,3 +161,26 @@ def test_a_session_over_the_pricing_limit_says_so_instead_of_pricing(operator_cl
         f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{other.pk}"
     ).content.decode()
     assert 'id="compare-cost-refused">this session has 161 messages' in compare
+
+
+def test_a_long_sessions_first_replay_draws_the_page_at_once_and_asks_for_the_body(
+    operator_client, setup, monkeypatch
+):
+    transcript, tight = setup
+    monkeypatch.setattr(simulations, "COST_INLINE_MESSAGES", 10)
+    memo.REPLAY_RATES.record("zeroclaw", 2_000, 2.0)  # 1 ms per message
+    url = _sim(transcript, tight, call=30)
+    shell = operator_client.get(url).content.decode()
+    assert 'id="sim-controls"' in shell and 'id="timeline-h"' not in shell
+    pending = re.search(r'<div id="sim-body" class="card" hx-get="([^"]+)" hx-trigger="load"', shell)
+    assert pending is not None and pending.group(1).replace("&amp;", "&") == url
+    status = re.sub(r"\s+", " ", re.search(r'id="sim-first-replay"[^>]*>(.*?)</p>', shell, re.S).group(1))
+    assert "Replaying 161 messages through tight for the first time" in status
+    assert "about 0.2 s, an estimate from this server's latest ZeroClaw replay" in status
+    assert not selectors.simulation_result_kept(
+        transcript=transcript, profile=selectors.profile_domain(profile=tight)
+    )
+    body = operator_client.get(url, headers={"HX-Request": "true", "HX-Target": "sim-body"}).content.decode()
+    assert body.lstrip().startswith('<div id="sim-body" data-call="30">') and 'id="timeline-h"' in body
+    # Kept now: the next full view is drawn whole.
+    assert 'id="timeline-h"' in operator_client.get(url).content.decode()
