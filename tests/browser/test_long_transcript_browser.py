@@ -101,3 +101,36 @@ def test_a_knob_change_shows_progress_until_the_new_replay_arrives(
     expect(page).to_have_url(re.compile(r"max_history_messages=7"))
     expect(progress).to_be_hidden()
     assert console_errors == []
+
+
+def test_a_long_sessions_first_replay_shows_progress_then_the_timeline(
+    signed_in: Page, daphne_url: str, operator, console_errors: list[str]
+) -> None:
+    from dashboard import services
+    from dashboard.models import Profile
+
+    # Over 5,000 messages: the page is drawn before the replay, which htmx then asks for.
+    transcript = services.transcript_import(
+        text=chat_transcript(1_300, tool_result_bytes=200), name="long", user=operator
+    )
+    services.demo_profiles_ensure()
+    zeroclaw = Profile.objects.filter(runtime="zeroclaw").first()
+    assert zeroclaw is not None
+    page = signed_in
+    release: list[object] = []
+    page.route(
+        "**/simulate/?*",
+        lambda route: release.append(route) if route.request.headers.get("hx-request") else route.continue_(),
+    )
+    page.goto(f"{daphne_url}/simulate/?{urlencode({'transcript': transcript.pk, 'profile': zeroclaw.pk})}")
+    expect(page.locator("#sim-first-replay")).to_contain_text("Replaying 5,201 messages")
+    expect(page.locator("#sim-controls")).to_be_visible()
+    for _ in range(50):  # the body's request is made on load; held here until released
+        if release:
+            break
+        page.wait_for_timeout(100)
+    assert len(release) == 1
+    release[0].continue_()  # type: ignore[attr-defined]
+    expect(page.locator("#sim-body svg.timeline")).to_be_visible(timeout=30_000)
+    expect(page.locator("#sim-first-replay")).to_have_count(0)
+    assert console_errors == []
