@@ -72,7 +72,7 @@ unit: $(VENV)/.installed-test
 	TRIMSCOPE_SHARED=$(SHARED) $(PY) -m pytest -q -m "not browser" tests
 
 bench: $(VENV)/.installed-bench
-	$(PY) -m benchmarks
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 # Mutation testing of simulator/runtimes/ with mutmut (config: [tool.mutmut] in pyproject.toml), judged by
 # tests/simulator; not part of `make test`. MUTANTS narrows the run to a module, e.g.

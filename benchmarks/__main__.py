@@ -19,6 +19,8 @@ KEPT_SECTIONS = (
     "## Mutation testing",
     "## OpenClaw replay before and after",
     "## Parsing and corpus evaluation before and after",
+    # The 50k/100k pages take minutes: a default run (1k, 10k) keeps the recorded long-session table.
+    "## Dashboard session pages up to",
 )
 
 
@@ -38,6 +40,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
         "--quick", action="store_true", help="skip 100k sessions; time every 25th LangChain call"
+    )
+    parser.add_argument(
+        "--long-sessions",
+        action="store_true",
+        help="dashboard pages at 50k and 100k messages too (several minutes on 2 cores)",
     )
     parser.add_argument(
         "--fleet-events",
@@ -63,7 +70,8 @@ def main() -> None:
     print("corpus evaluation …", flush=True)
     lines += corpus.report(corpus.run(40 if args.quick else corpus.SESSIONS)) + [""]
     print("dashboard …", flush=True)
-    lines += dashboard_pages.report(dashboard_pages.run()) + [""]
+    pages = dashboard_pages.LONG_SIZES if args.long_sessions else dashboard_pages.SIZES
+    lines += dashboard_pages.report(dashboard_pages.run(pages)) + [""]
     print("live ingestion …", flush=True)
     runtimes = 20 if args.quick else 100
     # A process of its own: its throwaway database is chosen when Django starts.

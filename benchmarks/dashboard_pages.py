@@ -1,78 +1,153 @@
-"""How fast the dashboard serves the simulation of a 5,000-message transcript, and re-simulates a knob change.
+"""How fast the dashboard's session pages answer as a session grows: 1,000 to 100,000 messages.
 
-Runs Django in-process against a throwaway SQLite database (no server, so this is the view's own
-time: replay, view model and template rendering). Each knob change uses a value not seen before,
-so the replay is not served from the memo.
+Runs Django in-process against a throwaway SQLite database (no server, so this is the view's own time:
+replay, view model and template rendering). Each session is uploaded through the service, so its parse
+is kept as after a real upload; "cold" rows clear the kept values first, as after a restart. Each knob
+change uses a value not seen before, so the replay is not served from the memo. The ratio column is
+the largest session's time over the smallest's (×100 would be linear in session length from 1k to 100k).
+
+``python -m benchmarks.dashboard_pages [SIZES...]`` runs it alone and prints the table.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import statistics
+import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 
 from benchmarks.common import ms
 
+SIZES = (1_000, 10_000)
+LONG_SIZES = (1_000, 10_000, 50_000, 100_000)
+"""With ``--long-sessions``: the 50k and 100k sessions take several minutes on 2 cores."""
 
-def run(messages: int = 5_000) -> dict[str, float]:
+
+def _setup() -> None:
     os.environ["TRIMSCOPE_VAR_DIR"] = tempfile.mkdtemp(prefix="trimscope-bench-")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
-    from django.test import Client
-
-    from dashboard import services
-    from dashboard.models import Profile
-    from simulator.synthetic import synthetic_openclaw_session
 
     call_command("migrate", verbosity=0)
-    user = get_user_model().objects.create_user("bench", password="bench-password")
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def run_one(messages: int) -> dict[str, float]:
+    """Every page at one session size (the Django setup must have run)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from dashboard import memo, services
+    from dashboard.models import Profile
+    from dashboard.selectors.transcript_pages import MESSAGES_PER_PAGE
+    from simulator.synthetic import synthetic_openclaw_session
+
+    memo.clear()
+    gc.collect()
+    user, _ = get_user_model().objects.get_or_create(username="bench")
     transcript = services.transcript_import(
-        text=synthetic_openclaw_session(messages // 4), name="bench", format="openclaw", user=user
+        text=synthetic_openclaw_session(messages // 4, session_id=f"bench-{messages}"),
+        name=f"bench {messages:,}",
+        format="openclaw",
+        user=user,
+        copy=True,
     )
     services.demo_profiles_ensure()
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(user)
-    out: dict[str, float] = {}
-    for profile in Profile.objects.all():
-        base = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
-        start = time.perf_counter()
-        assert client.get(base).status_code == 200
-        out[f"{profile.runtime} page, first view"] = time.perf_counter() - start
-        start = time.perf_counter()
-        assert client.get(base + "&call=7").status_code == 200
-        out[f"{profile.runtime} page, another call"] = time.perf_counter() - start
-    zeroclaw = Profile.objects.get(runtime="zeroclaw")
+
+    def ok(url: str, **headers: str) -> Callable[[], None]:
+        def get() -> None:
+            response = client.get(url, headers=headers)
+            assert response.status_code == 200, (url, response.status_code)
+
+        return get
+
+    page_url = f"/transcripts/{transcript.pk}/"
+    last_page = (messages + MESSAGES_PER_PAGE - 1) // MESSAGES_PER_PAGE
+    counts_url = f"/transcripts/{transcript.pk}/counts/?from=0&to={MESSAGES_PER_PAGE}"
+    zeroclaw = Profile.objects.filter(runtime="zeroclaw").order_by("pk").first()
+    ai_profile = Profile.objects.filter(runtime="ai_profile").order_by("pk").first()
+    assert zeroclaw is not None and ai_profile is not None
+    sim = f"/simulate/?transcript={transcript.pk}&profile={zeroclaw.pk}"
+    late = max(1, messages // 2 * 9 // 10)  # a call 90 % of the way through (2 messages per call)
+    tokens = f"/simulate/tokens/?transcript={transcript.pk}&profile={zeroclaw.pk}&call={late}"
     knob = "knob:runtime_profiles.default.max_history_messages"
-    times = []
-    for value in (30, 31, 32, 33, 34):
-        start = time.perf_counter()
-        response = client.get(
-            f"/simulate/?transcript={transcript.pk}&profile={zeroclaw.pk}&{knob}={value}",
-            headers={"HX-Request": "true", "HX-Target": "sim-body"},
-        )
-        assert response.status_code == 200
-        times.append(time.perf_counter() - start)
-    out["zeroclaw knob change (re-simulate, htmx partial), median of 5"] = statistics.median(times)
-    start = time.perf_counter()
-    assert client.get(f"/transcripts/{transcript.pk}/").status_code == 200
-    out["transcript page"] = time.perf_counter() - start
+    compare = f"/compare/?transcript={transcript.pk}&profiles={zeroclaw.pk},{ai_profile.pk}"
+    out: dict[str, float] = {}
+    out["transcript page (parse kept from the upload)"] = _timed(ok(page_url))
+    out["transcript page, last page"] = _timed(ok(f"{page_url}?page={last_page}"))
+    out["transcript o200k counts of one page (htmx, after the page)"] = _timed(ok(counts_url))
+    # Up to 5,000 messages the page replays; above, it is drawn at once with a progress line and its
+    # body (the first replay) is asked for by htmx: both requests are timed.
+    out["simulation first view: the page"] = _timed(ok(sim))
+    out["simulation first view: its body (htmx; the first replay above 5k)"] = _timed(
+        ok(sim, **{"HX-Request": "true", "HX-Target": "sim-body"})
+    )
+    out["simulation cost panel (htmx, after the page)"] = _timed(ok(f"/simulate/cost/{sim[10:]}&call={late}"))
+    out["simulation, another call (late)"] = _timed(ok(f"{sim}&call={late}"))
+    out["o200k of a late call, first time"] = _timed(ok(tokens))
+    out["o200k of a late call, again"] = _timed(ok(tokens))
+    knob_times = [
+        _timed(ok(f"{sim}&{knob}={value}", **{"HX-Request": "true", "HX-Target": "sim-body"}))
+        for value in (30, 31, 32)
+    ]
+    out["knob re-simulation (htmx partial), median of 3"] = statistics.median(knob_times)
+    out["compare, first view (2 profiles)"] = _timed(ok(compare))
+    out["compare, another page"] = _timed(ok(f"{compare}&page=2&call={late}"))
+    memo.clear()
+    out["transcript page, cold (nothing kept: parse again)"] = _timed(ok(f"{page_url}?page=2"))
+    transcript.delete()
+    memo.clear()
     return out
 
 
-def report(numbers: dict[str, float], messages: int = 5_000) -> list[str]:
+def run(sizes: Sequence[int] = SIZES) -> dict[int, dict[str, float]]:
+    _setup()
+    run_one(200)  # warm up: templates compiled, tokenizer ranks loaded, as in a running server
+    results = {}
+    for size in sizes:
+        print(f"  dashboard pages at {size:,} messages …", flush=True)
+        results[size] = run_one(size)
+    return results
+
+
+def report(results: dict[int, dict[str, float]]) -> list[str]:
+    sizes = sorted(results)
+    low, high = sizes[0], sizes[-1]
+    head = " | ".join(f"{s:,} msgs" for s in sizes)
     lines = [
-        "## Dashboard",
+        "## Dashboard session pages",
         "",
-        f"In-process Django test client, a {messages:,}-message transcript (synthetic session), "
-        "demo profiles:",
+        "In-process Django test client on a synthetic OpenClaw session, demo profiles (ZeroClaw as the "
+        f"simulated profile, ZeroClaw beside ai-profile on compare). Ratio: {high:,} over {low:,} messages "
+        f"(×{high // low} would be linear).",
         "",
-        "| request | time |",
-        "|---|---:|",
+        f"| request | {head} | ratio {high // 1000}k/{low // 1000}k |",
+        "|---|" + "---:|" * (len(sizes) + 1),
     ]
-    lines += [f"| {name} | {ms(seconds)} |" for name, seconds in numbers.items()]
+    for name in results[low]:
+        cells = " | ".join(ms(results[s][name]) for s in sizes)
+        ratio = results[high][name] / max(results[low][name], 1e-9)
+        lines.append(f"| {name} | {cells} | ×{ratio:,.1f} |")
     return lines
+
+
+def main(argv: Sequence[str]) -> None:
+    sizes = tuple(int(a.replace("_", "").replace(",", "")) for a in argv) or SIZES
+    print("\n".join(report(run(sizes))))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

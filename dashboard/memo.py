@@ -1,7 +1,8 @@
 """The dashboard's one cache: derived values kept in this process, each under an explicit key.
 
-What is kept: parsed transcripts, their overviews, replays, their costs, and o200k counts of single messages
-— values that are expensive to derive and that depend only on their key. Every key is built from content
+What is kept: parsed transcripts, their overviews and page indexes, replays, their costs, and per transcript
+the o200k count of each message (filled in as pages ask for them) — values that are expensive to derive
+and that depend only on their key. Every key is built from content
 (the transcript text's SHA-256 and format, the canonical profile document, the price edits), never from a
 database id, so a kept value cannot go stale when rows change: two rows with the same text share one parse,
 and an edited profile is a different key. Computing a value is the caller's job (a selector); nothing here
@@ -18,7 +19,17 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
-from simulator import PriceEdit, ResultCost, SimulationResult, TranscriptOverview
+from simulator import (
+    EstimateCheck,
+    PriceEdit,
+    Reread,
+    ResultCost,
+    SimulationResult,
+    Timeline,
+    TranscriptIndex,
+    TranscriptOverview,
+    TranscriptTokens,
+)
 from simulator import Transcript as ParsedTranscript
 
 K = TypeVar("K", bound=Hashable)
@@ -50,13 +61,6 @@ class CostKey(NamedTuple):
     pricing: str | None
     edits: tuple[PriceEdit, ...]
     cache_ttl: str = "5m"
-
-
-class MessageKey(NamedTuple):
-    """One message of a transcript's content, by index."""
-
-    transcript: TranscriptKey
-    message_index: int
 
 
 class Memo(Generic[K, V]):
@@ -95,18 +99,88 @@ class Memo(Generic[K, V]):
         return len(self._items)
 
 
+class MessageCounts:
+    """One transcript's o200k count per message, filled in as they are asked for.
+
+    One entry per transcript rather than one per message, so a long session's counts are not pushed out
+    of a bounded store by its own later messages (a late call sums tens of thousands of them). A count
+    depends only on the message's text, so filling it twice (a race) writes the same number.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._counts: list[int | None] = [None] * size
+        self.counted = 0
+
+    def get(self, index: int) -> int | None:
+        return self._counts[index]
+
+    def fill(self, index: int, count: int) -> int:
+        if self._counts[index] is None:
+            self.counted += 1
+        self._counts[index] = count
+        return count
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+
+class ReplayRates:
+    """Seconds per message of the replays this process has run, per runtime (the latest of each).
+
+    Only replays of at least :attr:`MIN_MESSAGES` messages are recorded: a short one is dominated by
+    fixed costs and would make a long session's estimate far too small.
+    """
+
+    MIN_MESSAGES = 1_000
+
+    def __init__(self) -> None:
+        self._rates: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def record(self, runtime: str, messages: int, seconds: float) -> None:
+        if messages >= self.MIN_MESSAGES:
+            with self._lock:
+                self._rates[runtime] = seconds / messages
+
+    def get(self, runtime: str) -> float | None:
+        with self._lock:
+            return self._rates.get(runtime)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rates.clear()
+
+
 PARSED: Memo[TranscriptKey, ParsedTranscript] = Memo("parsed transcripts", 16)
 OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews", 16)
 REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
 COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
-MESSAGE_TOKENS: Memo[MessageKey, int] = Memo("o200k counts of messages", 20_000)
+TIMELINES: Memo[ReplayKey, Timeline] = Memo("timelines of replays", 32)
+REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
+ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
+INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
+MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
+TRANSCRIPT_TOKENS: Memo[TranscriptKey, TranscriptTokens] = Memo("per-message costing facts", 16)
+REPLAY_RATES = ReplayRates()
 
 
 class _Clearable(Protocol):
     def clear(self) -> None: ...
 
 
-STORES: tuple[_Clearable, ...] = (PARSED, OVERVIEWS, REPLAYS, COSTS, MESSAGE_TOKENS)
+STORES: tuple[_Clearable, ...] = (
+    PARSED,
+    OVERVIEWS,
+    INDEXES,
+    REPLAYS,
+    COSTS,
+    TIMELINES,
+    REREADS,
+    ESTIMATES,
+    MESSAGE_COUNTS,
+    TRANSCRIPT_TOKENS,
+    REPLAY_RATES,
+)
 
 
 def clear() -> None:

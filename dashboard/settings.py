@@ -199,10 +199,20 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Uploads: transcripts are untrusted and size-limited before parsing.
-TRIMSCOPE_MAX_UPLOAD_BYTES = int(os.environ.get("TRIMSCOPE_MAX_UPLOAD_BYTES", str(20 * 1024 * 1024)))
+# Uploads: transcripts are untrusted and size-limited before parsing. The default fits a
+# 100,000-message session (about 90 MB of JSON lines) with room to spare; a body over the limit is
+# answered 413 before it is read (dashboard.body_limit, dashboard.daphne_patches).
+TRIMSCOPE_MAX_UPLOAD_BYTES = int(os.environ.get("TRIMSCOPE_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES + 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES
+# A file over this streams to a temporary file as it arrives, not to memory (Django's
+# TemporaryFileUploadHandler); the transcript is then decoded from that file.
+FILE_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("TRIMSCOPE_UPLOAD_MEMORY_BYTES", str(2_621_440)))
+FILE_UPLOAD_TEMP_DIR = VAR_DIR / "uploads"
+FILE_UPLOAD_TEMP_DIR.mkdir(exist_ok=True)
+
+# Sessions longer than this are not priced (the cost model's memory grows with the square of the
+# session: about 1.7 GB at 20,000 messages); their pages say so instead of exhausting the server.
+TRIMSCOPE_COST_MAX_MESSAGES = int(os.environ.get("TRIMSCOPE_COST_MAX_MESSAGES", "20000"))
 
 # Runtime ingestion (/ws/runtime/): a bigger text frame closes the socket with 1009; a socket with more
 # frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.

@@ -28,7 +28,11 @@ from simulator.corpus_pool import TRANSCRIPT_SUFFIXES, corpus_files
 from simulator.cost import CacheBreak, CallCost, PriceTable, Pricing, SessionCost, load_price_table
 from simulator.cost.compare import CostComparison, Crossing, cost_comparison
 from simulator.cost.edits import PriceEdit, price_table_with
-from simulator.cost.from_replay import UsageComparison
+from simulator.cost.from_replay import (
+    TranscriptTokens,
+    UsageComparison,
+    message_fingerprint,
+)
 from simulator.cost.live import trim_rewrite_usd
 from simulator.cost.priced import ResultCost, cost_model_json, pricing_choice, with_cost
 from simulator.cost.pricing import CACHE_TTLS, CacheTtl, PriceTableError
@@ -61,7 +65,15 @@ from simulator.evaluate.tune import Objective
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobKind, KnobNote
-from simulator.overview import TranscriptOverview, summarize
+from simulator.overview import (
+    MessageRow,
+    TranscriptIndex,
+    TranscriptOverview,
+    TurnSpan,
+    summarize,
+    transcript_index,
+)
+from simulator.overview import message_rows as transcript_message_rows
 from simulator.overview import overview as transcript_overview
 from simulator.presets import PRESETS, Preset, preset_get
 from simulator.profiles import (
@@ -118,6 +130,13 @@ from simulator.trace import trace as trace_session
 from simulator.transcript import Transcript
 
 __all__ = [
+    "TranscriptTokens",
+    "message_fingerprint",
+    "MessageRow",
+    "TranscriptIndex",
+    "TurnSpan",
+    "transcript_index",
+    "transcript_message_rows",
     "estimate_check",
     "estimate_chart",
     "EstimateCheck",

@@ -9,6 +9,7 @@ its text, and the provider-reported input tokens where the transcript carries th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -50,7 +51,8 @@ class MessageRow:
     char_count: int
     is_long: bool
     estimated_tokens: int
-    tokenizer_tokens: int
+    tokenizer_tokens: int | None
+    """The tokenizer count; None when not counted (yet)."""
     provider_input_tokens: int | None
     tool_calls: tuple[CallLink, ...]
     result_of: ResultLink | None
@@ -159,8 +161,56 @@ def _role_label(message: Message) -> str:
     return message.role.value
 
 
-def overview(transcript: Transcript) -> TranscriptOverview:
-    """Build the transcript page's view model."""
+@dataclass(frozen=True, slots=True)
+class TurnSpan:
+    """One group of the transcript page: messages ``[start, end)`` under a label."""
+
+    key: str
+    kind: Literal["system", "preamble", "turn"]
+    label: str
+    start: int
+    end: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptIndex:
+    """What the transcript page needs of the whole transcript, computed once; rows are built per range.
+
+    Holds no per-row text, so a page of a long transcript builds only its own rows
+    (:func:`message_rows`) and a tokenizer count is asked for only for those.
+    """
+
+    format: str
+    message_count: int
+    turn_count: int
+    tool_pair_count: int
+    orphan_count: int
+    """Tool calls without a result plus results without a call."""
+    call_count: int
+    """Assistant replies: one model call each."""
+    estimated_tokens: int
+    provider_input_tokens: int | None
+    spans: tuple[TurnSpan, ...]
+    sizes: tuple[int, ...]
+    """Per message: its ZeroClaw estimate."""
+    result_of_call: dict[tuple[int, str], int]
+    call_of_result: dict[int, int]
+    flags: dict[int, tuple[str, ...]]
+    problems: tuple[str, ...]
+    warnings: tuple[str, ...]
+    skipped_lines: tuple[SkippedLine, ...] = ()
+    failed_calls: int = 0
+
+    @property
+    def skipped_note(self) -> str | None:
+        return skipped_lines_note(self.skipped_lines)
+
+
+def transcript_index(transcript: Transcript) -> TranscriptIndex:
+    """The whole-transcript facts of :func:`overview`: tool links, flags, turn spans, sizes, totals."""
     messages = transcript.messages
     pairs = lint_tool_pairs(messages)
     result_of_call: dict[tuple[int, str], int] = {}
@@ -179,9 +229,55 @@ def overview(transcript: Transcript) -> TranscriptOverview:
             if c.id in duplicates:
                 flags.setdefault(i, []).append(f"duplicate tool call id {c.id}")
 
+    spans: list[TurnSpan] = []
+    turn_number = 0
+    for seg in segment_turns(messages):
+        if seg.kind == "turn":
+            turn_number += 1
+            label, key = f"Turn {turn_number}", str(turn_number)
+        elif seg.kind == "system":
+            label, key = "System", "system"
+        else:
+            label, key = "Before the first user message", "preamble"
+        spans.append(TurnSpan(key, seg.kind, label, seg.start, seg.end))
+
+    problems = tuple(
+        [f"{len(pairs.orphan_calls)} tool call(s) without a result"] * bool(pairs.orphan_calls)
+        + [f"{len(pairs.orphan_results)} tool result(s) without a call"] * bool(pairs.orphan_results)
+        + [f"{len(duplicates)} duplicate tool call id(s)"] * bool(duplicates)
+    )
     sizes = _zeroclaw_sizes(messages)
+    provider = [t for m in messages if m.usage is not None and (t := m.usage.prompt_tokens) is not None]
+    return TranscriptIndex(
+        format=transcript.format,
+        message_count=len(messages),
+        turn_count=turn_number,
+        tool_pair_count=len(pairs.pairs),
+        orphan_count=len(pairs.orphan_calls) + len(pairs.orphan_results),
+        call_count=sum(1 for m in messages if m.role is Role.ASSISTANT),
+        estimated_tokens=sum(sizes),
+        provider_input_tokens=max(provider) if provider else None,
+        spans=tuple(spans),
+        sizes=tuple(sizes),
+        result_of_call=result_of_call,
+        call_of_result=call_of_result,
+        flags={i: tuple(f) for i, f in flags.items()},
+        problems=problems,
+        warnings=transcript.warnings,
+        skipped_lines=transcript.skipped_lines,
+        failed_calls=sum(1 for m in messages if m.error is not None),
+    )
+
+
+def message_rows(
+    transcript: Transcript, index: TranscriptIndex, start: int, end: int, tokens: Callable[[int], int | None]
+) -> tuple[MessageRow, ...]:
+    """The rows of messages ``[start, end)``; ``tokens(i)`` gives message i's tokenizer count, or None
+    when the caller has not counted it yet (a page of a long transcript counts only what is shown)."""
+    messages = transcript.messages
     rows: list[MessageRow] = []
-    for i, m in enumerate(messages):
+    for i in range(max(start, 0), min(end, len(messages))):
+        m = messages[i]
         text = m.text
         rows.append(
             MessageRow(
@@ -192,55 +288,51 @@ def overview(transcript: Transcript) -> TranscriptOverview:
                 preview=text[:PREVIEW_CHARS] + ("…" if len(text) > PREVIEW_CHARS else ""),
                 char_count=len(text),
                 is_long=len(text) > LONG_CHARS,
-                estimated_tokens=sizes[i],
-                tokenizer_tokens=tiktoken_count(text + "".join(c.arguments for c in m.tool_calls)),
+                estimated_tokens=index.sizes[i],
+                tokenizer_tokens=tokens(i),
                 provider_input_tokens=m.usage.prompt_tokens if m.usage is not None else None,
                 tool_calls=tuple(
-                    CallLink(c.id, c.name, c.arguments, result_of_call.get((i, c.id))) for c in m.tool_calls
+                    CallLink(c.id, c.name, c.arguments, index.result_of_call.get((i, c.id)))
+                    for c in m.tool_calls
                 ),
                 result_of=(
-                    ResultLink(m.tool_result.call_id, call_of_result.get(i), m.tool_result.is_error)
+                    ResultLink(m.tool_result.call_id, index.call_of_result.get(i), m.tool_result.is_error)
                     if m.tool_result is not None
                     else None
                 ),
-                flags=tuple(flags.get(i, ())),
+                flags=index.flags.get(i, ()),
                 images=len(m.images),
                 thinking=sum(1 for p in m.parts if p.kind == "thinking"),
                 error=m.error,
             )
         )
+    return tuple(rows)
 
-    blocks: list[TurnBlock] = []
-    turn_number = 0
-    for seg in segment_turns(messages):
-        if seg.kind == "turn":
-            turn_number += 1
-            label, key = f"Turn {turn_number}", str(turn_number)
-        elif seg.kind == "system":
-            label, key = "System", "system"
-        else:
-            label, key = "Before the first user message", "preamble"
-        blocks.append(
-            TurnBlock(key=key, kind=seg.kind, label=label, rows=tuple(rows[i] for i in seg.indices))
-        )
 
-    problems = tuple(
-        [f"{len(pairs.orphan_calls)} tool call(s) without a result"] * bool(pairs.orphan_calls)
-        + [f"{len(pairs.orphan_results)} tool result(s) without a call"] * bool(pairs.orphan_results)
-        + [f"{len(duplicates)} duplicate tool call id(s)"] * bool(duplicates)
+def overview(transcript: Transcript) -> TranscriptOverview:
+    """Build the transcript page's view model (every row, every row counted)."""
+    index = transcript_index(transcript)
+    messages = transcript.messages
+
+    def count(i: int) -> int:
+        m = messages[i]
+        return tiktoken_count(m.text + "".join(c.arguments for c in m.tool_calls))
+
+    rows = message_rows(transcript, index, 0, len(messages), count)
+    blocks = tuple(
+        TurnBlock(key=s.key, kind=s.kind, label=s.label, rows=rows[s.start : s.end]) for s in index.spans
     )
-    provider = [r.provider_input_tokens for r in rows if r.provider_input_tokens is not None]
     return TranscriptOverview(
         format=transcript.format,
-        message_count=len(messages),
-        turn_count=turn_number,
-        tool_pair_count=len(pairs.pairs),
-        estimated_tokens=sum(sizes),
-        tokenizer_tokens=sum(r.tokenizer_tokens for r in rows),
-        provider_input_tokens=max(provider) if provider else None,
-        blocks=tuple(blocks),
-        problems=problems,
-        warnings=transcript.warnings,
-        skipped_lines=transcript.skipped_lines,
-        failed_calls=sum(1 for m in messages if m.error is not None),
+        message_count=index.message_count,
+        turn_count=index.turn_count,
+        tool_pair_count=index.tool_pair_count,
+        estimated_tokens=index.estimated_tokens,
+        tokenizer_tokens=sum(r.tokenizer_tokens or 0 for r in rows),
+        provider_input_tokens=index.provider_input_tokens,
+        blocks=blocks,
+        problems=index.problems,
+        warnings=index.warnings,
+        skipped_lines=index.skipped_lines,
+        failed_calls=index.failed_calls,
     )

@@ -41,3 +41,9 @@ def test_a_rerun_keeps_the_parsing_before_and_after_section():
     heading = "## Parsing and corpus evaluation before and after (2026-11-30)"
     doc = f"# Benchmarks\n\n## Corpus evaluation\n\n| 1 s |\n\n{heading}\n\n| parse | 2 s |\n\n## Dashboard\n"
     assert kept_sections(doc) == [heading, "", "| parse | 2 s |", ""]
+
+
+def test_a_default_rerun_keeps_the_recorded_long_session_pages():
+    heading = "## Dashboard session pages up to 100,000 messages (2026-11-30)"
+    doc = f"# Benchmarks\n\n## Dashboard session pages\n\n| 1k |\n\n{heading}\n\n| 100k |\n\n## Live\n"
+    assert kept_sections(doc) == [heading, "", "| 100k |", ""]

@@ -83,6 +83,7 @@ def get_transcript(request: HttpRequest, transcript_id: int) -> dict[str, object
     for block in view.blocks:
         turn = int(block.key) if block.kind == "turn" else None
         for row in block.rows:
+            assert row.tokenizer_tokens is not None  # the full overview counts every row
             messages.append(
                 MessageOut(
                     index=row.index,

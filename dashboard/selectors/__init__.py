@@ -46,14 +46,17 @@ from dashboard.selectors.profiles import (
     profile_rows,
 )
 from dashboard.selectors.simulations import (
+    SessionTooLongToPrice,
     comparison,
     comparison_costs,
     comparison_message_diff,
+    cost_max_messages,
     default_call,
     simulation_compare,
     simulation_compare_profiles,
     simulation_cost,
     simulation_result,
+    simulation_result_kept,
     simulation_run_cost,
     simulation_run_get,
     simulation_run_list,
@@ -69,6 +72,12 @@ from dashboard.selectors.trace import (
     simulation_trace,
     simulation_trace_json,
 )
+from dashboard.selectors.transcript_pages import (
+    TranscriptPage,
+    message_o200k,
+    replay_estimates,
+    transcript_page,
+)
 from dashboard.selectors.transcripts import (
     transcript_get,
     transcript_get_or_404,
@@ -79,6 +88,11 @@ from dashboard.selectors.transcripts import (
 )
 
 __all__ = [
+    "SessionTooLongToPrice",
+    "TranscriptPage",
+    "message_o200k",
+    "replay_estimates",
+    "transcript_page",
     "simulation_estimates",
     "TraceScreen",
     "simulation_rereads",
@@ -99,6 +113,7 @@ __all__ = [
     "api_token_list",
     "comparison",
     "comparison_message_diff",
+    "cost_max_messages",
     "default_call",
     "simulation_compare",
     "simulation_cost",
@@ -113,6 +128,7 @@ __all__ = [
     "price_table_for",
     "pricing_rows",
     "simulation_result",
+    "simulation_result_kept",
     "simulation_run_get",
     "simulation_run_list",
     "simulation_run_result",

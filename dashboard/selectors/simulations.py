@@ -4,20 +4,25 @@ and canonical profile document."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
 from dashboard import memo
+from dashboard.errors import ApplicationError
 from dashboard.models import Profile, SimulationRun, Transcript
 from dashboard.selectors.pricing import price_edits
 from dashboard.selectors.profiles import profile_domain
+from dashboard.selectors.transcript_pages import message_o200k, transcript_tokens
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
     CacheTtl,
+    CallRecord,
     CallView,
     Comparison,
     CostComparison,
@@ -32,7 +37,6 @@ from simulator import (
     cost_comparison,
     load_price_table,
     message_diff,
-    message_token_text,
     price_table_with,
     profile_cost,
     profile_from_document,
@@ -44,30 +48,61 @@ from simulator import (
 from simulator import Profile as DomainProfile
 
 
-def _replay_key(
+def replay_key(
     transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None
 ) -> memo.ReplayKey:
+    """The memo key of a replay (and of the values derived from it alone)."""
     document = json.dumps(profile_to_document(profile), sort_keys=True)
     return memo.ReplayKey(transcript_key(transcript), document, profile.name, assumed_gap_seconds)
 
 
 def _replayed(transcript: Transcript, key: memo.ReplayKey) -> SimulationResult:
-    return memo.REPLAYS.get_or_compute(
-        key,
+    def replay() -> SimulationResult:
+        parsed = transcript_parsed(transcript=transcript)
         # Replayed from the canonical document, so two equal profiles give the one kept result.
-        lambda: simulate(
-            transcript_parsed(transcript=transcript),
-            profile_from_document(json.loads(key.document), name=key.profile_name),
-            assumed_gap_seconds=key.assumed_gap_seconds,
-        ),
-    )
+        profile = profile_from_document(json.loads(key.document), name=key.profile_name)
+        started = time.perf_counter()
+        result = simulate(parsed, profile, assumed_gap_seconds=key.assumed_gap_seconds)
+        # The rate behind the transcript page's "first replay takes about…" estimate.
+        memo.REPLAY_RATES.record(profile.runtime, len(parsed.messages), time.perf_counter() - started)
+        return result
+
+    return memo.REPLAYS.get_or_compute(key, replay)
 
 
 def simulation_result(
     *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
 ) -> SimulationResult:
     """The replay of a transcript through a profile, kept by content, canonical document and assumed gap."""
-    return _replayed(transcript, _replay_key(transcript, profile, assumed_gap_seconds))
+    return _replayed(transcript, replay_key(transcript, profile, assumed_gap_seconds))
+
+
+def cost_max_messages() -> int:
+    """The longest session that is priced (``TRIMSCOPE_COST_MAX_MESSAGES``)."""
+    limit: int = settings.TRIMSCOPE_COST_MAX_MESSAGES
+    return limit
+
+
+class SessionTooLongToPrice(ApplicationError):
+    """Pricing is refused for a session over ``TRIMSCOPE_COST_MAX_MESSAGES`` messages: the cost model's
+    time and memory grow with the square of the session (about 0.5 GB at 10,000 messages, 1.7 GB at
+    20,000 on the benchmark's session), so a 100,000-message session would exhaust the server."""
+
+    status = 422
+
+    def __init__(self, messages: int, limit: int) -> None:
+        super().__init__(
+            f"this session has {messages:,} messages; sessions over {limit:,} are not priced"
+            " (TRIMSCOPE_COST_MAX_MESSAGES: the cost model's memory grows with the square of the session)",
+            {"messages": messages, "limit": limit},
+        )
+
+
+def simulation_result_kept(
+    *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
+) -> bool:
+    """Whether this replay is kept (a page can then be drawn at once rather than after replaying)."""
+    return memo.REPLAYS.get(replay_key(transcript, profile, assumed_gap_seconds)) is not None
 
 
 def simulation_cost(
@@ -86,8 +121,12 @@ def simulation_cost(
 
     Raises:
         PriceTableError: ``pricing`` names no entry of the table.
+        SessionTooLongToPrice: the transcript has more messages than ``TRIMSCOPE_COST_MAX_MESSAGES``.
     """
-    replay = _replay_key(transcript, profile, assumed_gap_seconds)
+    limit = cost_max_messages()
+    if transcript.message_count > limit:
+        raise SessionTooLongToPrice(transcript.message_count, limit)
+    replay = replay_key(transcript, profile, assumed_gap_seconds)
     edits = price_edits(user=user)
 
     def compute() -> ResultCost:
@@ -102,6 +141,7 @@ def simulation_cost(
             assumed_gap_seconds=assumed_gap_seconds,
             ttl=cache_ttl,
             table=table,
+            tokens=transcript_tokens(transcript=transcript),
         )
 
     return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits, cache_ttl), compute)
@@ -127,47 +167,61 @@ def simulation_screen(
     call: int | None,
     assumed_gap_seconds: float | None = None,
 ) -> SimulationScreen:
-    result = simulation_result(
-        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
-    )
+    key = replay_key(transcript, profile, assumed_gap_seconds)
+    result = _replayed(transcript, key)
     number = min(max(call or default_call(result), 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
     view = call_view(parsed, result, number, changed=changed)
-    return SimulationScreen(result, timeline(result), view, {k: v[1] for k, v in changed.items()})
+    # The timeline walks every call: kept beside the replay, so another call costs only its own view.
+    bars = memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
+    return SimulationScreen(result, bars, view, {k: v[1] for k, v in changed.items()})
 
 
-def _message_tokens(transcript: Transcript, index: int, text: str) -> int:
-    key = memo.MessageKey(transcript_key(transcript), index)
-    return memo.MESSAGE_TOKENS.get_or_compute(key, lambda: tiktoken_count(text))
+def simulation_tokenizer_count(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    call: int | None,
+    assumed_gap_seconds: float | None = None,
+) -> tuple[int, int]:
+    """o200k tokens of what the call sent and of everything available (text, thinking, tool calls).
+
+    Each message is counted once per transcript and kept (``message_o200k``); a call only sums them, so
+    a late call of a long session costs a sum, not a recount, once its messages have been counted. Only
+    the call's record and the contents a rule changed are read, not the call's whole view.
+    """
+    result = simulation_result(
+        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+    )
+    number = min(max(call or default_call(result), 1), len(result.calls))
+    record = result.calls[number - 1]
+    changed = changed_contents(transcript_parsed(transcript=transcript), profile, result, number)
+    return _call_o200k(transcript, result, record, {k: v[1] for k, v in changed.items()})
 
 
-def message_tokens(*, transcript: Transcript, index: int, text: str) -> int:
-    """o200k tokens of one transcript message, memoised by transcript content and position."""
-    return _message_tokens(transcript, index, text)
-
-
-def simulation_tokenizer_count(*, transcript: Transcript, screen: SimulationScreen) -> tuple[int, int]:
-    """o200k tokens of what the call sent and of everything available (text, thinking, tool calls)."""
-    parsed = transcript_parsed(transcript=transcript)
-    result, call = screen.result, screen.call.call
+def _call_o200k(
+    transcript: Transcript, result: SimulationResult, call: CallRecord, changed_texts: Mapping[int, str]
+) -> tuple[int, int]:
+    origins = result.origins[: call.available]
+    outside = [index for index, _ in result.outside if index < call.message_index]
+    counts = message_o200k(
+        transcript=transcript, indices=[*(i for origin in origins for i in origin), *outside]
+    )
     sent_natives = set(call.sent_indices())
     sent = full = 0
-    for native, origin in enumerate(result.origins[: call.available]):
+    for native, origin in enumerate(origins):
         for index in origin:
-            count = _message_tokens(transcript, index, message_token_text(parsed.messages[index]))
+            count = counts[index]
             full += count
             if native in sent_natives:
-                changed = screen.changed_texts.get(native)
+                changed = changed_texts.get(native)
                 sent += count if changed is None or index != origin[0] else tiktoken_count(changed)
     # System prompts that a runtime sends outside its history count for both (a failed call's reply
     # that the runtime does not carry counts for neither).
-    for index, _ in result.outside:
-        if index < call.message_index:
-            message = parsed.messages[index]
-            count = _message_tokens(transcript, index, message_token_text(message))
-            sent += count
-            full += count
+    for index in outside:
+        sent += counts[index]
+        full += counts[index]
     return sent, full
 
 
@@ -193,7 +247,12 @@ def simulation_run_list(*, transcript_id: int | None = None) -> QuerySet[Simulat
 
 
 def simulation_run_get(*, run_id: int) -> SimulationRun | None:
-    return SimulationRun.objects.select_related("transcript", "created_by").filter(pk=run_id).first()
+    return (
+        SimulationRun.objects.select_related("transcript", "created_by")
+        .defer("transcript__source_text")
+        .filter(pk=run_id)
+        .first()
+    )
 
 
 def simulation_run_result(*, run: SimulationRun) -> SimulationResult:

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard import memo
 from dashboard.models import Transcript
-from dashboard.selectors.simulations import message_tokens, simulation_result
+from dashboard.selectors.simulations import replay_key, simulation_result
+from dashboard.selectors.transcript_pages import message_o200k
 from dashboard.selectors.transcripts import transcript_parsed
 from simulator import (
     BeforeAfter,
     EstimateCheck,
     PresenceRun,
     Reread,
-    SimulationResult,
     TraceMatch,
     TraceQuery,
     TraceQueryError,
     changed_contents,
     estimate_check,
     match_before_after,
-    message_token_text,
     rereads,
     trace_session,
     trace_to_json,
@@ -70,9 +70,23 @@ def _strip(runs: tuple[PresenceRun, ...], calls: int) -> tuple[StripRun, ...]:
     )
 
 
-def simulation_rereads(*, transcript: Transcript, result: SimulationResult) -> tuple[Reread, ...]:
-    """Tool calls repeated after their earlier result left the context (the session's re-read count)."""
-    return rereads(transcript_parsed(transcript=transcript), result)
+def simulation_rereads(
+    *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
+) -> tuple[Reread, ...]:
+    """Tool calls repeated after their earlier result left the context (the session's re-read count).
+
+    A walk over the whole replay, so it is kept beside the replay rather than redone for every call shown.
+    """
+    key = replay_key(transcript, profile, assumed_gap_seconds)
+    return memo.REREADS.get_or_compute(
+        key,
+        lambda: rereads(
+            transcript_parsed(transcript=transcript),
+            simulation_result(
+                transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+            ),
+        ),
+    )
 
 
 def simulation_trace_json(
@@ -141,11 +155,21 @@ def simulation_trace(
     return TraceScreen(find, regex, None, views, found.more, found.rereads, calls)
 
 
-def simulation_estimates(*, transcript: Transcript, result: SimulationResult) -> EstimateCheck:
-    """Per call: the runtime's estimate, o200k and the provider's count; flagged at 2× or more."""
-    parsed = transcript_parsed(transcript=transcript)
-    per_message = [
-        message_tokens(transcript=transcript, index=i, text=message_token_text(m))
-        for i, m in enumerate(parsed.messages)
-    ]
-    return estimate_check(parsed, result, o200k_per_message=per_message)
+def simulation_estimates(
+    *, transcript: Transcript, profile: DomainProfile, assumed_gap_seconds: float | None = None
+) -> EstimateCheck:
+    """Per call: the runtime's estimate, o200k and the provider's count; flagged at 2× or more.
+
+    Every message's o200k count is read from the transcript's kept counts (counted once), and the check
+    is kept beside the replay.
+    """
+
+    def check() -> EstimateCheck:
+        parsed = transcript_parsed(transcript=transcript)
+        result = simulation_result(
+            transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
+        )
+        counts = message_o200k(transcript=transcript, indices=range(len(parsed.messages)))
+        return estimate_check(parsed, result, o200k_per_message=[counts[i] for i in range(len(counts))])
+
+    return memo.ESTIMATES.get_or_compute(replay_key(transcript, profile, assumed_gap_seconds), check)

@@ -25,7 +25,9 @@ def transcript_list() -> QuerySet[Transcript]:
 
 
 def transcript_get(*, transcript_id: int) -> Transcript | None:
-    return Transcript.objects.filter(pk=transcript_id).first()
+    """The row without its source text (tens of MB for a long session): pages read the kept parse, and
+    the text is loaded on its own only when that parse is not kept (``transcript_parsed``)."""
+    return Transcript.objects.defer("source_text").filter(pk=transcript_id).first()
 
 
 def transcript_get_or_404(*, transcript_id: int) -> Transcript:

@@ -8,8 +8,9 @@ from django.urls import reverse
 
 from dashboard.errors import ApplicationError
 from dashboard.models import Transcript
+from dashboard.selectors.transcript_pages import transcript_upload_index
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator import SimulatorError, TranscriptParseError, summarize
+from simulator import SimulatorError, TranscriptParseError
 
 
 class TranscriptAlreadyStored(SimulatorError, ApplicationError):
@@ -65,7 +66,7 @@ def transcript_import(
                 formats_tried=(parsed.format,),
                 source=source,
             )
-    summary = summarize(parsed)
+    summary = transcript_upload_index(sha256=sha256, parsed=parsed)
     row = Transcript(
         name=(name.strip() or source or parsed.title or "transcript")[:200],
         format=parsed.format,

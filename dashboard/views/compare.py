@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
@@ -17,6 +18,9 @@ from dashboard.views.profiles import KNOB_PREFIX
 
 MAX_PROFILES = 3
 ROWS_PER_PAGE = 100
+COST_INLINE_MESSAGES = 5_000
+"""Up to this many messages the o200k counts and costs are drawn with the page; for a longer session the
+costs are asked for after it (and o200k per call is on each call's simulation page)."""
 
 
 def _ids(request: HtmxHttpRequest) -> list[int]:
@@ -64,8 +68,17 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         results, comparison = selectors.comparison(
             transcript=transcript, profiles=domains, assumed_gap_seconds=costs.gap
         )
-        # One tokenizer for every runtime (o200k), beside each runtime's own estimator.
-        checks = [selectors.simulation_estimates(transcript=transcript, result=r) for r in results]
+        # One tokenizer for every runtime (o200k), beside each runtime's own estimator; a long session's
+        # counts and costs (a walk over every call of every profile) are asked for after the page.
+        long = transcript.message_count > COST_INLINE_MESSAGES
+        checks = [
+            None
+            if long
+            else selectors.simulation_estimates(
+                transcript=transcript, profile=p, assumed_gap_seconds=costs.gap
+            )
+            for p in domains
+        ]
         rows = Paginator(comparison.rows, ROWS_PER_PAGE)
         first = comparison.first_difference
         default_page = 1 if first is None else (first - 1) // ROWS_PER_PAGE + 1
@@ -81,7 +94,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                         "full": r.calls[row.number - 1].tokens_full,
                         "pct": round(100 * tokens / max(r.calls[row.number - 1].tokens_full, 1)),
                         "profile": p,
-                        "o200k": check.calls[row.number - 1].o200k,
+                        "o200k": None if check is None else check.calls[row.number - 1].o200k,
                     }
                     for tokens, trimmed, sent, r, p, check in zip(
                         row.tokens_sent, row.trimmed, row.sent_counts, results, chosen, checks, strict=True
@@ -90,11 +103,18 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             }
             for row in page
         ]
-        context.update(
-            compare_cost_context(
-                request=request, transcript=transcript, profiles=domains, table=table, params=costs
+        if transcript.message_count > selectors.cost_max_messages():
+            context["money_refused"] = selectors.SessionTooLongToPrice(
+                transcript.message_count, selectors.cost_max_messages()
+            ).message
+        elif long:
+            context["cost_later_url"] = f"{reverse('compare-cost')}?{request.GET.urlencode()}"
+        else:
+            context.update(
+                compare_cost_context(
+                    request=request, transcript=transcript, profiles=domains, table=table, params=costs
+                )
             )
-        )
         focus_raw = request.GET.get("call", "")
         focus = (
             int(focus_raw) if focus_raw.isdigit() and 1 <= int(focus_raw) <= len(comparison.rows) else first
@@ -110,10 +130,42 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                 "diff": diff,
                 "comparison": comparison,
                 "results": list(zip(results, chosen, comparison.summaries, strict=True)),
-                "o200k_totals": [sum(c.o200k or 0 for c in check.calls) for check in checks],
+                "o200k_totals": [
+                    None if check is None else sum(c.o200k or 0 for c in check.calls) for check in checks
+                ],
                 "page": page,
                 "table": table,
                 "profiles_param": ",".join(str(p.pk) for p in chosen),
             }
         )
     return render(request, "dashboard/compare.html", context)
+
+
+@require_GET
+def compare_cost(request: HtmxHttpRequest) -> HttpResponse:
+    """The cost section of a long session's comparison, loaded after the page."""
+    transcript_id = request.GET.get("transcript", "")
+    transcript = (
+        selectors.transcript_get(transcript_id=int(transcript_id)) if transcript_id.isdigit() else None
+    )
+    chosen = [p for i in _ids(request) if (p := selectors.profile_get(profile_id=i)) is not None]
+    if transcript is None or len(chosen) < 2:
+        return HttpResponse("")
+    domains = [forms.simulation_profile(profile=p) for p in chosen]
+    knob_values = {
+        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
+    }
+    if knob_values:
+        domains[0] = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values).profile
+    context = compare_cost_context(
+        request=request, transcript=transcript, profiles=domains, table=[], params=cost_params(request)
+    )
+    # The re-price form of the part loaded after the page carries what the page carries.
+    context.update(
+        {
+            "transcript": transcript,
+            "profiles_param": ",".join(str(p.pk) for p in chosen),
+            "knob_pairs": [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()],
+        }
+    )
+    return render(request, "dashboard/_compare-cost.html", context)

@@ -13,7 +13,7 @@ from django.contrib.auth.models import AnonymousUser, User
 
 from dashboard import selectors
 from dashboard.models import Transcript
-from dashboard.selectors.simulations import SimulationScreen
+from dashboard.selectors.simulations import SessionTooLongToPrice, SimulationScreen
 from dashboard.views.common import HtmxHttpRequest
 from simulator import (
     CACHE_TTLS,
@@ -105,6 +105,8 @@ def cost_context(
             assumed_gap_seconds=gap,
             cache_ttl=ttl,
         )
+    except SessionTooLongToPrice as exc:
+        return {"cost_refused": exc.message}
     except PriceTableError as exc:
         problem = (
             f"pricing {pricing!r} is not in the price table: priced at the default instead ({exc.message})"
@@ -146,6 +148,9 @@ def compare_cost_context(
 ) -> dict[str, object]:
     """The compare page's cost parts; also puts each cell's ``usd`` into ``table``'s rows."""
     pricing, gap, ttl, problem = params.pricing, params.gap, params.ttl, params.problem
+    if transcript.message_count > selectors.cost_max_messages():
+        limit = selectors.cost_max_messages()
+        return {"money_refused": SessionTooLongToPrice(transcript.message_count, limit).message}
     try:
         costs, money = selectors.comparison_costs(
             transcript=transcript,

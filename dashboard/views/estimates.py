@@ -19,7 +19,7 @@ def simulation_estimates(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse("")
     domain = forms.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
     result = selectors.simulation_result(transcript=transcript, profile=domain)
-    check = selectors.simulation_estimates(transcript=transcript, result=result)
+    check = selectors.simulation_estimates(transcript=transcript, profile=domain)
     return render(
         request,
         "dashboard/_estimates.html",

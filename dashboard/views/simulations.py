@@ -24,6 +24,10 @@ from simulator import Profile as DomainProfile
 from simulator import timeline_shape, wire_frames
 
 ROWS_PER_PAGE = 200
+COST_INLINE_MESSAGES = 5_000
+"""Up to this many messages the cost and the re-read count are drawn with the page; for a longer session
+(an o200k count and a cache walk over every call, a walk over every tool call) they are asked for once
+the timeline and the call are drawn."""
 
 
 def _int(raw: str | None) -> int | None:
@@ -65,6 +69,30 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     document = forms.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = forms.profile_knobs(document=document)
     costs = cost_params(request)
+    resim_estimate = next(
+        e
+        for e in selectors.replay_estimates(messages=transcript.message_count)
+        if e.runtime == domain.runtime
+    )
+    if (
+        not request.htmx
+        and transcript.message_count > COST_INLINE_MESSAGES
+        and not selectors.simulation_result_kept(
+            transcript=transcript, profile=domain, assumed_gap_seconds=costs.gap
+        )
+    ):
+        # A long session's first replay takes seconds: draw the page with the knob bar and a progress
+        # line at once, and ask for the body (same URL) from there.
+        context.update(
+            {
+                "knobs": knobs,
+                "knob_runtime": runtime,
+                "edited": edited,
+                "resim_estimate": resim_estimate,
+                "sim_pending_url": request.get_full_path(),
+            }
+        )
+        return render(request, "dashboard/simulation.html", context)
     screen = selectors.simulation_screen(
         transcript=transcript,
         profile=domain,
@@ -114,6 +142,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 ]
             ),
             "save_name": f"{profile.name} (tuned)",
+            "resim_estimate": resim_estimate,
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,
@@ -129,16 +158,22 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "sent_total": sum(s.tokens for s in screen.call.segments),
         }
     )
-    context.update(
-        cost_context(
-            user=request.user,
-            transcript=transcript,
-            profile=domain,
-            screen=screen,
-            shape=shape,
-            params=costs,
+    if transcript.message_count > selectors.cost_max_messages():
+        # Refused without a request after the page: nothing to wait for.
+        context["cost_refused"] = selectors.SessionTooLongToPrice(
+            transcript.message_count, selectors.cost_max_messages()
+        ).message
+    elif transcript.message_count <= COST_INLINE_MESSAGES:
+        context.update(
+            cost_context(
+                user=request.user,
+                transcript=transcript,
+                profile=domain,
+                screen=screen,
+                shape=shape,
+                params=costs,
+            )
         )
-    )
     template = "dashboard/simulation.html"
     if request.htmx and request.htmx.target == "sim-body":
         template += "#sim-body"
@@ -167,7 +202,6 @@ def _trace_context(
     gap: float | None,
 ) -> dict[str, object]:
     find = request.GET.get("find", "")
-    result = selectors.simulation_result(transcript=transcript, profile=profile, assumed_gap_seconds=gap)
     screen = (
         selectors.simulation_trace(
             transcript=transcript,
@@ -188,8 +222,51 @@ def _trace_context(
         "trace_include": "#sim-controls",
         "trace_query": urlencode([*base, ("call", call), *_trace_params(request)]),
         "trace_target": "sim-body",
-        "reread_count": len(selectors.simulation_rereads(transcript=transcript, result=result)),
+        "reread_count": (
+            len(selectors.simulation_rereads(transcript=transcript, profile=profile, assumed_gap_seconds=gap))
+            if transcript.message_count <= COST_INLINE_MESSAGES
+            else None
+        ),
     }
+
+
+@require_GET
+def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
+    """The cost strip, the selected call's cost and the re-read count of a long session, loaded after
+    the page."""
+    transcript, profile = _pick(request)
+    if transcript is None or profile is None:
+        return HttpResponse("")
+    knob_values = _knob_values(request)
+    domain = forms.simulation_knob_edits(profile=profile, knob_values=knob_values).profile
+    costs = cost_params(request)
+    screen = selectors.simulation_screen(
+        transcript=transcript,
+        profile=domain,
+        call=_int(request.GET.get("call")),
+        assumed_gap_seconds=costs.gap,
+    )
+    number = screen.call.call.number
+    base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
+    base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    base += costs.query()
+    context: dict[str, object] = {
+        "base_query": urlencode(base + _trace_params(request)),
+        "reread_count": len(
+            selectors.simulation_rereads(transcript=transcript, profile=domain, assumed_gap_seconds=costs.gap)
+        ),
+    }
+    context.update(
+        cost_context(
+            user=request.user,
+            transcript=transcript,
+            profile=domain,
+            screen=screen,
+            shape=timeline_shape(screen.timeline, selected=number),
+            params=costs,
+        )
+    )
+    return render(request, "dashboard/simulation.html#cost-later", context)
 
 
 @require_GET
@@ -199,11 +276,10 @@ def simulation_tokens(request: HtmxHttpRequest) -> HttpResponse:
     if transcript is None or profile is None:
         return HttpResponse("")
     domain = forms.simulation_knob_edits(profile=profile, knob_values=_knob_values(request)).profile
-    screen = selectors.simulation_screen(
+    sent, full = selectors.simulation_tokenizer_count(
         transcript=transcript,
         profile=domain,
         call=_int(request.GET.get("call")),
         assumed_gap_seconds=cost_params(request).gap,
     )
-    sent, full = selectors.simulation_tokenizer_count(transcript=transcript, screen=screen)
     return render(request, "dashboard/simulation.html#tokenizer", {"o200k_sent": sent, "o200k_full": full})

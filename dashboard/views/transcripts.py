@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
+import itertools
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.paginator import Paginator
-from django.http import HttpResponse, HttpResponseRedirect
+from django.core.files.uploadedfile import UploadedFile
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -16,8 +18,6 @@ from dashboard import forms, selectors, services
 from dashboard.models import Transcript
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
-
-TURNS_PER_PAGE = 25
 
 
 def _list_context(**extra: object) -> dict[str, object]:
@@ -36,6 +36,9 @@ def transcript_list(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "dashboard/transcript-list.html", _list_context())
 
 
+UPLOAD_CHUNK_BYTES = 4 * 1024 * 1024
+
+
 class UploadRejected(SimulatorError):
     """The upload itself is unusable (too big, not text, empty) before any format is tried."""
 
@@ -46,17 +49,29 @@ def _read_upload(request: HtmxHttpRequest) -> tuple[str, str | None]:
     if upload is not None and upload.size:
         if upload.size > limit:
             raise UploadRejected(f"file is {upload.size:,} bytes; the limit is {limit:,} bytes")
-        raw = upload.read()
-        try:
-            return raw.decode("utf-8-sig"), upload.name
-        except UnicodeDecodeError as exc:
-            raise UploadRejected(f"file is not UTF-8 text (byte {exc.start})") from exc
+        return _decoded(upload), upload.name
     text = request.POST.get("text", "")
     if len(text.encode("utf-8")) > limit:
         raise UploadRejected(f"pasted text is over the {limit:,} byte limit")
     if not text.strip():
         raise UploadRejected("choose a file or paste a transcript")
     return text, None
+
+
+def _decoded(upload: UploadedFile[bytes]) -> str:
+    """The file's text, decoded chunk by chunk from where it was streamed (a temporary file for a large
+    upload), so the raw bytes and the text are never both held whole."""
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    pieces: list[str] = []
+    consumed = 0
+    for chunk in itertools.chain(upload.chunks(UPLOAD_CHUNK_BYTES), [b""]):
+        held = len(decoder.getstate()[0])  # the start of a character cut by the previous chunk
+        try:
+            pieces.append(decoder.decode(chunk, final=not chunk))
+        except UnicodeDecodeError as exc:
+            raise UploadRejected(f"file is not UTF-8 text (byte {consumed - held + exc.start})") from exc
+        consumed += len(chunk)
+    return "".join(pieces)
 
 
 @require_POST
@@ -102,13 +117,32 @@ def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpRespo
         return render(
             request, "dashboard/transcript-detail.html#trace-panel", {"transcript": transcript, **trace}
         )
-    view = selectors.transcript_overview(transcript=transcript)
-    page = Paginator(view.blocks, TURNS_PER_PAGE).get_page(request.GET.get("page"))
+    page = selectors.transcript_page(transcript=transcript, page=_int(request.GET.get("page")))
     return render(
         request,
         "dashboard/transcript-detail.html",
-        {"nav": "transcripts", "transcript": transcript, "view": view, "page": page, **trace},
+        {"nav": "transcripts", "transcript": transcript, "view": page.index, "page": page, **trace},
     )
+
+
+MAX_COUNTED_RANGE = 500
+"""Messages one count request may ask for (a page asks for its own, at most 100)."""
+
+
+@require_GET
+def transcript_counts(request: HtmxHttpRequest, transcript_id: int) -> HttpResponse:
+    """o200k counts of messages ``[from, to)``, swapped into their rows out of band (asked for by a page
+    once it is drawn; each count is kept, so paging back shows them at once)."""
+    transcript = selectors.transcript_get_or_404(transcript_id=transcript_id)
+    start, end = _int(request.GET.get("from")), _int(request.GET.get("to"))
+    if start is None or end is None or not 0 <= start <= end:
+        return HttpResponseBadRequest("from and to must be whole numbers with 0 ≤ from ≤ to")
+    if end - start > MAX_COUNTED_RANGE:
+        return HttpResponseBadRequest(
+            f"at most {MAX_COUNTED_RANGE} messages per request (asked for {end - start})"
+        )
+    counts = selectors.message_o200k(transcript=transcript, indices=range(start, end))
+    return render(request, "dashboard/transcript-detail.html#o200k-counts", {"counts": counts.items()})
 
 
 def _trace_context(request: HtmxHttpRequest, *, transcript: Transcript) -> dict[str, object]:

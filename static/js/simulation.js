@@ -12,3 +12,20 @@ document.addEventListener("keydown", (event) => {
     link.click();
   }
 });
+
+// Knob re-simulation: count the seconds while the replay runs (the estimate beside it says how long to expect).
+let progressTimer = null;
+document.addEventListener("htmx:beforeRequest", (event) => {
+  if (!(event.target instanceof HTMLElement) || event.target.id !== "sim-controls") return;
+  const elapsed = document.getElementById("sim-progress-elapsed");
+  if (!elapsed) return;
+  const started = performance.now();
+  clearInterval(progressTimer);
+  elapsed.textContent = "0.0 s";
+  progressTimer = setInterval(() => {
+    elapsed.textContent = `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  }, 200);
+});
+document.addEventListener("htmx:afterRequest", (event) => {
+  if (event.target instanceof HTMLElement && event.target.id === "sim-controls") clearInterval(progressTimer);
+});

@@ -225,3 +225,14 @@ def test_compare_states_the_gap_and_ttl_it_priced_with(api, transcript, tight, b
     assert cost["gap"] == "no timestamps: calls assumed 900 s apart"
     assert cost["pricing"]["cache_write_multiplier"] == 2.0
     assert cost["cache_ttl_statement"] == "1-hour cache writes (2× input)"
+
+
+def test_a_session_over_the_pricing_limit_is_a_422_and_nothing_is_stored(api, transcript, tight, settings):
+    settings.TRIMSCOPE_COST_MAX_MESSAGES = 10  # the session has 33 messages
+    response = api.post("/simulations", json={"transcript_id": transcript.pk, "profile_id": tight.pk})
+    assert response.status_code == 422
+    assert response.json()["message"].startswith(
+        "this session has 33 messages; sessions over 10 are not priced"
+    )
+    assert response.json()["extra"] == {"messages": 33, "limit": 10}
+    assert not SimulationRun.objects.exists()

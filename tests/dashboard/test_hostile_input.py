@@ -8,6 +8,7 @@ import json
 import pytest
 
 from dashboard import services
+from dashboard.body_limit import request_limit
 from dashboard.models import ApiToken, Profile, Runtime, Transcript
 from tests.conftest import OPERATOR_PASSWORD
 from tests.wire import WireClient, raw_request
@@ -121,16 +122,17 @@ def _head(daphne_url, path, web, headers):
     [("/api/transcripts", "application/json"), ("/transcripts/upload/", "application/x-www-form-urlencoded")],
     ids=["api-body", "paste"],
 )
-def test_a_25_mb_body_is_answered_413_from_its_content_length_before_it_is_sent(
+def test_a_body_over_the_limit_is_answered_413_from_its_content_length_before_it_is_sent(
     daphne_url, web, path, content_type
 ):
     before = counts()
+    limit = request_limit()  # the upload limit (TRIMSCOPE_MAX_UPLOAD_BYTES) + 1 MiB of envelope
     head = _head(
-        daphne_url, path, web, [f"Content-Type: {content_type}", f"Content-Length: {25 * 1024 * 1024}"]
+        daphne_url, path, web, [f"Content-Type: {content_type}", f"Content-Length: {limit + 4 * 1024 * 1024}"]
     )
     status, body = raw_request(daphne_url, head)  # the head alone: the answer must not wait for the body
     assert status == 413
-    assert b"the limit is 22,020,096 bytes" in body
+    assert f"the limit is {limit:,} bytes".encode() in body
     assert counts() == before
 
 
@@ -140,9 +142,11 @@ def test_a_chunked_body_is_cut_off_at_the_limit_with_413(daphne_url, web):
     )
     piece = b"x" * (1024 * 1024)
     chunk = f"{len(piece):x}\r\n".encode() + piece + b"\r\n"
-    status, body = raw_request(daphne_url, head, [chunk] * 22)  # just over 21 MiB, no final chunk
+    limit = request_limit()
+    over = limit // len(piece) + 1  # just over the limit, no final chunk
+    status, body = raw_request(daphne_url, head, [chunk] * over)
     assert status == 413
-    assert json.loads(body)["message"].startswith("request body is over 22,020,096 bytes")
+    assert json.loads(body)["message"].startswith(f"request body is over {limit:,} bytes")
 
 
 def test_a_body_within_the_limit_still_reaches_the_view(web):

@@ -1,0 +1,220 @@
+"""Reads for the transcript page of a long session: one page of rows at a time, o200k counts on demand.
+
+The page is cut by messages, not by turns: one turn of a long agent session can hold thousands of tool
+calls. A turn that a page cuts is drawn on both pages, labelled as continued. Whole-transcript facts
+(links, flags, turn spans, sizes) are computed once per transcript content and kept in ``dashboard.memo``;
+the rows are built for the page only, and the o200k count of a message is computed when a page asks
+for it (after the page is drawn) and kept per transcript.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dashboard import memo
+from dashboard.models import Transcript
+from dashboard.selectors.transcripts import transcript_key, transcript_parsed
+from simulator import (
+    RUNTIMES,
+    MessageRow,
+    TranscriptIndex,
+    TranscriptTokens,
+    TurnSpan,
+    message_fingerprint,
+    message_token_text,
+    runtime_label,
+    tiktoken_count,
+    transcript_index,
+    transcript_message_rows,
+)
+from simulator import Transcript as ParsedTranscript
+
+MESSAGES_PER_PAGE = 100
+FALLBACK_SECONDS_PER_MESSAGE = 0.000_15
+"""Replay seconds per message before this server has timed one: the slowest runtime's rate at 100,000
+messages in docs/benchmarks.md (20.9 s), rounded up."""
+
+
+@dataclass(frozen=True, slots=True)
+class PageBlock:
+    """A turn's rows on this page; ``continued``/``continues`` say the turn began/goes on elsewhere."""
+
+    span: TurnSpan
+    rows: tuple[MessageRow, ...]
+    continued: bool
+    continues: bool
+
+    @property
+    def estimated_tokens(self) -> int:
+        return sum(r.estimated_tokens for r in self.rows)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayEstimate:
+    runtime: str
+    label: str
+    seconds: float
+    measured: bool
+    """From a replay this server ran (True) or the benchmark's rate (False)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptPage:
+    index: TranscriptIndex
+    number: int
+    pages: int
+    start: int
+    end: int
+    blocks: tuple[PageBlock, ...]
+    uncounted: tuple[int, ...]
+    """Indices on this page whose o200k count is not known yet (the page asks for them)."""
+    o200k_total: int | None
+    """The whole transcript's o200k count, once every message has been counted."""
+    estimates: tuple[ReplayEstimate, ...]
+
+    @property
+    def estimates_measured(self) -> bool:
+        return all(e.measured for e in self.estimates)
+
+    @property
+    def fallback_ms_per_1000(self) -> float:
+        return FALLBACK_SECONDS_PER_MESSAGE * 1_000_000
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.pages
+
+
+def transcript_page_index(*, transcript: Transcript) -> TranscriptIndex:
+    return memo.INDEXES.get_or_compute(
+        transcript_key(transcript), lambda: transcript_index(transcript_parsed(transcript=transcript))
+    )
+
+
+def transcript_upload_index(*, sha256: str, parsed: ParsedTranscript) -> TranscriptIndex:
+    """The page index of an upload's own parse, kept for its first page (the upload's summary numbers
+    are read from it, so building it costs the upload nothing extra)."""
+    return memo.INDEXES.get_or_compute(
+        memo.TranscriptKey(sha256, parsed.format), lambda: transcript_index(parsed)
+    )
+
+
+def message_counts(*, transcript: Transcript) -> memo.MessageCounts:
+    """The transcript's kept o200k counts (a count is None until some page or call asks for it)."""
+    return memo.MESSAGE_COUNTS.get_or_compute(
+        transcript_key(transcript),
+        lambda: memo.MessageCounts(len(transcript_parsed(transcript=transcript).messages)),
+    )
+
+
+def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int, int]:
+    """The o200k count of each message in ``indices`` (text, thinking, tool names and arguments),
+    counted once per transcript content and kept. Indices outside the transcript are left out."""
+    counts = message_counts(transcript=transcript)
+    messages = transcript_parsed(transcript=transcript).messages
+    out: dict[int, int] = {}
+    for i in indices:
+        if 0 <= i < len(counts):
+            known = counts.get(i)
+            out[i] = (
+                known
+                if known is not None
+                else counts.fill(i, tiktoken_count(message_token_text(messages[i])))
+            )
+    return out
+
+
+def transcript_tokens(*, transcript: Transcript) -> TranscriptTokens:
+    """Per message: the fingerprint and o200k count the cost model reads, from the kept counts (so pricing a
+    replay does not count the transcript again), kept per transcript content."""
+
+    def build() -> TranscriptTokens:
+        messages = transcript_parsed(transcript=transcript).messages
+        counts = message_o200k(transcript=transcript, indices=range(len(messages)))
+        return TranscriptTokens(
+            fingerprints=tuple(message_fingerprint(m) for m in messages),
+            tokens=tuple(counts[i] for i in range(len(messages))),
+        )
+
+    return memo.TRANSCRIPT_TOKENS.get_or_compute(transcript_key(transcript), build)
+
+
+def replay_estimates(*, messages: int) -> tuple[ReplayEstimate, ...]:
+    """How long a first replay of ``messages`` messages should take, per runtime (an estimate)."""
+    estimates = []
+    for runtime in RUNTIMES:
+        rate = memo.REPLAY_RATES.get(runtime)
+        estimates.append(
+            ReplayEstimate(
+                runtime,
+                runtime_label(runtime),
+                messages * (rate or FALLBACK_SECONDS_PER_MESSAGE),
+                rate is not None,
+            )
+        )
+    return tuple(estimates)
+
+
+def page_count(messages: int, per_page: int = MESSAGES_PER_PAGE) -> int:
+    return max(1, math.ceil(messages / per_page))
+
+
+def transcript_page(
+    *, transcript: Transcript, page: int | None, per_page: int = MESSAGES_PER_PAGE
+) -> TranscriptPage:
+    """Page ``page`` (1-based; out of range is clamped, so a stale link still shows something)."""
+    index = transcript_page_index(transcript=transcript)
+    pages = page_count(index.message_count, per_page)
+    number = min(max(page or 1, 1), pages)
+    start, end = (number - 1) * per_page, min(number * per_page, index.message_count)
+    counts = message_counts(transcript=transcript)
+    rows = transcript_message_rows(transcript_parsed(transcript=transcript), index, start, end, counts.get)
+    blocks = tuple(
+        PageBlock(
+            span,
+            rows[max(span.start, start) - start : min(span.end, end) - start],
+            span.start < start,
+            span.end > end,
+        )
+        for span in _spans_between(index.spans, start, end)
+    )
+    return TranscriptPage(
+        index=index,
+        number=number,
+        pages=pages,
+        start=start,
+        end=end,
+        blocks=blocks,
+        uncounted=tuple(r.index for r in rows if r.tokenizer_tokens is None),
+        o200k_total=_total(counts),
+        estimates=replay_estimates(messages=index.message_count),
+    )
+
+
+def _spans_between(spans: tuple[TurnSpan, ...], start: int, end: int) -> list[TurnSpan]:
+    # Spans are in order and cover every index once: bisect on their starts for the first one.
+    lo, hi = 0, len(spans)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if spans[mid].end <= start:
+            lo = mid + 1
+        else:
+            hi = mid
+    found = []
+    for span in spans[lo:]:
+        if span.start >= end:
+            break
+        found.append(span)
+    return found
+
+
+def _total(counts: memo.MessageCounts) -> int | None:
+    if counts.counted < len(counts):
+        return None
+    return sum(counts.get(i) or 0 for i in range(len(counts)))
