@@ -21,6 +21,7 @@ from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from simulator import (
     EstimateCheck,
+    PreparedReplay,
     PriceEdit,
     Reread,
     ResultCost,
@@ -50,6 +51,14 @@ class ReplayKey(NamedTuple):
     transcript: TranscriptKey
     document: str
     profile_name: str
+    assumed_gap_seconds: float | None = None
+
+
+class PreparedKey(NamedTuple):
+    """A transcript prepared for one runtime's replays (the gap stamps a transcript without timestamps)."""
+
+    transcript: TranscriptKey
+    runtime: str
     assumed_gap_seconds: float | None = None
 
 
@@ -153,6 +162,9 @@ class ReplayRates:
 
 PARSED: Memo[TranscriptKey, ParsedTranscript] = Memo("parsed transcripts", 16)
 OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews", 16)
+# A knob change replays the same transcript again: its conversion and sizing are kept apart from the
+# replays, so only the replay itself is redone (a few per process: each holds the native messages).
+PREPARED: Memo[PreparedKey, PreparedReplay] = Memo("transcripts prepared for replays", 8)
 REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
 COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
 TIMELINES: Memo[ReplayKey, Timeline] = Memo("timelines of replays", 32)
@@ -172,6 +184,7 @@ STORES: tuple[_Clearable, ...] = (
     PARSED,
     OVERVIEWS,
     INDEXES,
+    PREPARED,
     REPLAYS,
     COSTS,
     TIMELINES,

@@ -27,6 +27,7 @@ from simulator import (
     Comparison,
     CostComparison,
     MessageDiff,
+    PreparedReplay,
     ProfileError,
     ResultCost,
     SimulationResult,
@@ -37,11 +38,12 @@ from simulator import (
     cost_comparison,
     load_price_table,
     message_diff,
+    prepare_replay,
     price_table_with,
     profile_cost,
     profile_from_document,
     profile_to_document,
-    simulate,
+    replay_prepared,
     tiktoken_count,
     timeline,
 )
@@ -56,15 +58,27 @@ def replay_key(
     return memo.ReplayKey(transcript_key(transcript), document, profile.name, assumed_gap_seconds)
 
 
+def _prepared(transcript: Transcript, runtime: str, assumed_gap_seconds: float | None) -> PreparedReplay:
+    """The transcript converted and sized for ``runtime``'s replays, kept: every knob value replays it."""
+    key = memo.PreparedKey(transcript_key(transcript), runtime, assumed_gap_seconds)
+    return memo.PREPARED.get_or_compute(
+        key,
+        lambda: prepare_replay(
+            transcript_parsed(transcript=transcript), runtime, assumed_gap_seconds=assumed_gap_seconds
+        ),
+    )
+
+
 def _replayed(transcript: Transcript, key: memo.ReplayKey) -> SimulationResult:
     def replay() -> SimulationResult:
-        parsed = transcript_parsed(transcript=transcript)
         # Replayed from the canonical document, so two equal profiles give the one kept result.
         profile = profile_from_document(json.loads(key.document), name=key.profile_name)
         started = time.perf_counter()
-        result = simulate(parsed, profile, assumed_gap_seconds=key.assumed_gap_seconds)
+        prepared = _prepared(transcript, profile.runtime, key.assumed_gap_seconds)
+        result = replay_prepared(prepared, profile)
         # The rate behind the transcript page's "first replay takes about…" estimate.
-        memo.REPLAY_RATES.record(profile.runtime, len(parsed.messages), time.perf_counter() - started)
+        messages = len(prepared.transcript.messages)
+        memo.REPLAY_RATES.record(profile.runtime, messages, time.perf_counter() - started)
         return result
 
     return memo.REPLAYS.get_or_compute(key, replay)

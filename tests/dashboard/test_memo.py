@@ -43,3 +43,28 @@ def test_two_rows_with_one_text_share_a_parse_and_clear_forgets_it(django_user_m
     assert len(memo.PARSED) == 0
     again = selectors.transcript_parsed(transcript=copy)
     assert again is not parsed and again == parsed
+
+
+def test_a_knob_change_replays_from_the_kept_preparation_and_gives_a_fresh_replays_result(
+    django_user_model,
+):
+    from simulator import profile_from_document, simulate
+
+    user = django_user_model.objects.create_user("op", password="pw-long-enough-1")
+    row = services.transcript_import(text=tool_heavy_chat(6), name="a", user=user)
+    memo.clear()
+
+    def zeroclaw(budget: int):
+        document = {
+            "trimscope": {"runtime": "zeroclaw"},
+            "runtime_profiles": {"default": {"max_context_tokens": budget}},
+        }
+        return profile_from_document(document, name=f"z{budget}")
+
+    tight, loose = zeroclaw(600), zeroclaw(50_000)
+    first = selectors.simulation_result(transcript=row, profile=tight)
+    second = selectors.simulation_result(transcript=row, profile=loose)
+    assert len(memo.PREPARED) == 1 and len(memo.REPLAYS) == 2
+    parsed = selectors.transcript_parsed(transcript=row)
+    assert first == simulate(parsed, tight) and second == simulate(parsed, loose)
+    assert first.trims > second.trims
