@@ -73,3 +73,24 @@ def test_old_text_blocks_without_media_leave_the_history_unchanged():
     raw_block: JSON = {"type": "text", "text": "see [no media]", "textSignature": 5}
     history = [msg("user", [{"type": "text", "text": "plain [x]"}, raw_block]), ASSISTANT, *FOUR_TURNS]
     assert prune_processed_history_images(history) is None
+
+
+IMAGE = msg("user", [{"type": "image", "data": "abc", "mimeType": "image/png"}])
+
+
+def test_three_completed_turns_protect_even_an_unreplied_image_before_them():
+    history = [IMAGE, *[user(), ASSISTANT] * 3]
+    assert completed_turn_starts(history) == (1, 3, 5)
+    assert prune_processed_history_images(history) is None
+
+
+def test_the_2026_9_6_count_leaves_out_the_open_turn():
+    history = [IMAGE, ASSISTANT, *[user(), ASSISTANT] * 3]
+    pruned = prune_processed_history_images(history)
+    assert pruned is not None and messages_to_json(pruned[:1]) == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "[image data removed - already processed by model]"}],
+        }
+    ]
+    assert prune_processed_history_images(history, count_open_turn=False) is None
