@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import gc
 import json
 import os
 import resource
@@ -112,12 +113,21 @@ class Judge:
         else:
             tests_by_fn, durations = self._stats(session)
         by_id = {item.nodeid: item for item in session.items}
+        # Forked children share the parent's heap copy-on-write; a frozen heap is not touched by their GC.
+        gc.collect()
+        gc.freeze()
         done: set[str] = set()
         out_path = Path(self.args.out)
         if out_path.exists() and not self.args.only:
             done = {json.loads(line)["name"] for line in out_path.read_text().splitlines() if line.strip()}
         queue = [m for m in self.mutants if m not in done]
-        running: dict[int, tuple[str, float, float, list[str]]] = {}
+        running: dict[int, tuple[str, float, float, list[str], int]] = {}
+        killers: dict[str, list[str]] = {}
+        if out_path.exists():
+            for line in out_path.read_text().splitlines():
+                row = json.loads(line) if line.strip() else {}
+                if row.get("by"):
+                    killers.setdefault(_function_key(row["name"]), []).insert(0, row["by"])
         started = time.monotonic()
         finished = 0
         with out_path.open("a") as out:
@@ -129,6 +139,8 @@ class Judge:
                     ids = sorted(
                         (t for t in reaching if durations[t] <= self.args.max_test_seconds), key=durations.get
                     )
+                    # The test that killed the previous mutant of a function usually kills the next one.
+                    ids.sort(key=lambda t: t not in killers.get(fn, ()))
                     slow = len(reaching) - len(ids)
                     if not ids:
                         out.write(json.dumps({"name": name, "status": "no tests", "slow": slow}) + "\n")
@@ -143,6 +155,8 @@ class Judge:
                 name, begun, estimate, ids, slow = running.pop(pid)
                 result_file = Path(f"/tmp/mutate_judge.{os.getpid()}.{name}")
                 killer = result_file.read_text() if result_file.exists() else ""
+                if killer:
+                    killers.setdefault(_function_key(name), []).insert(0, killer)
                 result_file.unlink(missing_ok=True)
                 if status == "timeout":
                     verdict = "timeout"
@@ -153,6 +167,7 @@ class Judge:
                 else:
                     verdict = "timeout"  # SIGXCPU / killed for CPU
                 row = {"name": name, "status": verdict, "by": killer, "tests": len(ids), "slow": slow}
+                row["seconds"] = round(time.monotonic() - begun, 2)
                 out.write(json.dumps(row) + "\n")
                 out.flush()
                 finished += 1
