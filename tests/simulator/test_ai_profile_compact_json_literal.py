@@ -65,3 +65,16 @@ def test_ryu_lays_out_integers_long_fractions_and_small_numbers():
     assert dumps_compact([123.0, 1234567890123456.8, 1e-5, 1e-6, 1.5e-6]) == (
         "[123.0,1234567890123456.8,0.00001,1e-6,1.5e-6]"
     )
+
+
+def test_an_integer_part_at_u64_max_is_kept_and_one_past_it_is_not():
+    # Divided by 1e305 or 1e306 the two roundings differ, so the significand serde_json kept shows.
+    assert serde_parse_float("18446744073709551615e-306") == float(18446744073709551615) / 1e306
+    assert serde_parse_float("18446744073709551616e-306") == float(1844674407370955161) / 1e305
+    assert float(18446744073709551615) / 1e306 != float(1844674407370955161) / 1e305
+
+
+def test_an_integer_part_stays_overflowed_even_when_a_later_digit_would_fit():
+    # ...1616 overflows; ...16160 would fit again as ...1610 but the 0 only raises the exponent.
+    assert serde_parse_float("184467440737095516160e-307") == float(1844674407370955161) / 1e305
+    assert float(1844674407370955161) / 1e305 != float(18446744073709551610) / 1e306

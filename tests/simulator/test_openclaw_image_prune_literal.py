@@ -94,3 +94,9 @@ def test_the_2026_9_6_count_leaves_out_the_open_turn():
         }
     ]
     assert prune_processed_history_images(history, count_open_turn=False) is None
+
+
+def test_a_block_of_another_type_keeps_a_media_reference_in_its_text_field():
+    note: JSON = {"type": "note", "text": "see media://inbound/abc"}
+    history = [msg("user", [note]), ASSISTANT, *FOUR_TURNS]
+    assert prune_processed_history_images(history) is None

@@ -118,3 +118,7 @@ def test_parse_or_none_tells_json_null_from_a_failure():
 
 def test_serialised_json_keeps_non_ascii_text_raw():
     assert serde.to_string({"b": "é", "a": [1]}) == '{"a":[1],"b":"é"}'
+
+
+def test_the_documented_cap_is_50_turns_whatever_the_tool_iterations():
+    assert ZeroClawSettings(max_tool_iterations=30).effective_max_history_messages() == 50
