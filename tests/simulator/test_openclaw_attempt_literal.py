@@ -1,0 +1,128 @@
+"""What an OpenClaw attempt installs when it starts, which marker sets its clock, and when it writes one."""
+
+from __future__ import annotations
+
+from simulator.runtimes.openclaw.attempt import (
+    AttemptConfig,
+    AttemptState,
+    CacheTtlMarker,
+    end_attempt,
+    read_last_cache_ttl_timestamp,
+    start_attempt,
+)
+from simulator.runtimes.openclaw.route import ModelRoute
+
+ANTHROPIC = ModelRoute("anthropic", "claude-3-7-sonnet", "anthropic-messages", context_window=200_000)
+OPENAI = ModelRoute("openai", "gpt-5.4", "openai-responses", context_window=400_000)
+CACHE_TTL = AttemptConfig(context_pruning={"mode": "cache-ttl"})
+
+
+def test_the_newest_marker_of_the_same_provider_and_model_sets_the_clock():
+    markers = (
+        CacheTtlMarker(1_000, "anthropic", "claude-3-7-sonnet"),
+        CacheTtlMarker(2_000, " Anthropic ", "CLAUDE-3-7-SONNET "),
+        CacheTtlMarker(3_000, "openai", "claude-3-7-sonnet"),
+        CacheTtlMarker(4_000, "anthropic", "other"),
+        CacheTtlMarker(5_000, None, "claude-3-7-sonnet"),
+        CacheTtlMarker(6_000, "anthropic", None),
+    )
+    touched = read_last_cache_ttl_timestamp(markers, ANTHROPIC)
+    assert (touched, type(touched)) == (2_000.0, float)
+
+
+def test_markers_without_a_finite_non_zero_number_are_skipped():
+    route = ModelRoute("anthropic", "m")
+    for bad in (0, True, "5", None):
+        assert (
+            read_last_cache_ttl_timestamp(
+                (CacheTtlMarker(7, "anthropic", "m"), CacheTtlMarker(bad, "anthropic", "m")), route
+            )
+            == 7.0
+        )
+    assert read_last_cache_ttl_timestamp((), route) is None
+
+
+def test_a_route_without_provider_or_model_accepts_any_marker():
+    route = ModelRoute(" ", "")
+    assert read_last_cache_ttl_timestamp((CacheTtlMarker(9, None, 5),), route) == 9.0
+
+
+def test_an_active_2026_7_1_attempt_installs_pruning_and_reads_the_clock():
+    markers = (CacheTtlMarker(1_500, "anthropic", "claude-3-7-sonnet"),)
+    setup, state = start_attempt(CACHE_TTL, ANTHROPIC, markers, AttemptState(), "2026.7.1")
+    assert setup.pruning is not None and setup.cache_ttl is None
+    assert (setup.inactive_reason, setup.appends_marker, setup.server_tool_clearing) == (None, True, False)
+    assert (setup.guard_window_tokens, setup.drop_thinking_blocks, setup.compaction) == (200_000, True, None)
+    assert setup.pruning.context_window_tokens == 200_000
+    assert state.clock.last_cache_touch_at == 1_500.0
+
+
+def test_mode_off_installs_nothing_and_ignores_the_markers():
+    markers = (CacheTtlMarker(1_500, "anthropic", "claude-3-7-sonnet"),)
+    setup, state = start_attempt(AttemptConfig(), ANTHROPIC, markers, AttemptState(), "2026.7.1")
+    assert (setup.pruning, setup.cache_ttl, setup.inactive_reason, setup.appends_marker) == (
+        None,
+        None,
+        "mode_off",
+        False,
+    )
+    assert state.clock.last_cache_touch_at is None
+
+
+def test_a_route_that_is_not_eligible_is_named_as_the_reason():
+    setup, _ = start_attempt(CACHE_TTL, OPENAI, (), AttemptState(), "2026.7.1")
+    assert (setup.pruning_active, setup.inactive_reason, setup.appends_marker) == (
+        False,
+        "provider_not_eligible",
+        False,
+    )
+
+
+def test_the_guard_window_falls_back_from_budget_to_window_to_max_tokens_to_200000():
+    def window(config: AttemptConfig, route: ModelRoute) -> int:
+        return start_attempt(config, route, (), AttemptState(), "2026.7.1")[0].guard_window_tokens
+
+    assert window(AttemptConfig(context_token_budget=5_000), ANTHROPIC) == 5_000
+    assert window(AttemptConfig(), ANTHROPIC) == 200_000
+    assert window(AttemptConfig(), ModelRoute("x", "m", context_window=0, max_tokens=8_000)) == 8_000
+    assert window(AttemptConfig(), ModelRoute("x", "m")) == 200_000
+
+
+def test_2026_9_6_installs_cache_ttl_and_server_tool_clearing_for_direct_anthropic_with_an_api_key():
+    setup, _ = start_attempt(CACHE_TTL, ANTHROPIC, (), AttemptState(), "2026.9.6")
+    assert setup.pruning is None and setup.cache_ttl is not None
+    assert (setup.inactive_reason, setup.server_tool_clearing) == (None, True)
+    official = ModelRoute("anthropic", "m", "anthropic-messages", base_url="https://api.anthropic.com/v1")
+    assert start_attempt(CACHE_TTL, official, (), AttemptState(), "2026.9.6")[0].server_tool_clearing is True
+
+
+def test_server_tool_clearing_needs_every_condition():
+    oauth = AttemptConfig(context_pruning={"mode": "cache-ttl"}, auth="oauth")
+    proxy = ModelRoute("anthropic", "m", "anthropic-messages", base_url="https://proxy.example")
+    vertex = ModelRoute("anthropic-vertex", "m", "anthropic-messages")
+    other_api = ModelRoute("anthropic", "m", "openai-responses")
+    cases = [(oauth, ANTHROPIC), (CACHE_TTL, proxy), (CACHE_TTL, vertex), (CACHE_TTL, other_api)]
+    assert [
+        start_attempt(c, r, (), AttemptState(), "2026.9.6")[0].server_tool_clearing for c, r in cases
+    ] == [
+        False,
+        False,
+        False,
+        False,
+    ]
+    assert (
+        start_attempt(AttemptConfig(), ANTHROPIC, (), AttemptState(), "2026.9.6")[0].server_tool_clearing
+        is False
+    )
+
+
+def test_the_marker_is_written_at_the_reply_end_unless_the_attempt_compacted_or_pruning_is_off():
+    setup, _ = start_attempt(CACHE_TTL, ANTHROPIC, (), AttemptState(), "2026.7.1")
+    earlier = (CacheTtlMarker(1, "anthropic", "claude-3-7-sonnet"),)
+    assert end_attempt(setup, earlier, 9_000.5) == (
+        *earlier,
+        CacheTtlMarker(9_000.5, "anthropic", "claude-3-7-sonnet"),
+    )
+    assert end_attempt(setup, earlier, 9_000.5, compacted=True) == earlier
+    off, _ = start_attempt(AttemptConfig(), ANTHROPIC, (), AttemptState(), "2026.7.1")
+    assert end_attempt(off, earlier, 9_000.5) == earlier
