@@ -212,3 +212,56 @@ def test_an_untouched_context_is_returned_as_the_same_messages():
     history = (message_from_json({"role": "user", "content": "q"}), tool_result("ok"))
     outcome = apply_tool_result_context_guard(history, 1_000)
     assert outcome.messages == history and outcome.truncated_indexes == ()
+
+
+def test_assistant_text_after_other_blocks_adds_to_them():
+    content: JSON = [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "abc"}]
+    assert chars({"role": "assistant", "content": content}) == 6
+
+
+def test_a_share_smaller_than_the_notice_keeps_no_text_at_all():
+    assert truncate_tool_result_to_chars(tool_result("a" * 600), 100).content == notice(600)
+
+
+def test_a_newline_exactly_at_seventy_percent_of_the_body_is_not_used():
+    # max 902: budget 451, body 380 after the notice, 70 % of it is 266.
+    text = "a" * 266 + "\n" + "b" * 333
+    assert truncate_tool_result_to_chars(tool_result(text), 902).content == text[:380] + notice(220)
+
+
+def test_a_newline_just_before_the_cut_becomes_the_cut():
+    text = "a" * 440 + "\n" + "b" * 159
+    assert truncate_tool_result_to_chars(tool_result(text), 1_024).content == "a" * 440 + notice(160)
+
+
+def test_the_cut_counts_utf16_units_and_may_split_a_surrogate_pair():
+    smile = "\U0001f600"
+    assert truncate_tool_result_to_chars(tool_result(smile + "a" * 598), 1_024).content == (
+        smile + "a" * 439 + notice(159)
+    )
+    assert truncate_tool_result_to_chars(tool_result("a" * 440 + smile + "b" * 158), 1_024).content == (
+        "a" * 440 + "\ud83d" + notice(159)
+    )
+
+
+def test_a_textless_result_one_char_over_announces_one_char():
+    cut = truncate_tool_result_to_chars(tool_result([{"type": "x"}]), 23)  # estimate 2 * 12 = 24
+    assert messages_to_json([cut]) == [
+        {"role": "toolResult", "content": [{"type": "text", "text": notice(1)}]}
+    ]
+
+
+def test_a_one_char_share_replaces_even_a_one_char_text_by_the_notice():
+    assert truncate_tool_result_to_chars(tool_result("a"), 1).content == notice(1)
+
+
+def test_an_overflow_still_reports_both_limits():
+    over = apply_tool_result_context_guard(
+        [message_from_json({"role": "user", "content": "q" * 3_601})], 1_000
+    )
+    assert (over.max_single_tool_result_chars, over.max_context_chars) == (1_024, 3_600)
+
+
+def test_an_untouched_context_is_the_same_tuple():
+    history = (message_from_json({"role": "user", "content": "q"}), tool_result("ok"))
+    assert apply_tool_result_context_guard(history, 1_000).messages is history
