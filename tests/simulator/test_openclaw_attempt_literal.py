@@ -126,3 +126,43 @@ def test_the_marker_is_written_at_the_reply_end_unless_the_attempt_compacted_or_
     assert end_attempt(setup, earlier, 9_000.5, compacted=True) == earlier
     off, _ = start_attempt(AttemptConfig(), ANTHROPIC, (), AttemptState(), "2026.7.1")
     assert end_attempt(off, earlier, 9_000.5) == earlier
+
+
+def test_an_attempt_reproduces_2026_7_1_unless_told_otherwise():
+    setup, _ = start_attempt(CACHE_TTL, ANTHROPIC, ())
+    assert (setup.version, setup.pruning is not None, setup.cache_ttl) == ("2026.7.1", True, None)
+
+
+def test_eligibility_is_judged_for_the_attempts_version():
+    keyed = ModelRoute("openai", "gpt-5.4", "openai-responses", supports_prompt_cache_key=True)
+    old, _ = start_attempt(CACHE_TTL, keyed, (), AttemptState(), "2026.7.1")
+    new, _ = start_attempt(CACHE_TTL, keyed, (), AttemptState(), "2026.9.6")
+    assert (old.inactive_reason, new.inactive_reason, new.cache_ttl is not None) == (
+        "provider_not_eligible",
+        None,
+        True,
+    )
+
+
+def test_a_fractional_budget_below_one_token_still_gives_the_guard_one_token():
+    config = AttemptConfig(context_token_budget=0.5)  # type: ignore[arg-type]
+    assert start_attempt(config, ANTHROPIC, (), AttemptState(), "2026.7.1")[0].guard_window_tokens == 1
+
+
+def test_the_pruners_window_reads_the_models_context_tokens_capped_by_the_agents_context_tokens():
+    route = ModelRoute(
+        "anthropic", "claude-3-7-sonnet", "anthropic-messages", context_window=200_000, context_tokens=150_000
+    )
+    setup, _ = start_attempt(CACHE_TTL, route, (), AttemptState(), "2026.7.1")
+    assert setup.pruning is not None and setup.pruning.context_window_tokens == 150_000
+    capped = AttemptConfig(context_pruning={"mode": "cache-ttl"}, context_tokens=100_000)
+    setup, _ = start_attempt(capped, route, (), AttemptState(), "2026.7.1")
+    assert setup.pruning is not None and setup.pruning.context_window_tokens == 100_000
+
+
+def test_the_pruning_runtime_carries_the_tool_lists_and_the_thinking_policy():
+    config = AttemptConfig(context_pruning={"mode": "cache-ttl", "tools": {"deny": ["exec"]}})
+    setup, _ = start_attempt(config, ANTHROPIC, (), AttemptState(), "2026.7.1")
+    assert setup.pruning is not None
+    assert (setup.pruning.is_tool_prunable("exec"), setup.pruning.is_tool_prunable("read")) == (False, True)
+    assert setup.pruning.drop_thinking_blocks is True
