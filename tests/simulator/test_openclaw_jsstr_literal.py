@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from simulator.runtimes.openclaw.jsstr import js_len, js_number_out, js_number_to_string, js_slice, js_trim
+from simulator.jsonvalue import JSON
+from simulator.runtimes.openclaw.jsstr import (
+    js_json_stringify,
+    js_len,
+    js_number_out,
+    js_number_to_string,
+    js_slice,
+    js_trim,
+)
 
 SMILE = "\U0001f600"  # two UTF-16 units: \ud83d \ude00
 
@@ -59,3 +67,34 @@ def test_numbers_print_as_javascript_prints_them():
     assert js_number_to_string(float("inf")) == "null"
     # Past 2**53 an integer is a double to JavaScript: Number(2n ** 60n).toString().
     assert js_number_to_string(2**60) == "1152921504606847000"
+
+
+def test_stringify_writes_every_json_kind_as_javascript_does():
+    value: JSON = [None, True, False, 1.5, "a", [], {}, [1, [2]]]
+    assert js_json_stringify(value) == '[null,true,false,1.5,"a",[],{},[1,[2]]]'
+
+
+def test_stringify_escapes_control_characters_and_lone_surrogates_only():
+    assert js_json_stringify("\x01\x1f \ud800\udbff\udc00\udfff\ue000é") == (
+        '"\\u0001\\u001f \\ud800\\udbff\\udc00\\udfff\ue000é"'
+    )
+
+
+def test_stringify_lists_array_index_keys_first_ascending_then_the_rest_in_insertion_order():
+    value: JSON = {"b": 1, "10": 2, "2": 3, "01": 4, "0": 5, "4294967295": 6, "4294967294": 7, "63": 8}
+    assert js_json_stringify(value) == (
+        '{"0":5,"2":3,"10":2,"63":8,"4294967294":7,"b":1,"01":4,"4294967295":6}'
+    )
+
+
+def test_numbers_switch_between_plain_and_exponent_forms_at_javascripts_bounds():
+    cases = [
+        (1.23e20, "123000000000000000000"),
+        (1.25e21, "1.25e+21"),
+        (0.5, "0.5"),
+        (0.001, "0.001"),
+        (1e-6, "0.000001"),
+        (1.5e-7, "1.5e-7"),
+        (1.25e22, "1.25e+22"),
+    ]
+    assert [(value, js_number_to_string(value)) for value, _ in cases] == cases
