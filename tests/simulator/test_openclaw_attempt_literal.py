@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
     AttemptState,
     CacheTtlMarker,
+    attempt_step,
     end_attempt,
     read_last_cache_ttl_timestamp,
     start_attempt,
 )
+from simulator.runtimes.openclaw.messages import messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
 
 ANTHROPIC = ModelRoute("anthropic", "claude-3-7-sonnet", "anthropic-messages", context_window=200_000)
@@ -166,3 +169,56 @@ def test_the_pruning_runtime_carries_the_tool_lists_and_the_thinking_policy():
     assert setup.pruning is not None
     assert (setup.pruning.is_tool_prunable("exec"), setup.pruning.is_tool_prunable("read")) == (False, True)
     assert setup.pruning.drop_thinking_blocks is True
+
+
+def turn(i: int, size: int) -> list[JSON]:
+    return [
+        {"role": "user", "content": f"question {i}", "timestamp": i},
+        {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": f"c{i}", "name": "read"}],
+            "timestamp": i,
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": f"c{i}",
+            "toolName": "read",
+            "content": [{"type": "text", "text": "x" * size}],
+        },
+    ]
+
+
+def test_a_pruning_call_reports_the_clock_it_read_and_moves_it_to_the_call():
+    route = ModelRoute("anthropic", "claude-sonnet-4-6", "anthropic-messages", context_window=4_000)
+    config = AttemptConfig(context_pruning={"mode": "cache-ttl", "minPrunableToolChars": 0})
+    history = messages_from_json([m for i in range(4) for m in turn(i, 9_000)])
+    markers = (CacheTtlMarker(1_000_000, "anthropic", "claude-sonnet-4-6"),)
+    setup, state = start_attempt(config, route, markers, AttemptState(), "2026.7.1")
+    call, state = attempt_step(setup, state, 1_300_000, history)
+    assert call.pruning is not None and call.pruning.decision == "pruned"
+    assert (call.last_cache_touch_at_before, state.clock.last_cache_touch_at) == (1_000_000.0, 1_300_000)
+
+
+def test_a_call_the_guard_stops_has_no_context_and_says_overflow():
+    config = AttemptConfig(context_token_budget=1_000)  # the guard's threshold: 3,600 chars
+    setup, state = start_attempt(config, ANTHROPIC, (), AttemptState(), "2026.7.1")
+    call, _ = attempt_step(
+        setup, state, 1_000, messages_from_json([{"role": "user", "content": "q" * 3_601}])
+    )
+    assert (call.context, call.overflow, call.guard_truncated_indexes, call.image_cleanup_indexes) == (
+        None,
+        True,
+        (),
+        (),
+    )
+
+
+def test_the_image_cleanup_of_a_call_names_the_messages_it_changed():
+    image: JSON = {"role": "user", "content": [{"type": "image", "data": "abc", "mimeType": "image/png"}]}
+    answer: JSON = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
+    history = messages_from_json([image, answer] + [{"role": "user", "content": "q"}, answer] * 4)
+    setup, state = start_attempt(
+        AttemptConfig(), ModelRoute("openai", "gpt-5"), (), AttemptState(), "2026.7.1"
+    )
+    call, _ = attempt_step(setup, state, 1_000, history)
+    assert (call.image_cleanup_indexes, call.transcript_policy_indexes, call.overflow) == ((0,), (), False)

@@ -131,3 +131,7 @@ def test_only_anthropic_routes_of_older_claude_models_and_copilot_claude_drop_th
         ModelRoute("openrouter", "anthropic/claude-3-haiku"),
     ]
     assert [drops_thinking_blocks(r) for r in routes] == [True, False, True, False, True, False, False]
+
+
+def test_eligibility_is_judged_as_2026_7_1_unless_a_version_is_given():
+    assert is_cache_ttl_eligible(ModelRoute("openai", "gpt-5", supports_prompt_cache_key=True)) is False
