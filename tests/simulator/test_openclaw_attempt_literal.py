@@ -222,3 +222,70 @@ def test_the_image_cleanup_of_a_call_names_the_messages_it_changed():
     )
     call, _ = attempt_step(setup, state, 1_000, history)
     assert (call.image_cleanup_indexes, call.transcript_policy_indexes, call.overflow) == ((0,), (), False)
+
+
+OPENAI_PLATFORM = ModelRoute(
+    "openai", "gpt-5.4", "openai-responses", context_window=400_000, base_url="https://api.openai.com/v1"
+)
+ANSWER: JSON = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
+IMAGE: JSON = {"role": "user", "content": [{"type": "image", "data": "abc", "mimeType": "image/png"}]}
+
+
+def test_provider_side_compaction_is_planned_only_from_2026_9_6_and_only_with_an_api_key():
+    old, _ = start_attempt(AttemptConfig(), OPENAI_PLATFORM, (), AttemptState(), "2026.7.1")
+    new, _ = start_attempt(AttemptConfig(), OPENAI_PLATFORM, (), AttemptState(), "2026.9.6")
+    assert (old.compaction, new.compaction is not None) == (None, True)
+    params: dict[str, JSON] = {"anthropicServerCompaction": True}
+    keyed, _ = start_attempt(AttemptConfig(params=params), ANTHROPIC, (), AttemptState(), "2026.9.6")
+    oauth, _ = start_attempt(
+        AttemptConfig(params=params, auth="oauth"), ANTHROPIC, (), AttemptState(), "2026.9.6"
+    )
+    assert (keyed.compaction is not None, oauth.compaction) == (True, None)
+
+
+def test_a_stopped_call_still_reports_the_clock_it_read():
+    config = AttemptConfig(context_pruning={"mode": "cache-ttl"}, context_token_budget=1_000)
+    markers = (CacheTtlMarker(500, "anthropic", "claude-3-7-sonnet"),)
+    setup, state = start_attempt(config, ANTHROPIC, markers, AttemptState(), "2026.7.1")
+    call, _ = attempt_step(
+        setup, state, 1_000, messages_from_json([{"role": "user", "content": "q" * 3_601}])
+    )
+    assert (call.overflow, call.last_cache_touch_at_before) == (True, 500.0)
+
+
+def test_the_transcript_policy_drops_old_thinking_at_the_stream_and_names_the_message():
+    thinking: JSON = {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "a"}],
+    }
+    history = messages_from_json(
+        [{"role": "user", "content": "q"}, thinking, {"role": "user", "content": "r"}, ANSWER]
+    )
+    setup, state = start_attempt(AttemptConfig(), ANTHROPIC, (), AttemptState(), "2026.7.1")
+    call, _ = attempt_step(setup, state, 1_000, history)
+    assert call.transcript_policy_indexes == (1,)
+    assert call.transformed == history
+    assert call.context is not None and call.context[1].to_json() == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "a"}],
+    }
+
+
+def test_2026_9_6_counts_only_closed_turns_before_cleaning_images():
+    history = messages_from_json([IMAGE, ANSWER] + [{"role": "user", "content": "q"}, ANSWER] * 3)
+    for version, expected in (("2026.7.1", (0,)), ("2026.9.6", ())):
+        setup, state = start_attempt(AttemptConfig(), ModelRoute("x", "m"), (), AttemptState(), version)  # type: ignore[arg-type]
+        call, _ = attempt_step(setup, state, 1_000, history)
+        assert (version, call.image_cleanup_indexes, call.cache_ttl) == (version, expected, None)
+
+
+def test_a_2026_9_6_call_reports_the_clock_it_read_and_moves_it_to_the_call():
+    config = AttemptConfig(context_pruning={"mode": "cache-ttl"})
+    markers = (CacheTtlMarker(500, "anthropic", "claude-3-7-sonnet"),)
+    setup, state = start_attempt(config, ANTHROPIC, markers, AttemptState(), "2026.9.6")
+    call, state = attempt_step(setup, state, 1_000, messages_from_json([{"role": "user", "content": "q"}]))
+    assert (call.last_cache_touch_at_before, state.clock.last_cache_touch_at, call.cache_ttl is not None) == (
+        500.0,
+        1_000,
+        True,
+    )

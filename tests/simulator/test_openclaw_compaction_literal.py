@@ -118,3 +118,15 @@ def test_after_a_compaction_the_context_is_the_summary_then_what_followed():
     assert summary.to_json() == {"role": "compactionSummary", "summary": "." * 12}
     history = messages_from_json([{"role": "user", "content": str(i)} for i in range(4)])
     assert compacted_context(history, 2, 3) == (summary, history[2], history[3])
+
+
+def test_one_is_the_smallest_positive_integer():
+    # A positive fraction passes the check and is floored afterwards, as parsePositiveInteger does.
+    assert (positive_integer(1), positive_integer("1"), positive_integer(0.99)) == (1, 1, 0)
+
+
+def test_the_chatgpt_backend_is_a_native_endpoint_but_its_own_api_does_not_store():
+    codex = ModelRoute(
+        "openai", "gpt-5", "openai-responses", base_url="https://chatgpt.com/backend-api/codex"
+    )
+    assert openai_server_compaction(codex, {}) == CompactionPlan("openai-responses", 80_000)
