@@ -59,3 +59,26 @@ def test_the_longest_prefix_or_suffix_whose_weighted_size_fits_is_kept():
     assert slice_to_budget("abcd", 5, 2) == "ab"
     assert slice_to_budget("中", 2) == ""
     assert (slice_to_budget(SMILE * 2, 3), slice_tail_to_budget(SMILE * 2, 3)) == (SMILE, SMILE)
+
+
+def test_the_pair_test_covers_the_first_and_last_surrogate_of_each_half():
+    first, last_high, last_low = "\U00010000", "\U0010fc00", "\U000103ff"  # D800 DC00, DBFF DC00, D800 DFFF
+    assert [slice_utf16_safe(ch + "b", 0, 1) for ch in (first, last_high, last_low)] == ["", "", ""]
+    assert [slice_utf16_safe("b" + ch, 2) for ch in (first, last_high, last_low)] == ["", "", ""]
+
+
+def test_lone_surrogates_are_sliced_as_units_and_never_paired_with_their_neighbours():
+    assert slice_utf16_safe("a\ud800b", 0, 2) == "a\ud800"
+    assert slice_utf16_safe("\udc00\udc00", 1) == "\udc00"
+    assert slice_utf16_safe("\ud800\ue000", 0, 1) == "\ud800"
+    assert slice_utf16_safe("\ud800ab", 1) == "ab"
+    assert slice_utf16_safe("\udc00a\ud800", 0) == "\udc00a\ud800"
+    assert slice_utf16_safe("a\ud800", 0) == "a\ud800"
+
+
+def test_an_end_of_zero_is_the_start_not_the_length():
+    assert slice_utf16_safe("abc", 0, 0) == ""
+
+
+def test_the_binary_search_finds_the_longest_prefix_that_fits():
+    assert slice_to_budget("中" * 5, 12) == "中" * 3
