@@ -289,3 +289,33 @@ def test_a_2026_9_6_call_reports_the_clock_it_read_and_moves_it_to_the_call():
         1_000,
         True,
     )
+
+
+def test_a_2026_9_6_call_drops_old_thinking_only_on_routes_whose_policy_says_so():
+    thinking: JSON = {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "a"}],
+    }
+    history = messages_from_json(
+        [{"role": "user", "content": "q"}, thinking, {"role": "user", "content": "r"}, ANSWER]
+    )
+    reports = []
+    for route in (ANTHROPIC, OPENAI_PLATFORM):
+        setup, state = start_attempt(AttemptConfig(), route, (), AttemptState(), "2026.9.6")
+        call, _ = attempt_step(setup, state, 1_000, history)
+        reports.append((call.transcript_policy_indexes, call.overflow, call.transformed == history))
+    assert reports == [((1,), False, True), ((), False, True)]
+
+
+def test_compaction_is_marked_when_the_estimated_prompt_reaches_the_threshold_exactly():
+    route = ModelRoute(
+        "openai", "gpt-5.4", "openai-responses", context_window=1_000, base_url="https://api.openai.com"
+    )
+    setup, state = start_attempt(AttemptConfig(), route, (), AttemptState(), "2026.9.6")
+    assert setup.compaction is not None and setup.compaction.threshold == 1_000
+    below, _ = attempt_step(
+        setup, state, 1_000, messages_from_json([{"role": "user", "content": "q" * 3_996}])
+    )
+    at, _ = attempt_step(setup, state, 1_000, messages_from_json([{"role": "user", "content": "q" * 3_997}]))
+    assert below.compaction is None
+    assert at.compaction is not None and at.compaction.estimated_tokens == 1_000
