@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.smart_defaults import (
+    UNDEFINED,
+    JSValue,
+    _claude_cli_runtime_refs,
+    _key,
     _split_trailing_auth_profile,
     _upgrade_old_claude_model_id,
+    _uses_claude_cli_model_selection,
+    _uses_selected_claude_cli_auth_profile,
+    _with_claude_cli_runtime,
+    get,
+    parse_provider_model_ref,
+    resolve_anthropic_default_auth_mode,
+    resolve_claude_cli_anthropic_model_refs,
+    resolve_known_anthropic_model_ref,
 )
 
 OPUS, SONNET = "claude-opus-4-8", "claude-sonnet-4-6"
@@ -98,3 +111,251 @@ def test_a_trailing_auth_profile_is_split_after_the_last_slash_skipping_a_date_s
         ("claude-x@20250101x", ("claude-x", "20250101x")),
     ]
     assert [(raw, _split_trailing_auth_profile(raw)) for raw, _ in cases] == cases
+
+
+def test_property_keys_and_lookups_follow_javascript():
+    values: list[JSValue] = ["s", UNDEFINED, None, True, False, 1.5, 2, {}, [1, [2, None], "a"]]
+    assert [_key(v) for v in values] == [
+        "s",
+        "undefined",
+        "null",
+        "true",
+        "false",
+        "1.5",
+        "2",
+        "[object Object]",
+        "1,2,null,a",
+    ]
+    lookups: list[tuple[JSValue, str]] = [
+        ({"a": 1}, "a"),
+        ({"a": 1}, "b"),
+        ([5, 6], "1"),
+        ([5, 6], "2"),
+        ("xy", "0"),
+        ([5], "01"),
+        ([5], "-1"),
+        (5, "0"),
+    ]
+    assert [get(o, k) for o, k in lookups] == [
+        1,
+        UNDEFINED,
+        6,
+        UNDEFINED,
+        "x",
+        UNDEFINED,
+        UNDEFINED,
+        UNDEFINED,
+    ]
+
+
+def test_provider_model_refs_split_at_the_first_slash_and_normalise_bedrock():
+    refs = ["", " ", "m", "/m", "P/m", "Bedrock/x", "aws-bedrock/x", "p/", "a/b/c"]
+    assert [parse_provider_model_ref(r, "anthropic") for r in refs] == [
+        None,
+        None,
+        ("anthropic", "m"),
+        ("anthropic", "/m"),
+        ("p", "m"),
+        ("amazon-bedrock", "x"),
+        ("amazon-bedrock", "x"),
+        None,
+        ("a", "b/c"),
+    ]
+    assert parse_provider_model_ref("Bedrock/x", "anthropic", normalize=False) == ("bedrock", "x")
+
+
+def test_known_claude_ids_and_family_aliases_get_their_current_anthropic_ref():
+    refs = [
+        "claude-opus-4-1",
+        "anthropic/claude-x",
+        "claude-cli/opus",
+        "openai/gpt",
+        "gpt-5",
+        "anthropic/gpt-5",
+    ]
+    assert [resolve_claude_cli_anthropic_model_refs(r) for r in refs] == [
+        (("anthropic/claude-opus-4-1", "anthropic/claude-opus-4-8"), "anthropic/claude-opus-4-8"),
+        (("anthropic/claude-x",), "anthropic/claude-x"),
+        (("anthropic/opus", "anthropic/claude-opus-4-8"), "anthropic/claude-opus-4-8"),
+        None,
+        None,
+        (("anthropic/gpt-5",), None),
+    ]
+    assert resolve_claude_cli_anthropic_model_refs("claude-cli/gpt-5") == (
+        ("anthropic/gpt-5",),
+        "anthropic/gpt-5",
+    )
+    assert resolve_claude_cli_anthropic_model_refs("") is None
+    models = [
+        "",
+        "  ",
+        "gpt-5",
+        "opus",
+        "sonnet",
+        "haiku",
+        "opus-4.7",
+        "sonnet-5",
+        "claude-sonnet-5",
+        "claude-opus-4-1@work",
+        "opus@team",
+    ]
+    assert [resolve_known_anthropic_model_ref(m) for m in models] == [
+        None,
+        None,
+        "gpt-5",
+        "anthropic/claude-opus-4-8",
+        "anthropic/claude-sonnet-5",
+        "anthropic/claude-haiku-4-5",
+        "anthropic/claude-opus-4-7",
+        "anthropic/claude-sonnet-5",
+        "claude-sonnet-5",  # current already: kept as written
+        "anthropic/claude-opus-4-8@work",
+        "anthropic/claude-opus-4-8@team",
+    ]
+    assert resolve_known_anthropic_model_ref(None) is None
+
+
+def test_claude_cli_selection_is_read_from_the_primary_model_or_the_models_map():
+    defaults: list[JSValue] = [
+        {},
+        {"model": "claude-cli/opus"},
+        {"model": {"primary": " claude-cli/opus "}},
+        {"model": {"primary": 5}},
+        {"model": "anthropic/opus"},
+        {"models": {"claude-cli/x": {}}},
+        {"models": {"anthropic/x": {"agentRuntime": {"id": " Claude-CLI "}}}},
+        {"models": {"anthropic/x": {"agentRuntime": "claude-cli"}}},
+        {"models": {"openai/x": {"agentRuntime": {"id": "claude-cli"}}}},
+        {"model": "  "},
+    ]
+    assert [_uses_claude_cli_model_selection(d) for d in defaults] == [
+        False,
+        True,
+        True,
+        False,
+        False,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_a_model_entry_gets_the_claude_cli_runtime_unless_it_names_another():
+    entries: list[JSValue] = [
+        None,
+        {"a": 1},
+        {"agentRuntime": {"id": "auto", "x": 1}},
+        {"agentRuntime": {"id": "pi"}},
+        {"agentRuntime": "x"},
+        {"agentRuntime": {"id": " AUTO "}},
+    ]
+    assert [_with_claude_cli_runtime(e) for e in entries] == [
+        {"agentRuntime": {"id": "claude-cli"}},
+        {"a": 1, "agentRuntime": {"id": "claude-cli"}},
+        {"agentRuntime": {"id": "claude-cli", "x": 1}},
+        {"agentRuntime": {"id": "pi"}},
+        {"agentRuntime": {"id": "claude-cli"}},
+        {"agentRuntime": {"id": "claude-cli"}},
+    ]
+
+
+def test_claude_cli_runtime_refs_gather_defaults_then_each_agents_primary_fallbacks_and_models():
+    config: JSON = {
+        "agents": {
+            "list": [
+                {"model": "claude-cli/opus"},
+                {
+                    "model": {"primary": "gpt-5", "fallbacks": ["claude-opus-4-1", 5]},
+                    "models": {"anthropic/claude-x": {}},
+                },
+            ]
+        }
+    }
+    defaults: JSON = {
+        "model": {"primary": "anthropic/claude-opus-4-8"},
+        "models": {"claude-cli/claude-opus-4-8": {}},
+    }
+    assert _claude_cli_runtime_refs(config, defaults) == [
+        "anthropic/claude-opus-4-8",
+        "anthropic/opus",
+        "anthropic/claude-opus-4-1",
+        "anthropic/claude-x",
+    ]
+
+
+def auth(**fields: JSON) -> JSON:
+    return {"auth": fields}
+
+
+def test_the_selected_auth_profile_is_claude_cli_by_order_or_when_it_is_the_only_kind():
+    configs: list[JSON] = [
+        {},
+        auth(order={"anthropic": ["a"]}, profiles={"a": {"provider": "claude-cli"}}),
+        auth(
+            order={"anthropic": ["a", "b"]},
+            profiles={"a": {"provider": "anthropic"}, "b": {"provider": "claude-cli"}},
+        ),
+        auth(order={"claude-cli": ["x", "b"]}, profiles={"b": {"provider": "claude-cli"}}),
+        auth(profiles={"b": {"provider": "claude-cli"}}),
+        auth(profiles={"b": {"provider": "claude-cli"}, "c": {"provider": "anthropic"}}),
+    ]
+    assert [_uses_selected_claude_cli_auth_profile(c) for c in configs] == [
+        False,
+        True,
+        False,
+        True,
+        True,
+        False,
+    ]
+
+
+def test_the_default_auth_mode_comes_from_the_ordered_profile_then_the_profile_kinds_then_the_environment():
+    cases: list[tuple[JSON, dict[str, JSON], str | None]] = [
+        ({}, {}, None),
+        (
+            auth(order={"anthropic": ["a"]}, profiles={"a": {"provider": "anthropic", "mode": "api_key"}}),
+            {},
+            "api_key",
+        ),
+        (
+            auth(order={"anthropic": ["a"]}, profiles={"a": {"provider": "anthropic", "mode": "token"}}),
+            {},
+            "oauth",
+        ),
+        (auth(order={"anthropic": ["a"]}, profiles={"a": {"provider": "claude-cli"}}), {}, "oauth"),
+        (
+            auth(order={"anthropic": ["z", "a"]}, profiles={"a": {"provider": "anthropic", "mode": "oauth"}}),
+            {},
+            "oauth",
+        ),
+        (
+            auth(
+                order={"anthropic": ["a"]},
+                profiles={
+                    "a": {"provider": "anthropic", "mode": "other"},
+                    "b": {"provider": "anthropic", "mode": "api_key"},
+                },
+            ),
+            {},
+            "api_key",
+        ),
+        (
+            auth(
+                profiles={"b": {"provider": "anthropic", "mode": "api_key"}, "c": {"provider": "claude-cli"}}
+            ),
+            {"ANTHROPIC_API_KEY": "k"},
+            "api_key",
+        ),
+        (auth(profiles={"c": {"provider": "anthropic", "mode": "oauth"}}), {}, "oauth"),
+        ({}, {"ANTHROPIC_OAUTH_TOKEN": " t ", "ANTHROPIC_API_KEY": "k"}, "oauth"),
+        ({}, {"ANTHROPIC_OAUTH_TOKEN": "  ", "ANTHROPIC_API_KEY": "k"}, "api_key"),
+        ({}, {"ANTHROPIC_API_KEY": " "}, None),
+        (
+            auth(order={"anthropic": [1]}, profiles={"1": {"provider": "anthropic", "mode": "api_key"}}),
+            {},
+            "api_key",
+        ),
+    ]
+    assert [resolve_anthropic_default_auth_mode(c, e) for c, e, _ in cases] == [mode for _, _, mode in cases]
