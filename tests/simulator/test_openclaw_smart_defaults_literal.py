@@ -13,6 +13,7 @@ from simulator.runtimes.openclaw.smart_defaults import (
     _uses_claude_cli_model_selection,
     _uses_selected_claude_cli_auth_profile,
     _with_claude_cli_runtime,
+    apply_anthropic_config_defaults,
     get,
     parse_provider_model_ref,
     resolve_anthropic_default_auth_mode,
@@ -109,6 +110,9 @@ def test_a_trailing_auth_profile_is_split_after_the_last_slash_skipping_a_date_s
         (" @p", ("@p", None)),
         ("a/b@c/d@e", ("a/b@c/d", "e")),
         ("claude-x@20250101x", ("claude-x", "20250101x")),
+        ("m@a@b", ("m", "a@b")),
+        ("x/@p", ("x/", "p")),
+        ("c@20250101@a@b", ("c@20250101", "a@b")),
     ]
     assert [(raw, _split_trailing_auth_profile(raw)) for raw, _ in cases] == cases
 
@@ -274,12 +278,15 @@ def test_claude_cli_runtime_refs_gather_defaults_then_each_agents_primary_fallba
         }
     }
     defaults: JSON = {
-        "model": {"primary": "anthropic/claude-opus-4-8"},
-        "models": {"claude-cli/claude-opus-4-8": {}},
+        "model": {"primary": "claude-sonnet-4-5"},
+        "models": {"anthropic/claude-y": {}},
     }
     assert _claude_cli_runtime_refs(config, defaults) == [
-        "anthropic/claude-opus-4-8",
+        "anthropic/claude-sonnet-4-5",
+        "anthropic/claude-sonnet-4-6",
+        "anthropic/claude-y",
         "anthropic/opus",
+        "anthropic/claude-opus-4-8",
         "anthropic/claude-opus-4-1",
         "anthropic/claude-x",
     ]
@@ -359,3 +366,141 @@ def test_the_default_auth_mode_comes_from_the_ordered_profile_then_the_profile_k
         ),
     ]
     assert [resolve_anthropic_default_auth_mode(c, e) for c, e, _ in cases] == [mode for _, _, mode in cases]
+
+
+def test_profiles_on_unknown_claude_ids_and_aliases_are_kept_and_unknown_models_are_not_rewritten():
+    assert resolve_known_anthropic_model_ref("claude-x@work") == "anthropic/claude-x@work"
+    assert resolve_known_anthropic_model_ref("opus-4.7@team") == "anthropic/claude-opus-4-7@team"
+    assert resolve_known_anthropic_model_ref("gpt-5@p") == "gpt-5@p"
+    assert resolve_claude_cli_anthropic_model_refs("/a/b") is None
+    assert resolve_claude_cli_anthropic_model_refs("/m") is None
+
+
+def test_a_models_key_without_provider_means_anthropic_for_the_runtime_check():
+    assert _uses_claude_cli_model_selection({"models": {"x": {"agentRuntime": {"id": "claude-cli"}}}}) is True
+
+
+def test_a_non_record_model_entry_is_replaced_not_spread():
+    assert _with_claude_cli_runtime([1]) == {"agentRuntime": {"id": "claude-cli"}}
+
+
+def test_the_ordered_profile_decides_even_when_other_profiles_disagree():
+    cli_first = auth(
+        order={"anthropic": ["a"]}, profiles={"a": {"provider": "claude-cli"}, "c": {"provider": "anthropic"}}
+    )
+    cli_order = auth(
+        order={"claude-cli": ["b"]},
+        profiles={"b": {"provider": "claude-cli"}, "c": {"provider": "anthropic"}},
+    )
+    assert (
+        _uses_selected_claude_cli_auth_profile(cli_first),
+        _uses_selected_claude_cli_auth_profile(cli_order),
+    ) == (True, True)
+    both = {"b": {"provider": "anthropic", "mode": "oauth"}}
+    key_first = auth(
+        order={"anthropic": ["z", "a"]}, profiles={"a": {"provider": "anthropic", "mode": "api_key"}, **both}
+    )
+    token_first = auth(
+        order={"anthropic": ["a"]},
+        profiles={
+            "a": {"provider": "anthropic", "mode": "token"},
+            "k": {"provider": "anthropic", "mode": "api_key"},
+        },
+    )
+    other_first = auth(
+        order={"anthropic": ["o"]}, profiles={"o": {"provider": "openai", "mode": "api_key"}, **both}
+    )
+    as_string = auth(
+        order={"anthropic": "a"}, profiles={"a": {"provider": "anthropic", "mode": "api_key"}, **both}
+    )
+    modes = [
+        resolve_anthropic_default_auth_mode(c, {}) for c in (key_first, token_first, other_first, as_string)
+    ]
+    assert modes == ["api_key", "oauth", "oauth", "api_key"]
+
+
+def test_profiles_given_as_a_list_or_string_are_read_by_index_like_object_entries():
+    listed = auth(profiles=[{"provider": "anthropic", "mode": "api_key"}, {"provider": "openai"}])
+    assert resolve_anthropic_default_auth_mode(listed, {}) == "api_key"
+    assert resolve_anthropic_default_auth_mode(auth(profiles="ab"), {}) is None
+
+
+def test_api_key_defaults_add_short_cache_retention_to_anthropic_models_and_the_allowlist():
+    config: JSON = {
+        "auth": {"profiles": {"a": {"provider": "anthropic", "mode": "api_key"}}},
+        "agents": {
+            "defaults": {
+                "model": {"primary": "claude-opus-4-1"},
+                "models": {
+                    "anthropic/claude-x": {"params": {"cacheRetention": "long", "t": 1}},
+                    "anthropic/claude-y": None,
+                    "openai/gpt": {},
+                    "amazon-bedrock/anthropic.claude-3": {"params": {"a": 1}},
+                },
+                "contextPruning": {"ttl": "5m", "x": 1},
+                "heartbeat": {"every": "10m"},
+            }
+        },
+    }
+    short = {"params": {"cacheRetention": "short"}}
+    assert apply_anthropic_config_defaults(config, {}) == {
+        "auth": {"profiles": {"a": {"provider": "anthropic", "mode": "api_key"}}},
+        "agents": {
+            "defaults": {
+                "model": {"primary": "claude-opus-4-1"},
+                "models": {
+                    "anthropic/claude-x": {"params": {"cacheRetention": "long", "t": 1}},
+                    "anthropic/claude-y": short,
+                    "openai/gpt": {},
+                    "amazon-bedrock/anthropic.claude-3": {"params": {"a": 1, "cacheRetention": "short"}},
+                    "anthropic/claude-opus-4-8": short,
+                    "anthropic/claude-sonnet-5": short,
+                    "anthropic/claude-sonnet-4-6": short,
+                },
+                "contextPruning": {"ttl": "5m", "x": 1, "mode": "cache-ttl"},
+                "heartbeat": {"every": "10m"},
+            }
+        },
+    }
+
+
+def test_oauth_with_claude_cli_routes_every_selected_and_allowlisted_model_through_the_cli_runtime():
+    config: JSON = {
+        "auth": {"profiles": {"c": {"provider": "claude-cli"}}},
+        "agents": {
+            "defaults": {
+                "model": "claude-opus-4-1",
+                "models": {"anthropic/claude-opus-4-8": {"agentRuntime": {"id": "pi"}}},
+            }
+        },
+    }
+    cli = {"agentRuntime": {"id": "claude-cli"}}
+    assert apply_anthropic_config_defaults(config, {}) == {
+        "auth": {"profiles": {"c": {"provider": "claude-cli"}}},
+        "agents": {
+            "defaults": {
+                "model": "claude-opus-4-1",
+                "models": {
+                    "anthropic/claude-opus-4-8": {"agentRuntime": {"id": "pi"}},
+                    "anthropic/claude-opus-4-1": cli,
+                    "anthropic/claude-sonnet-5": cli,
+                    "anthropic/claude-opus-4-7": cli,
+                    "anthropic/claude-sonnet-4-6": cli,
+                    "anthropic/claude-opus-4-6": cli,
+                },
+                "contextPruning": {"mode": "cache-ttl", "ttl": "1h"},
+                "heartbeat": {"every": "1h"},
+            }
+        },
+    }
+
+
+def test_a_config_with_everything_set_or_without_anthropic_auth_is_returned_as_it_is():
+    complete: JSON = {
+        "agents": {"defaults": {"contextPruning": {"mode": "off"}, "heartbeat": {"every": "1m"}}}
+    }
+    assert apply_anthropic_config_defaults(complete, {"ANTHROPIC_OAUTH_TOKEN": "t"}) is complete
+    no_auth: JSON = {"agents": {"defaults": {}}}
+    assert apply_anthropic_config_defaults(no_auth, {}) is no_auth
+    no_defaults: JSON = {"agents": {}}
+    assert apply_anthropic_config_defaults(no_defaults, {"ANTHROPIC_API_KEY": "k"}) is no_defaults
