@@ -504,3 +504,46 @@ def test_a_config_with_everything_set_or_without_anthropic_auth_is_returned_as_i
     assert apply_anthropic_config_defaults(no_auth, {}) is no_auth
     no_defaults: JSON = {"agents": {}}
     assert apply_anthropic_config_defaults(no_defaults, {"ANTHROPIC_API_KEY": "k"}) is no_defaults
+
+
+KEY_AUTH: JSON = {"profiles": {"a": {"provider": "anthropic", "mode": "api_key"}}}
+SET: dict[str, JSON] = {"contextPruning": {"mode": "off"}, "heartbeat": {"every": "5m"}}
+LONG = {"params": {"cacheRetention": "long"}}
+SHORT = {"params": {"cacheRetention": "short"}}
+
+
+def defaults_after(defaults: JSON, auth_block: JSON = KEY_AUTH) -> JSON:
+    result = apply_anthropic_config_defaults({"auth": auth_block, "agents": {"defaults": defaults}}, {})
+    return get(get(result, "agents"), "defaults")
+
+
+def test_a_model_key_without_provider_is_an_anthropic_model_and_gets_retention():
+    models: JSON = {"anthropic/claude-sonnet-5": LONG, "anthropic/claude-sonnet-4-6": LONG, "claude-z": {}}
+    assert get(defaults_after({**SET, "models": models}), "models") == {**models, "claude-z": SHORT}
+
+
+def test_a_primary_model_without_provider_gets_an_anthropic_entry_with_retention():
+    models: JSON = {"anthropic/claude-sonnet-5": LONG, "anthropic/claude-sonnet-4-6": LONG}
+    result = defaults_after({**SET, "models": models, "model": "gpt-5"})
+    assert get(result, "models") == {**models, "anthropic/gpt-5": SHORT}
+
+
+def test_existing_heartbeat_fields_are_kept_when_every_is_filled_in():
+    result = defaults_after({"contextPruning": {"mode": "off"}, "heartbeat": {"target": "x"}})
+    assert get(result, "heartbeat") == {"target": "x", "every": "30m"}
+
+
+def test_the_other_agents_keys_are_kept():
+    config: JSON = {"auth": KEY_AUTH, "agents": {"defaults": {}, "list": [{"id": "main"}]}}
+    result = apply_anthropic_config_defaults(config, {})
+    assert get(get(result, "agents"), "list") == [{"id": "main"}]
+
+
+def test_an_agents_own_claude_model_is_routed_through_the_cli_runtime_too():
+    cli_auth: JSON = {"profiles": {"c": {"provider": "claude-cli"}}}
+    config: JSON = {"auth": cli_auth, "agents": {"defaults": SET, "list": [{"model": "claude-3-haiku"}]}}
+    models = get(get(get(apply_anthropic_config_defaults(config, {}), "agents"), "defaults"), "models")
+    assert isinstance(models, dict) and list(models)[:2] == [
+        "anthropic/claude-3-haiku",
+        "anthropic/claude-sonnet-4-6",
+    ]
