@@ -88,11 +88,11 @@ class Judge:
             tests: dict[str, set[str]] = defaultdict(set)
             items = session.items
             for i, item in enumerate(items):
-                hits_before = _hits_snapshot()
+                _HITS.clear()
                 start = time.perf_counter()
                 runtestprotocol(item, nextitem=items[i + 1] if i + 1 < len(items) else None, log=False)
                 durations[item.nodeid] = time.perf_counter() - start
-                for fn in _hits_since(hits_before):
+                for fn in set(_HITS):
                     tests[fn].add(item.nodeid)
             out.write_text(
                 json.dumps({"tests": {k: sorted(v) for k, v in tests.items()}, "durations": durations})
@@ -198,15 +198,6 @@ class Judge:
 
 
 _HITS: set[str] = set()
-
-
-def _hits_snapshot() -> int:
-    _HITS.clear()
-    return 0
-
-
-def _hits_since(_: int) -> set[str]:
-    return set(_HITS)
 
 
 def _patch_stats_recorder() -> None:
