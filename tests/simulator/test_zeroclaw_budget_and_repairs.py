@@ -423,3 +423,9 @@ def test_the_upstream_profile_budget_reads_max_context_tokens_and_both_pruning_k
         "history_pruning",
         ("max_context_tokens 40,000", "lowered by history_pruning.max_tokens to 30,000"),
     )
+
+
+def test_a_flagged_breadcrumb_is_reported_where_it_sits_and_not_inserted():
+    history = [sys("s"), sys("t"), user("q")]
+    crumb = zc.insert_breadcrumb_flagged(history, True)
+    assert (crumb.history, crumb.index, crumb.inserted) == (tuple(history), 2, False)
