@@ -429,3 +429,8 @@ def test_a_flagged_breadcrumb_is_reported_where_it_sits_and_not_inserted():
     history = [sys("s"), sys("t"), user("q")]
     crumb = zc.insert_breadcrumb_flagged(history, True)
     assert (crumb.history, crumb.index, crumb.inserted) == (tuple(history), 2, False)
+
+
+def test_a_foreign_tool_row_right_after_a_kept_one_is_still_swept():
+    history = [calls("x"), tool("x"), tool("z")]
+    assert swept(history) == ((calls("x"), tool("x")), 1, ("z",), (0, 1))
