@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.messages import (
     AssistantMessage,
@@ -18,6 +20,7 @@ from simulator.runtimes.openclaw.messages import (
     block_from_json,
     content_from_json,
     message_from_json,
+    messages_from_json,
 )
 
 
@@ -65,6 +68,8 @@ def test_a_known_field_of_the_wrong_type_keeps_the_block_raw():
         {"type": "toolCall", "arguments": None},
         {"type": "Text", "text": "t"},
         None,
+        "text",
+        5,
     ]
     assert [block_from_json(raw) for raw in malformed] == [RawBlock(raw) for raw in malformed]
 
@@ -92,3 +97,9 @@ def test_messages_keep_their_role_fields_and_extras():
     assert message_from_json({"role": "custom", "content": "x"}) == OtherMessage(
         {"role": "custom", "content": "x"}
     )
+
+
+def test_messages_that_are_not_a_list_are_refused_by_name():
+    with pytest.raises(TypeError) as caught:
+        messages_from_json({"role": "user"})
+    assert str(caught.value) == "messages must be a list"
