@@ -79,6 +79,8 @@ bench: $(VENV)/.installed-bench
 # `make mutate MUTANTS='simulator.runtimes.zeroclaw.trim.*'`; MUTATE_JOBS sets the worker processes.
 # State and results stay in mutants/ (`mutmut results`, `mutmut show NAME`, `mutmut browse`); mutmut keeps
 # earlier verdicts across runs, so delete mutants/ to score changed tests afresh.
+# On a loaded machine `tools/mutate_judge.py` judges the same mutants with mutmut's verdict rule in one pytest
+# session (one traced run, then a fork per mutant; `--max-test-seconds`, `--judges`, `--only`; see its docstring).
 MUTATE_JOBS ?= 1
 mutate: $(VENV)/.installed-mutate
 	TRIMSCOPE_SHARED=$(abspath $(SHARED)) $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) \

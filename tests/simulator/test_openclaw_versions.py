@@ -122,3 +122,13 @@ def test_the_ttl_clock_starts_when_the_reply_finished_not_when_the_request_start
     assert within.pruning is not None and within.pruning.decision == "ttl_not_expired"
     at_edge, _ = attempt_step(next_setup, next_state, reply_end + 300_000, history)
     assert at_edge.pruning is not None and at_edge.pruning.decision == "pruned"
+
+
+def test_a_config_that_is_not_an_object_has_no_version():
+    assert detect_config_version([]) is None
+    assert detect_config_version({"agents": []}) is None
+
+
+def test_a_compaction_block_without_retired_keys_fits_both_versions():
+    assert detect_config_version({"agents": {"defaults": {"compaction": {"mode": "safeguard"}}}}) is None
+    assert detect_config_version({"agents": {"defaults": {"compaction": {"reserveTokens": 1}}}}) == "2026.7.1"

@@ -195,3 +195,242 @@ def test_a_tool_row_first_in_the_history_has_no_owner_even_if_the_last_row_calls
 def test_a_tool_row_whose_id_its_assistant_did_not_call_is_removed():
     history = [user("u"), calls("x"), tool("y")]
     assert swept(history) == ((user("u"), calls("x")), 1, ("y",), (0, 1))
+
+
+def test_the_upstream_budget_without_max_context_tokens_is_the_default_bound_by_the_fallback():
+    assert explained(zc.effective_context_budget(None)) == (
+        32_000,
+        None,
+        None,
+        "fallback",
+        ("max_context_tokens unset: default 32,000",),
+    )
+
+
+def test_the_upstream_budget_is_bound_by_max_context_tokens_when_given():
+    assert explained(zc.effective_context_budget(40_000)) == (
+        40_000,
+        None,
+        None,
+        "max_context_tokens",
+        ("max_context_tokens 40,000",),
+    )
+
+
+def test_the_upstream_pruning_limit_counts_only_when_pruning_is_enabled():
+    # history_pruning.enabled defaults to false: a max_tokens on its own lowers nothing.
+    assert zc.effective_context_budget(40_000, history_pruning_max_tokens=1_000).budget == 40_000
+
+
+def test_the_upstream_pruning_switch_alone_has_no_limit_to_apply():
+    # history_pruning.max_tokens defaults to 0, which never lowers the budget.
+    assert explained(zc.effective_context_budget(40_000, True)) == (
+        40_000,
+        None,
+        None,
+        "max_context_tokens",
+        ("max_context_tokens 40,000",),
+    )
+
+
+def test_an_upstream_budget_of_zero_is_disabled_and_says_so():
+    assert explained(zc.effective_context_budget(0, True, 1_000)) == (
+        0,
+        None,
+        None,
+        "disabled",
+        ("max_context_tokens 0", "max_context_tokens = 0 disables token trimming"),
+    )
+
+
+def test_an_upstream_budget_of_one_is_a_budget_not_a_switch():
+    assert explained(zc.effective_context_budget(1)) == (
+        1,
+        None,
+        None,
+        "max_context_tokens",
+        ("max_context_tokens 1",),
+    )
+
+
+def test_an_upstream_pruning_limit_of_one_token_lowers_the_budget():
+    assert explained(zc.effective_context_budget(40_000, True, 1)) == (
+        1,
+        None,
+        None,
+        "history_pruning",
+        ("max_context_tokens 40,000", "lowered by history_pruning.max_tokens to 1"),
+    )
+
+
+def test_an_upstream_pruning_limit_above_the_budget_is_named_and_ignored():
+    assert zc.effective_context_budget(40_000, True, 50_000).steps == (
+        "max_context_tokens 40,000",
+        "history_pruning.max_tokens 50,000 does not lower it",
+    )
+
+
+def test_a_one_token_window_is_configured_and_caps_the_legacy_budget():
+    assert explained(zc.context_limits_for_model_window(1, "Configured")) == (
+        1,
+        1,
+        "Configured",
+        "window",
+        (
+            "model window 1 (Configured)",
+            "no ratio and no max_context_tokens: legacy 32,000",
+            "capped by the model window to 1",
+        ),
+    )
+
+
+def test_an_unknown_window_falls_back_to_32000_and_keeps_its_source_label():
+    assert explained(zc.context_limits_for_model_window(0, "Configured", max_context_tokens=10_000)) == (
+        10_000,
+        32_000,
+        "Configured",
+        "max_context_tokens",
+        ("model window unknown: 32,000 fallback (Configured)", "max_context_tokens 10,000"),
+    )
+
+
+def test_max_context_tokens_zero_disables_a_model_relative_budget():
+    resolution = zc.context_limits_for_model_window(
+        100_000, "Configured", max_context_tokens=0, context_compact_ratio=0.5
+    )
+    assert explained(resolution) == (
+        0,
+        100_000,
+        "Configured",
+        "disabled",
+        ("model window 100,000 (Configured)", "max_context_tokens = 0 disables token trimming"),
+    )
+
+
+def test_a_ratio_that_rounds_down_to_zero_tokens_still_leaves_one():
+    assert explained(zc.context_limits_for_model_window(100, "Configured", context_compact_ratio=0.001)) == (
+        1,
+        100,
+        "Configured",
+        "ratio",
+        ("model window 100 (Configured)", "ratio 0.001 × window 100 = 1"),
+    )
+
+
+def test_max_context_tokens_lowers_a_ratio_budget_and_binds_it():
+    resolution = zc.context_limits_for_model_window(
+        100_000, "Configured", max_context_tokens=40_000, context_compact_ratio=0.5
+    )
+    assert explained(resolution) == (
+        40_000,
+        100_000,
+        "Configured",
+        "max_context_tokens",
+        (
+            "model window 100,000 (Configured)",
+            "ratio 0.5 × window 100,000 = 50,000",
+            "lowered by max_context_tokens to 40,000",
+        ),
+    )
+
+
+def test_a_larger_max_context_tokens_leaves_the_ratio_binding():
+    resolution = zc.context_limits_for_model_window(
+        100_000, "Configured", max_context_tokens=60_000, context_compact_ratio=0.5
+    )
+    assert explained(resolution) == (
+        50_000,
+        100_000,
+        "Configured",
+        "ratio",
+        (
+            "model window 100,000 (Configured)",
+            "ratio 0.5 × window 100,000 = 50,000",
+            "max_context_tokens 60,000 does not lower it",
+        ),
+    )
+
+
+def test_a_ratio_above_one_is_named_as_ignored():
+    resolution = zc.context_limits_for_model_window(100_000, "Configured", context_compact_ratio=1.5)
+    assert resolution.steps == (
+        "model window 100,000 (Configured)",
+        "context_compact_ratio 1.5 is outside (0, 1] and ignored",
+        "no ratio and no max_context_tokens: legacy 32,000",
+    )
+
+
+def test_model_relative_pruning_needs_both_the_switch_and_a_positive_limit():
+    base = {"max_context_tokens": 40_000}
+    assert (
+        zc.context_limits_for_model_window(
+            100_000, "Configured", **base, history_pruning_max_tokens=10
+        ).budget
+        == 40_000
+    )
+    assert (
+        zc.context_limits_for_model_window(100_000, "Configured", **base, history_pruning_enabled=True).budget
+        == 40_000
+    )
+    zero = zc.context_limits_for_model_window(
+        100_000, "Configured", **base, history_pruning_enabled=True, history_pruning_max_tokens=0
+    )
+    assert (zero.budget, zero.bound_by) == (40_000, "max_context_tokens")
+    one = zc.context_limits_for_model_window(
+        100_000, "Configured", **base, history_pruning_enabled=True, history_pruning_max_tokens=1
+    )
+    assert (one.budget, one.bound_by) == (1, "history_pruning")
+
+
+def test_a_budget_equal_to_the_window_is_not_capped_by_it():
+    resolution = zc.context_limits_for_model_window(40_000, "Configured", max_context_tokens=40_000)
+    assert explained(resolution) == (
+        40_000,
+        40_000,
+        "Configured",
+        "max_context_tokens",
+        ("model window 40,000 (Configured)", "max_context_tokens 40,000"),
+    )
+
+
+def test_a_declared_window_applies_when_either_model_name_is_missing():
+    assert zc.resolve_model_context_window(100_000, "gpt-x", None) == (100_000, "Configured")
+    assert zc.resolve_model_context_window(100_000, None, "gpt-x") == (100_000, "Configured")
+    assert zc.resolve_model_context_window(100_000, "  ", "gpt-x") == (100_000, "Configured")
+
+
+def test_a_declared_window_applies_when_the_names_match_after_trimming():
+    assert zc.resolve_model_context_window(100_000, " gpt-x ", "gpt-x") == (100_000, "Configured")
+    assert zc.resolve_model_context_window(100_000, "gpt-x", "gpt-y") == (32_000, "CompatibilityFallback")
+
+
+def test_a_declared_window_of_one_token_counts_and_zero_does_not():
+    assert zc.resolve_model_context_window(1, None, None) == (1, "Configured")
+    assert zc.resolve_model_context_window(0, None, None) == (32_000, "CompatibilityFallback")
+
+
+def test_the_upstream_profile_budget_reads_max_context_tokens_and_both_pruning_knobs():
+    settings = zc.ZeroClawSettings(
+        max_context_tokens=40_000,
+        history_pruning_enabled=True,
+        history_pruning_max_tokens=30_000,
+        version="upstream",
+    )
+    assert explained(zc.resolve_budget(settings)) == (
+        30_000,
+        None,
+        None,
+        "history_pruning",
+        ("max_context_tokens 40,000", "lowered by history_pruning.max_tokens to 30,000"),
+    )
+
+
+def test_a_flagged_breadcrumb_is_reported_where_it_sits_and_not_inserted():
+    history = [sys("s"), sys("t"), user("q")]
+    crumb = zc.insert_breadcrumb_flagged(history, True)
+    assert (crumb.history, crumb.index, crumb.inserted) == (tuple(history), 2, False)
+
+
+def test_a_foreign_tool_row_right_after_a_kept_one_is_still_swept():
+    history = [calls("x"), tool("x"), tool("z")]
+    assert swept(history) == ((calls("x"), tool("x")), 1, ("z",), (0, 1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from simulator.runtimes import zeroclaw as zc
 from simulator.runtimes.zeroclaw import truncate_tool_result
 
 
@@ -59,3 +60,23 @@ def test_a_marker_closed_before_the_head_cut_is_left_alone_despite_a_later_brack
 def test_an_output_of_exactly_the_budget_is_left_alone() -> None:
     assert truncate_tool_result("a" * 9, 9) == "a" * 9
     assert truncate_tool_result("a" * 10, 9) == "aaaaaa" + notice(1) + "aaa"
+
+
+def test_a_tool_message_within_its_budget_or_with_truncation_off_is_returned_byte_for_byte():
+    spaced = '{"tool_call_id": "c", "content": "x"}'
+    assert zc.truncate_tool_message(spaced, 0) == spaced
+    assert zc.truncate_tool_message(spaced, len(spaced)) == spaced
+
+
+def test_a_plain_tool_message_over_budget_is_cut_like_a_tool_result():
+    assert zc.truncate_tool_message("a" * 50, 1) == "\n\n[... 49 characters truncated ...]\n\na"
+    assert zc.truncate_tool_message("not json " * 10, 30) == (
+        "not json not json no\n\n[... 60 characters truncated ...]\n\n not json "
+    )
+
+
+def test_json_that_is_not_an_envelope_object_is_cut_as_plain_text():
+    listed = '["tool_call_id", "' + "x" * 40 + '"]'
+    assert zc.truncate_tool_message(listed, 20) == zc.truncate_tool_result(listed, 20)
+    quoted = '"' + "x" * 40 + '"'
+    assert zc.truncate_tool_message(quoted, 20) == zc.truncate_tool_result(quoted, 20)
