@@ -46,10 +46,10 @@ class CacheBreak:
 
 
 def _first_difference(before: Request, now: Request) -> int | None:
-    a, b = before.segments, now.segments
-    if isinstance(a, SharedPrefix) and isinstance(b, SharedPrefix) and a.history is b.history:
+    old, new = before.segments, now.segments
+    if isinstance(old, SharedPrefix) and isinstance(new, SharedPrefix) and old.history is new.history:
         # Prefixes of one history agree up to the shorter one's end.
-        return len(b) if len(b) < len(a) else None
+        return len(new) if len(new) < len(old) else None
     for position, (a, b) in enumerate(zip(before.segments, now.segments, strict=False)):
         if a.fingerprint != b.fingerprint:
             return position

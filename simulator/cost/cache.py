@@ -70,7 +70,7 @@ class SegmentHistory:
         return len(self._segments)
 
     def extend(self, segments: Iterable[Segment]) -> None:
-        """Append ``segments``; what is already there never changes, so every prefix handed out stays valid."""
+        """Append ``segments``; what is there never changes, so every prefix handed out stays valid."""
         added = list(segments)
         self._segments += added
         self._cum += accumulate(map(_TOKENS, added), initial=self._cum[-1])
@@ -140,8 +140,12 @@ class SharedPrefix(Sequence[Segment]):
 
 
 def extends(previous: SharedPrefix | None, segments: Sequence[Segment]) -> SharedPrefix:
-    """``segments`` as a prefix of ``previous``'s history when they extend it to its end, else of a new one."""
-    if previous is not None and previous.length == len(previous.history) and previous.history.starts(segments):
+    """``segments`` as a prefix of ``previous``'s history when they extend it to its end, else of a new."""
+    if (
+        previous is not None
+        and previous.length == len(previous.history)
+        and previous.history.starts(segments)
+    ):
         previous.history.extend(segments[previous.length :])
         return previous.history.prefix(len(segments))
     return SegmentHistory(segments).prefix(len(segments))
@@ -341,7 +345,9 @@ def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: Cache
     return tuple(out)
 
 
-def _longest_live(chain: Sequence[int], kept: int, kept_expiry: float, expires: dict[int, float], now: float) -> int:
+def _longest_live(
+    chain: Sequence[int], kept: int, kept_expiry: float, expires: dict[int, float], now: float
+) -> int:
     """Index of the longest live prefix, or -1.
 
     The first ``kept`` nodes expire at ``kept_expiry``, the rest as ``expires`` says. Every request

@@ -35,7 +35,16 @@ from simulator.cost.breakpoints import (
     PolicyName,
     policy_for_format,
 )
-from simulator.cost.cache import CallCost, Request, Role, Segment, SegmentHistory, SessionCost, SharedPrefix, extends
+from simulator.cost.cache import (
+    CallCost,
+    Request,
+    Role,
+    Segment,
+    SegmentHistory,
+    SessionCost,
+    SharedPrefix,
+    extends,
+)
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.replay.model import CallRecord, SimulationResult
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
