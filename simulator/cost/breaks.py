@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from simulator.cost.cache import TOKENS_PER_MTOK, Request, SessionCost
+from simulator.cost.cache import TOKENS_PER_MTOK, Request, SessionCost, SharedPrefix
 
 BreakCause = Literal["expired", "prefix-changed", "lookback"]
 
@@ -46,6 +46,10 @@ class CacheBreak:
 
 
 def _first_difference(before: Request, now: Request) -> int | None:
+    old, new = before.segments, now.segments
+    if isinstance(old, SharedPrefix) and isinstance(new, SharedPrefix) and old.history is new.history:
+        # Prefixes of one history agree up to the shorter one's end.
+        return len(new) if len(new) < len(old) else None
     for position, (a, b) in enumerate(zip(before.segments, now.segments, strict=False)):
         if a.fingerprint != b.fingerprint:
             return position

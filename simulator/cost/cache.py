@@ -25,11 +25,11 @@ Pure: requests carry their own time in seconds; no clock is read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, islice
 from operator import attrgetter
-from typing import Literal
+from typing import Literal, overload
 
 from simulator.cost.pricing import CacheTtl, Pricing
 
@@ -52,11 +52,115 @@ class Segment:
     """Whether the message's last block can carry ``cache_control`` (text or a tool result)."""
 
 
+class SegmentHistory:
+    """An append-only list of segments with running token sums, shared by the requests that send its prefixes.
+
+    A session's requests mostly send what the one before sent plus its growth; each holding its own
+    tuple would hold the square of the session's length.
+    """
+
+    __slots__ = ("_cum", "_segments")
+
+    def __init__(self, segments: Iterable[Segment] = ()) -> None:
+        self._segments: list[Segment] = []
+        self._cum: list[int] = [0]
+        self.extend(segments)
+
+    def __len__(self) -> int:
+        return len(self._segments)
+
+    def extend(self, segments: Iterable[Segment]) -> None:
+        """Append ``segments``; what is there never changes, so every prefix handed out stays valid."""
+        added = list(segments)
+        self._segments += added
+        self._cum += accumulate(map(_TOKENS, added), initial=self._cum[-1])
+        del self._cum[len(self._cum) - len(added) - 1]  # ``initial`` repeats the last sum, already in place
+
+    def starts(self, segments: Sequence[Segment]) -> bool:
+        """Whether ``segments`` begins with the whole history."""
+        n = len(self._segments)
+        return len(segments) >= n and self._segments == list(segments[:n])
+
+    def prefix(self, length: int) -> SharedPrefix:
+        return SharedPrefix(self, length)
+
+
+class SharedPrefix(Sequence[Segment]):
+    """The first ``length`` segments of a :class:`SegmentHistory`, without a copy.
+
+    Two prefixes of one history agree up to the shorter one's end by construction, so the cache model
+    resumes from where the previous request ended without comparing what they share.
+    """
+
+    __slots__ = ("history", "length")
+
+    def __init__(self, history: SegmentHistory, length: int) -> None:
+        if not 0 <= length <= len(history):
+            raise ValueError(f"prefix length {length} outside a history of {len(history)} segments")
+        self.history = history
+        self.length = length
+
+    @property
+    def tokens(self) -> int:
+        return self.history._cum[self.length]
+
+    def __len__(self) -> int:
+        return self.length
+
+    @overload
+    def __getitem__(self, index: int) -> Segment: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Segment, ...]: ...
+    def __getitem__(self, index: int | slice) -> Segment | tuple[Segment, ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.length)
+            return tuple(self.history._segments[start:stop:step])
+        at = index + self.length if index < 0 else index
+        if not 0 <= at < self.length:
+            raise IndexError("segment index out of range")
+        return self.history._segments[at]
+
+    def __iter__(self) -> Iterator[Segment]:
+        return islice(self.history._segments, self.length)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SharedPrefix):
+            if other.history is self.history:
+                return other.length == self.length
+            return other.length == self.length and tuple(self) == tuple(other)
+        if isinstance(other, tuple):
+            return tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"SharedPrefix({tuple(self)!r})"
+
+
+def extends(previous: SharedPrefix | None, segments: Sequence[Segment]) -> SharedPrefix:
+    """``segments`` as a prefix of ``previous``'s history when they extend it to its end, else of a new."""
+    if (
+        previous is not None
+        and previous.length == len(previous.history)
+        and previous.history.starts(segments)
+    ):
+        previous.history.extend(segments[previous.length :])
+        return previous.history.prefix(len(segments))
+    return SegmentHistory(segments).prefix(len(segments))
+
+
+def _same_history(a: Sequence[Segment], b: Sequence[Segment]) -> bool:
+    return isinstance(a, SharedPrefix) and isinstance(b, SharedPrefix) and a.history is b.history
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """One model call: what was sent, in order, when (seconds from any origin), and its output size."""
 
-    segments: tuple[Segment, ...]
+    segments: Sequence[Segment]
+    """A tuple, or a :class:`SharedPrefix` when consecutive requests extend one history."""
     at_seconds: float
     output_tokens: int
     breakpoints: tuple[int, ...] = ()
@@ -64,6 +168,8 @@ class Request:
 
     @property
     def input_tokens(self) -> int:
+        if isinstance(self.segments, SharedPrefix):
+            return self.segments.tokens
         return sum(s.tokens for s in self.segments)
 
 
@@ -136,21 +242,28 @@ class _Trie:
     """Interns prefixes: the node id of a prefix is the same in every request that shares it.
 
     Consecutive requests mostly extend the one before, so the walk reuses the previous request's node ids
-    and running token sums for the part they share (found with C-level tuple comparisons) and only
-    walks the rest: a session costs its growth, not the square of its length.
+    and running token sums for the part they share and only walks the rest: a session costs its growth,
+    not the square of its length. Two prefixes of one :class:`SharedPrefix` history share the shorter
+    one without a comparison; other requests find the shared part with C-level tuple comparisons.
     """
 
-    __slots__ = ("_ids", "_last", "_last_chain", "_last_cum")
+    __slots__ = ("_ids", "_last", "_last_chain", "_last_cum", "dropped", "kept")
 
     def __init__(self) -> None:
         self._ids: dict[tuple[int, str], int] = {}
-        self._last: tuple[Segment, ...] = ()
+        self._last: Sequence[Segment] = ()
         self._last_chain: list[int] = []
         self._last_cum: list[int] = []
+        self.kept = 0
+        """How many leading nodes of the last walk's chain were the previous chain's."""
+        self.dropped: list[int] = []
+        """The nodes of the previous chain that the last walk left (it continued elsewhere or stopped)."""
 
-    def _shared(self, segments: tuple[Segment, ...]) -> int:
+    def _shared(self, segments: Sequence[Segment]) -> int:
         last = self._last
         n = min(len(last), len(segments))
+        if _same_history(segments, last):
+            return n
         if segments[:n] == last[:n]:
             return n
         lo, hi = 0, n - 1  # the longest shared prefix is shorter than n: binary search its length
@@ -162,7 +275,7 @@ class _Trie:
                 hi = mid - 1
         return lo
 
-    def walk(self, segments: tuple[Segment, ...]) -> tuple[list[int], list[int]]:
+    def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
         The lists are the trie's own and change at the next walk: read them before walking again.
@@ -170,6 +283,8 @@ class _Trie:
         shared = self._shared(segments)
         # Cut back to the shared prefix in place: copying it would cost the session's square again.
         chain, cum = self._last_chain, self._last_cum
+        self.kept = shared
+        self.dropped = chain[shared:]
         del chain[shared:], cum[shared:]
         node = chain[-1] if chain else -1
         total = cum[-1] if cum else 0
@@ -230,17 +345,20 @@ def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: Cache
     return tuple(out)
 
 
-def _longest_live(chain: Sequence[int], expires: dict[int, float], now: float) -> int:
+def _longest_live(
+    chain: Sequence[int], kept: int, kept_expiry: float, expires: dict[int, float], now: float
+) -> int:
     """Index of the longest live prefix, or -1.
 
-    Every request refreshes all its prefixes at once, so along one chain the expiry never increases:
-    liveness is monotone and a binary search finds the boundary.
+    The first ``kept`` nodes expire at ``kept_expiry``, the rest as ``expires`` says. Every request
+    refreshes all its prefixes at once, so along one chain the expiry never increases: liveness is
+    monotone and a binary search finds the boundary.
     """
     lo, hi = 0, len(chain) - 1
     best = -1
     while lo <= hi:
         mid = (lo + hi) // 2
-        if expires.get(chain[mid], float("-inf")) > now:
+        if (kept_expiry if mid < kept else expires.get(chain[mid], float("-inf"))) > now:
             best = mid
             lo = mid + 1
         else:
@@ -250,7 +368,11 @@ def _longest_live(chain: Sequence[int], expires: dict[int, float], now: float) -
 
 def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
     trie = _Trie()
+    # Every request refreshes its whole chain, so the nodes of the trie's current chain (the previous
+    # request's) all expire when that request's refresh does. ``expires`` holds the others: a node gets
+    # its entry when a walk leaves it, and that costs each node once per time it joined the chain.
     expires: dict[int, float] = {}
+    chain_expiry = float("-inf")
     lifetime = pricing.ttl_seconds(ttl)
     stepped = pricing.caching == "automatic"
     minimum = pricing.min_cacheable_tokens
@@ -264,11 +386,12 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
     for request in requests:
         now = request.at_seconds
         chain, cum = trie.walk(request.segments)
+        expires.update(dict.fromkeys(trie.dropped, chain_expiry))
         total = cum[-1] if cum else 0
-        live = _longest_live(chain, expires, now)
+        live = _longest_live(chain, trie.kept, chain_expiry, expires, now)
         read = cacheable(cum[live]) if live >= 0 else 0
         write = max(0, cacheable(total) - read) if pricing.write_multiplier(ttl) > 0 else 0
-        expires.update(dict.fromkeys(chain, now + lifetime))
+        chain_expiry = now + lifetime
         uncached = total - read - write
         usd = call_usd(pricing, ttl, uncached=uncached, write=write, read=read, output=request.output_tokens)
         out.append(CallCost(uncached, write, read, request.output_tokens, usd))
@@ -296,8 +419,11 @@ __all__ = [
     "Request",
     "Role",
     "Segment",
+    "SegmentHistory",
     "SessionCost",
+    "SharedPrefix",
     "call_usd",
+    "extends",
     "openai_cached",
     "price_requests",
 ]

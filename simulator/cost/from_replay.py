@@ -35,7 +35,16 @@ from simulator.cost.breakpoints import (
     PolicyName,
     policy_for_format,
 )
-from simulator.cost.cache import CallCost, Request, Role, Segment, SessionCost
+from simulator.cost.cache import (
+    CallCost,
+    Request,
+    Role,
+    Segment,
+    SegmentHistory,
+    SessionCost,
+    SharedPrefix,
+    extends,
+)
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.replay.model import CallRecord, SimulationResult
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
@@ -165,13 +174,14 @@ def as_recorded_requests(
     replies = [i for i, m in enumerate(messages) if m.role is MessageRole.ASSISTANT]
     times = call_times(transcript, replies, gap_seconds)
     place = BREAKPOINT_POLICIES[policy if policy is not None else policy_for_format(transcript.format)]
-    segments = [
+    # Every request is a prefix of the transcript: one shared history, not a tuple per call.
+    history = SegmentHistory(
         Segment(tokens.fingerprints[i], tokens.tokens[i], _role(m), _cacheable_end(m))
         for i, m in enumerate(messages)
-    ]
+    )
     out: list[Request] = []
     for reply, at in zip(replies, times, strict=True):
-        sent = tuple(segments[:reply])
+        sent = history.prefix(reply)
         out.append(
             Request(
                 segments=sent,
@@ -232,6 +242,7 @@ def requests_from_result(
     times = call_times(transcript, [c.message_index for c in result.calls], gap_seconds)
     out: list[Request] = []
     counted: dict[str, tuple[str, int]] = {}
+    previous: SharedPrefix | None = None
     for call, at in zip(result.calls, times, strict=True):
         fated = {i: group.fate.value for group in call.fated for i in group.indices}
         edited: Mapping[int, tuple[int, str]] = {}
@@ -260,7 +271,8 @@ def requests_from_result(
         if call.breadcrumb_at is not None:
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
         reply = messages[call.message_index]
-        frozen = tuple(sent)
+        # A request that extends the one before shares its history instead of copying it.
+        frozen = previous = extends(previous, sent)
         out.append(
             Request(
                 segments=frozen,
