@@ -210,9 +210,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("TRIMSCOPE_UPLOAD_MEMORY_BYTES"
 FILE_UPLOAD_TEMP_DIR = VAR_DIR / "uploads"
 FILE_UPLOAD_TEMP_DIR.mkdir(exist_ok=True)
 
-# Sessions longer than this are not priced (the cost model's memory grows with the square of the
-# session: about 1.7 GB at 20,000 messages); their pages say so instead of exhausting the server.
-TRIMSCOPE_COST_MAX_MESSAGES = int(os.environ.get("TRIMSCOPE_COST_MAX_MESSAGES", "20000"))
+# Sessions longer than this are not priced: pricing is linear in the session but holds about 10 kB per
+# message for a profile that trims often (about 1 GB at 100,000 messages); their pages say so.
+TRIMSCOPE_COST_MAX_MESSAGES = int(os.environ.get("TRIMSCOPE_COST_MAX_MESSAGES", "100000"))
 
 # Runtime ingestion (/ws/runtime/): a bigger text frame closes the socket with 1009; a socket with more
 # frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.

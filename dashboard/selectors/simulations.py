@@ -98,16 +98,16 @@ def cost_max_messages() -> int:
 
 
 class SessionTooLongToPrice(ApplicationError):
-    """Pricing is refused for a session over ``TRIMSCOPE_COST_MAX_MESSAGES`` messages: the cost model's
-    time and memory grow with the square of the session (about 0.5 GB at 10,000 messages, 1.7 GB at
-    20,000 on the benchmark's session), so a 100,000-message session would exhaust the server."""
+    """Pricing is refused for a session over ``TRIMSCOPE_COST_MAX_MESSAGES`` messages: the cost model is
+    linear in the session, but a profile that trims often holds about 10 kB per message while it prices
+    (about 1 GB at 100,000 messages), so the limit keeps one request from taking the server's memory."""
 
     status = 422
 
     def __init__(self, messages: int, limit: int) -> None:
         super().__init__(
             f"this session has {messages:,} messages; sessions over {limit:,} are not priced"
-            " (TRIMSCOPE_COST_MAX_MESSAGES: the cost model's memory grows with the square of the session)",
+            " (TRIMSCOPE_COST_MAX_MESSAGES: pricing holds about 10 kB per message)",
             {"messages": messages, "limit": limit},
         )
 
