@@ -15,10 +15,13 @@ from simulator.runtimes.openclaw.smart_defaults import (
     _with_claude_cli_runtime,
     apply_anthropic_config_defaults,
     get,
+    is_cache_retention_target,
     parse_provider_model_ref,
     resolve_anthropic_default_auth_mode,
     resolve_claude_cli_anthropic_model_refs,
     resolve_known_anthropic_model_ref,
+    spread,
+    truthy,
 )
 
 OPUS, SONNET = "claude-opus-4-8", "claude-sonnet-4-6"
@@ -547,3 +550,119 @@ def test_an_agents_own_claude_model_is_routed_through_the_cli_runtime_too():
         "anthropic/claude-3-haiku",
         "anthropic/claude-sonnet-4-6",
     ]
+
+
+def test_truthiness_and_spreading_of_strings_and_numbers_follow_javascript():
+    values: list[JSValue] = ["x", "", 1, 0, 0.5, True, False, [], {}, None, UNDEFINED]
+    assert [truthy(v) for v in values] == [
+        True,
+        False,
+        True,
+        False,
+        True,
+        True,
+        False,
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert spread("ab") == {"0": "a", "1": "b"}
+    assert spread(["a"]) == {"0": "a"}
+    assert spread(3) == {}
+
+
+def test_only_anthropic_and_bedrock_claude_models_are_cache_retention_targets():
+    parsed: list[tuple[str, str] | None] = [
+        None,
+        ("anthropic", "anything"),
+        ("amazon-bedrock", "us.Anthropic.Claude-x"),
+        ("amazon-bedrock", "titan"),
+        ("openai", "anthropic.claude-x"),
+    ]
+    assert [is_cache_retention_target(p) for p in parsed] == [False, True, True, False, False]
+
+
+def test_an_auth_profile_delimiter_at_the_very_start_is_no_delimiter_even_before_a_date_stamp():
+    assert _split_trailing_auth_profile("@20250101@work") == ("@20250101@work", None)
+
+
+def test_an_ordered_oauth_profile_decides_oauth_even_beside_an_api_key_profile():
+    profiles: dict[str, JSON] = {
+        "a": {"provider": "anthropic", "mode": "oauth"},
+        "b": {"provider": "anthropic", "mode": "api_key"},
+    }
+    config: JSON = {"auth": {"order": {"anthropic": ["a"]}, "profiles": profiles}}
+    assert resolve_anthropic_default_auth_mode(config, {}) == "oauth"
+
+
+def test_an_unordered_token_profile_alone_means_oauth():
+    config: JSON = {"auth": {"profiles": {"t": {"provider": "anthropic", "mode": "token"}}}}
+    assert resolve_anthropic_default_auth_mode(config, {}) == "oauth"
+
+
+def test_cache_retention_keeps_the_model_entrys_other_fields():
+    config: JSON = {
+        "auth": {"profiles": {"a": {"provider": "anthropic", "mode": "api_key"}}},
+        "agents": {
+            "defaults": {"models": {"anthropic/claude-x": {"alias": "fast"}}, "heartbeat": {"every": "1m"}}
+        },
+    }
+    result = apply_anthropic_config_defaults(config, {})
+    models = get(get(get(result, "agents"), "defaults"), "models")
+    assert get(models, "anthropic/claude-x") == {"alias": "fast", "params": {"cacheRetention": "short"}}
+
+
+def test_a_model_key_without_provider_alone_brings_in_the_allowlist():
+    models = get(defaults_after({**SET, "models": {"claude-z": {}}}), "models")
+    assert models == {
+        "claude-z": SHORT,
+        "anthropic/claude-sonnet-5": SHORT,
+        "anthropic/claude-sonnet-4-6": SHORT,
+    }
+
+
+def test_an_api_key_config_with_only_non_anthropic_models_is_returned_as_it_is():
+    config: JSON = {
+        "auth": KEY_AUTH,
+        "agents": {"defaults": {**SET, "model": "openai/gpt-5", "models": {"openai/gpt": {}}}},
+    }
+    assert apply_anthropic_config_defaults(config, {}) is config
+
+
+def test_the_primary_models_existing_entry_keeps_its_fields_when_it_gets_retention():
+    models: JSON = {"anthropic/claude-opus-4-8": {"alias": "o"}}
+    result = defaults_after({**SET, "model": "anthropic/claude-opus-4-8", "models": models})
+    assert get(result, "models") == {
+        "anthropic/claude-opus-4-8": {"alias": "o", **SHORT},
+        "anthropic/claude-sonnet-5": SHORT,
+        "anthropic/claude-sonnet-4-6": SHORT,
+    }
+
+
+def test_a_missing_pruning_mode_alone_is_filled_in():
+    result = defaults_after({"heartbeat": {"every": "5m"}})
+    assert result == {"heartbeat": {"every": "5m"}, "contextPruning": {"mode": "cache-ttl", "ttl": "1h"}}
+
+
+def test_an_oauth_token_with_a_claude_cli_primary_routes_models_through_the_cli_runtime():
+    config: JSON = {"agents": {"defaults": {**SET, "model": "claude-cli/claude-opus-4-8"}}}
+    result = apply_anthropic_config_defaults(config, {"ANTHROPIC_OAUTH_TOKEN": "t"})
+    models = get(get(get(result, "agents"), "defaults"), "models")
+    assert get(models, "anthropic/claude-opus-4-8") == {"agentRuntime": {"id": "claude-cli"}}
+
+
+def test_a_claude_cli_config_whose_models_all_use_the_cli_runtime_is_returned_as_it_is():
+    cli = {"agentRuntime": {"id": "claude-cli"}}
+    models: JSON = {
+        "anthropic/claude-opus-4-8": cli,
+        "anthropic/claude-sonnet-5": cli,
+        "anthropic/claude-opus-4-7": cli,
+        "anthropic/claude-sonnet-4-6": cli,
+        "anthropic/claude-opus-4-6": cli,
+    }
+    config: JSON = {
+        "auth": {"profiles": {"c": {"provider": "claude-cli"}}},
+        "agents": {"defaults": {**SET, "models": models}},
+    }
+    assert apply_anthropic_config_defaults(config, {}) is config
