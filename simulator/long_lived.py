@@ -26,20 +26,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-
-@contextmanager
-def building_long_lived() -> Iterator[None]:
-    """Pause the cyclic collector for the block; then freeze what is alive and restore the collector."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
@@ -68,6 +54,16 @@ def collector_paused() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
+
+
+@contextmanager
+def building_long_lived() -> Iterator[None]:
+    """Pause the cyclic collector for the block; then freeze what is alive and restore the collector."""
+    with collector_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 __all__ = ["building_long_lived", "collector_paused"]
