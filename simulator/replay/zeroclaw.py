@@ -41,6 +41,7 @@ from simulator.replay.model import (
     SimulationResult,
 )
 from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, MessageFacts, RecountedFacts
+from simulator.replay.zeroclaw_legacy import SweepWatch, legacy_cut
 from simulator.runtimes.zeroclaw import (
     ChatMessage,
     HistoryTrimmed,
@@ -103,6 +104,8 @@ class ZeroClawState:
     iteration: int = 0
     """Tool-loop iteration within the current user turn."""
     next_native: int = 0
+    sweep: SweepWatch = field(default_factory=SweepWatch)
+    """What the legacy cap's orphan sweep would find in the held history (released version, fast replay)."""
 
 
 @dataclass(slots=True)
@@ -225,7 +228,7 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
     log = _CallLog(session.transcript.messages[call.message_index].timestamp_ms)
     history = state.history
     iteration = _enter(session, state, call)
-    flag = _history_cap(session, history, state.flag, call, log)
+    flag = _history_cap(session, state, call, log)
     flag = _token_budget(session, history, flag, iteration, call, log)
     retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
     usage = session.transcript.messages[call.message_index].usage
@@ -253,7 +256,7 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
         record, flag = _failed_call(session, history, flag, call, record, log)
     elif reported is not None and session.budget > 0 and reported > session.budget:
         record, flag, next_native = _reported_budget(session, history, flag, call, record, reported, log)
-    return record, ZeroClawState(history, flag, iteration + 1, next_native)
+    return record, ZeroClawState(history, flag, iteration + 1, next_native, state.sweep)
 
 
 def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
@@ -291,18 +294,12 @@ def _adopt(
     log.trimmed = True
 
 
-def _history_cap(session: _Session, history: History, flag: bool, call: ModelCall, log: _CallLog) -> bool:
+def _history_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: _CallLog) -> bool:
     """The history cap; returns the breadcrumb flag after it."""
-    cap = session.cap
+    cap, history, flag = session.cap, state.history, state.flag
     if not session.documented:
         if history.non_system > cap:
-            legacy = trim_history(history.held, cap)
-            if legacy.dropped:
-                held = fmt(history.non_system)
-                rule = f"max_history_messages {fmt(cap)} messages (legacy raw path): {held} held"
-                sources = _legacy_sources(legacy.history, legacy.kept_indices, history.held, history.src)
-                _adopt(history, log, legacy.history, sources, call, rule)
-                log.notes.append("legacy history cap: logs only, no breadcrumb, no event")
+            _legacy_cap(session, state, call, log)
         return flag
     turns = history.turns - (1 if flag else 0)
     if turns <= cap:
@@ -334,6 +331,25 @@ def _history_cap(session: _Session, history: History, flag: bool, call: ModelCal
     event = HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns)
     log.events.append(TrimEvent(event, "history_cap", session.session_id, log.stamp))
     return True
+
+
+def _legacy_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: _CallLog) -> None:
+    """The released raw path's ``history::trim_history``: a cut when that is all it does (fast replay)."""
+    history, cap = state.history, session.cap
+    rule = f"max_history_messages {fmt(cap)} messages (legacy raw path): {fmt(history.non_system)} held"
+    cut = legacy_cut(history, cap, state.sweep) if session.fast else None
+    if cut is not None:
+        history.cut(*cut, None, call.number, rule)
+        state.sweep.after_cut(history)
+        log.rules.append(rule)
+        log.trimmed = True
+    else:
+        legacy = trim_history(history.held, cap)
+        if not legacy.dropped:
+            return
+        sources = _legacy_sources(legacy.history, legacy.kept_indices, history.held, history.src)
+        _adopt(history, log, legacy.history, sources, call, rule)
+    log.notes.append("legacy history cap: logs only, no breadcrumb, no event")
 
 
 def _token_budget(

@@ -141,6 +141,8 @@ class History:
         self._users: list[int] = []
         """Sources of the held ``user`` messages (breadcrumbs aside), ascending, from ``_users_from`` on."""
         self._users_from = 0
+        self.generation = 0
+        """Counts the trims (:meth:`adopt`, :meth:`cut`): bookkeeping of held rows made before is stale."""
 
     def enter(self, index: int, message: ChatMessage) -> None:
         """Append native message ``index`` (as it enters, e.g. truncated)."""
@@ -170,6 +172,7 @@ class History:
                 self.dropped_at[s] = call
                 self.drop_rules[s] = rule
         self.held, self.src = list(history), sources
+        self.generation += 1
         spans, self.crumb_at = ranges(sources)
         self.spans = list(spans)
         self.tokens, self.turns, self.non_system = self._facts.count(self.held, sources)
@@ -222,6 +225,7 @@ class History:
         """:meth:`adopt` of a trim that kept ``held[:start]`` and ``held[stop:]`` and put ``crumb`` (if any)
         at ``start``, at the cost of what it dropped (the body's sources ascend, with no breadcrumb)."""
         self._refresh()
+        self.generation += 1
         held, src, facts = self.held, self.src, self._facts
         tokens = turns = non_system = users = system_tokens = 0
         for k in range(start, stop):
@@ -236,8 +240,16 @@ class History:
                 if self.dropped_at[source] == 0:
                     self.dropped_at[source] = call
                     self.drop_rules[source] = rule
+        if users:
+            # The dropped users are one block of ``_users``: its front (a turn cap), or the block after a
+            # kept anchor (the legacy cap).
+            first = next(s for s in src[start:stop] if s is not None)
+            lo = bisect_left(self._users, first, self._users_from)
+            if lo == self._users_from:
+                self._users_from += users
+            else:
+                del self._users[lo : lo + users]
         del held[start:stop], src[start:stop]
-        self._users_from += users
         self.tokens -= tokens
         self.turns -= turns
         self.non_system -= non_system
