@@ -368,6 +368,11 @@ def _token_budget(
         if warning:
             log.notes.append(warning)
         return flag
+    if session.fast and session.documented:
+        try:
+            return _token_budget_told(session, history, flag, iteration, call, log)
+        except LookupError:
+            pass  # a history the bookkeeping cannot answer for: the runtime's function does
     result = preflight_iteration(
         history.held,
         budget,
@@ -382,6 +387,30 @@ def _token_budget(
         if result.event is not None:
             log.events.append(TrimEvent(result.event, "token_budget", session.session_id, log.stamp))
     return result.has_leading_breadcrumb
+
+
+def _token_budget_told(
+    session: _Session, history: History, flag: bool, iteration: int, call: ModelCall, log: _CallLog
+) -> bool:
+    """``preflight_iteration`` (PR 9368) over a history over budget, told from the bookkeeping.
+
+    Raises:
+        LookupError: when the bookkeeping cannot answer (nothing is changed then).
+    """
+    budget = session.budget
+    told = history.recent_turns_within(budget, flag)
+    if iteration == 0 and budget > 0 and (floor := history.system_tokens()) >= budget:
+        log.notes.append(context_floor_remediation(floor, budget))
+    if told is None:
+        return flag
+    prefix, start, kept, _ = told
+    rule = f"token budget {fmt(budget)}: {fmt(history.tokens)} est. held"
+    history.cut(prefix, start, None if flag else breadcrumb(), call.number, rule)
+    log.rules.append(rule)
+    log.trimmed = True
+    event = HistoryTrimmed.budget(start - prefix, kept)
+    log.events.append(TrimEvent(event, "token_budget", session.session_id, log.stamp))
+    return True
 
 
 def _provider_overflow(

@@ -142,11 +142,19 @@ class History:
         """Sources of the held ``user`` messages (breadcrumbs aside), ascending, from ``_users_from`` on."""
         self._users_from = 0
         self.generation = 0
+        self._entered_sums: list[int] | None = [0]
+        """``[k]``: the entry estimates of natives ``[0, k)``; ``None`` once natives entered out of order."""
         """Counts the trims (:meth:`adopt`, :meth:`cut`): bookkeeping of held rows made before is stale."""
 
     def enter(self, index: int, message: ChatMessage) -> None:
         """Append native message ``index`` (as it enters, e.g. truncated)."""
         tokens, boundary, system = self._facts.entered(index, message)
+        sums = self._entered_sums
+        if sums is not None:
+            if index == len(sums) - 1:
+                sums.append(sums[-1] + tokens)
+            else:
+                self._entered_sums = None
         self.held.append(message)
         self.src.append(index)
         if self.spans and self.spans[-1][1] == index:
@@ -220,6 +228,51 @@ class History:
         kept = min(max(max_turns, 1), total)
         start = bisect_left(src, self._users[lo + total - kept], prefix)  # type: ignore[type-var]
         return prefix, start, kept
+
+    def recent_turns_within(self, budget: int, flag: bool) -> tuple[int, int, int, int] | None:
+        """PR 9368 ``trim_to_recent_turns_pr9368`` of the held history, told from the bookkeeping.
+
+        The estimate of the body from any held user on is a difference of running sums of the entry
+        estimates, so the oldest turn whose drop makes the history fit is found by bisection.
+
+        Returns:
+            ``(prefix, first kept position, kept turns, estimate after)`` when it trims, ``None`` when
+            it keeps all.
+
+        Raises:
+            LookupError: when the held history is not one the bookkeeping can answer for (a breadcrumb
+                after the prefix, a body that is not one run of natives as they entered); the caller
+                then runs the runtime's function.
+        """
+        self._refresh()
+        held, src, sums = self.held, self.src, self._entered_sums
+        leading = leading_system_count(held)
+        prefix = leading + (1 if flag and len(held) > leading else 0)
+        if sums is None or (self.crumb_at is not None and self.crumb_at >= prefix):
+            raise LookupError("a breadcrumb inside the body, or natives entered out of order")
+        if prefix >= len(held):
+            return None
+        first, last = src[prefix], src[-1]
+        assert first is not None and last is not None
+        lo = bisect_left(self._users, first, self._users_from)
+        total = len(self._users) - lo
+        if budget == 0 or self.tokens <= budget or total <= 1:
+            return None
+        prefix_tokens = sum(self._facts.of(held[k], src[k])[0] for k in range(prefix))
+        end = sums[last + 1]
+        if last - first != len(held) - prefix - 1 or prefix_tokens + end - sums[first] != self.tokens:
+            raise LookupError("the body is not one run of natives as they entered")
+        # The first user after the body's first whose suffix fits; the newest turn stays regardless.
+        room, users = budget - prefix_tokens, self._users
+        a, b = lo + 1, lo + total
+        while a < b:
+            mid = (a + b) // 2
+            if end - sums[users[mid]] <= room:
+                b = mid
+            else:
+                a = mid + 1
+        k = min(a, lo + total - 1)
+        return prefix, prefix + users[k] - first, total - (k - lo), prefix_tokens + end - sums[users[k]]
 
     def cut(self, start: int, stop: int, crumb: ChatMessage | None, call: int, rule: str) -> None:
         """:meth:`adopt` of a trim that kept ``held[:start]`` and ``held[stop:]`` and put ``crumb`` (if any)
