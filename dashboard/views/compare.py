@@ -65,6 +65,23 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
             domains[0] = edits.profile
             context["edits"] = edits
+        pending = [
+            p
+            for p in domains
+            if not selectors.simulation_result_kept(
+                transcript=transcript, profile=p, assumed_gap_seconds=costs.gap
+            )
+        ]
+        if not request.htmx and transcript.message_count > COST_INLINE_MESSAGES and pending:
+            # The first replays of a long session take seconds: draw the pickers and a progress line at
+            # once, and ask for the comparison (same URL) from there.
+            rates = {e.runtime: e for e in selectors.replay_estimates(messages=transcript.message_count)}
+            context["compare_pending"] = {
+                "url": request.get_full_path(),
+                "seconds": sum(rates[p.runtime].seconds for p in pending),
+                "measured": all(rates[p.runtime].measured for p in pending),
+            }
+            return render(request, "dashboard/compare.html", context)
         results, comparison = selectors.comparison(
             transcript=transcript, profiles=domains, assumed_gap_seconds=costs.gap
         )
@@ -138,7 +155,10 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
                 "profiles_param": ",".join(str(p.pk) for p in chosen),
             }
         )
-    return render(request, "dashboard/compare.html", context)
+    template = "dashboard/compare.html"
+    if request.htmx and request.htmx.target == "compare-body":
+        template += "#compare-body"
+    return render(request, template, context)
 
 
 @require_GET

@@ -134,3 +134,39 @@ def test_a_long_sessions_first_replay_shows_progress_then_the_timeline(
     expect(page.locator("#sim-body svg.timeline")).to_be_visible(timeout=30_000)
     expect(page.locator("#sim-first-replay")).to_have_count(0)
     assert console_errors == []
+
+
+def test_a_long_sessions_first_comparison_shows_progress_then_the_comparison(
+    signed_in: Page, daphne_url: str, operator, console_errors: list[str]
+) -> None:
+    from dashboard import services
+    from dashboard.models import Profile
+
+    transcript = services.transcript_import(
+        text=chat_transcript(1_300, tool_result_bytes=200), name="long", user=operator
+    )
+    services.demo_profiles_ensure()
+    zeroclaw = Profile.objects.filter(runtime="zeroclaw").first()
+    ai_profile = Profile.objects.filter(runtime="ai_profile").first()
+    assert zeroclaw is not None and ai_profile is not None
+    page = signed_in
+    release: list[object] = []
+    page.route(
+        "**/compare/?*",
+        lambda route: release.append(route) if route.request.headers.get("hx-request") else route.continue_(),
+    )
+    query = urlencode({"transcript": transcript.pk, "profiles": f"{zeroclaw.pk},{ai_profile.pk}"})
+    page.goto(f"{daphne_url}/compare/?{query}")
+    status = page.locator("#compare-first-replay")
+    expect(status).to_contain_text("Replaying 5,201 messages through 2 profiles")
+    expect(page.locator("select[name=transcript]")).to_be_visible()
+    for _ in range(50):  # the body's request is made on load; held here until released
+        if release:
+            break
+        page.wait_for_timeout(100)
+    assert len(release) == 1
+    release[0].continue_()  # type: ignore[attr-defined]
+    expect(page.locator("#compare-body #sum-h")).to_be_visible(timeout=30_000)
+    expect(page.locator("#compare-first-replay")).to_have_count(0)
+    expect(page.locator("select[name=transcript]")).to_have_count(1)
+    assert console_errors == []

@@ -184,3 +184,31 @@ def test_a_long_sessions_first_replay_draws_the_page_at_once_and_asks_for_the_bo
     assert body.lstrip().startswith('<div id="sim-body" data-call="30">') and 'id="timeline-h"' in body
     # Kept now: the next full view is drawn whole.
     assert 'id="timeline-h"' in operator_client.get(url).content.decode()
+
+
+def test_a_long_sessions_first_comparison_draws_the_page_at_once_and_asks_for_the_body(
+    operator_client, setup, monkeypatch
+):
+    from dashboard.views import compare
+
+    transcript, tight = setup
+    other = services.profile_create(
+        name="ai", document={"trimscope": {"runtime": "ai_profile"}, "max_tokens": 1024}
+    )
+    monkeypatch.setattr(compare, "COST_INLINE_MESSAGES", 10)
+    memo.REPLAY_RATES.record("zeroclaw", 2_000, 2.0)  # 1 ms per message: 0.161 s
+    memo.REPLAY_RATES.record("ai_profile", 1_000, 2.0)  # 2 ms per message: 0.322 s
+    url = f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{other.pk}"
+    shell = operator_client.get(url).content.decode()
+    assert 'id="sum-h"' not in shell and '<select name="profiles">' in shell
+    pending = re.search(r'<div id="compare-body" hx-get="([^"]+)" hx-trigger="load"', shell)
+    assert pending is not None and pending.group(1).replace("&amp;", "&") == url
+    status = re.sub(r"\s+", " ", re.search(r'id="compare-first-replay"[^>]*>(.*?)</p>', shell, re.S).group(1))
+    assert "Replaying 161 messages through 2 profiles for the first time" in status
+    assert "about 0.5 s, an estimate from this server's latest replays" in status
+    body = operator_client.get(url, headers={"HX-Request": "true", "HX-Target": "compare-body"}).content
+    text = body.decode()
+    assert text.lstrip().startswith('<div id="compare-body">') and 'id="sum-h"' in text
+    assert "<select" not in text  # the body alone, not a second page inside the first
+    # Both replays are kept now: the next full view is drawn whole.
+    assert 'id="sum-h"' in operator_client.get(url).content.decode()
