@@ -30,6 +30,7 @@ $(VENV)/.installed-mutate: $(VENV)/.installed-test
 
 migrate: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py store_parsed_forms
 
 # Creates the local operator (credentials printed once), a demo transcript and one profile per runtime.
 demo: migrate

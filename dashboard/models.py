@@ -8,8 +8,9 @@ stream its events (the ``Runtime`` model). A third, the *runtime client*, is the
 fleet socket (``dashboard.runtime_client``); it stores nothing.
 
 A transcript is stored as the exact text that was uploaded plus the summary numbers computed when it
-was parsed; the parsed model is rebuilt from the text on demand (parsing is cheap and deterministic),
-so there is one source of truth and nothing to keep in sync.
+was parsed. The text is the one source of truth; the parsed model is kept beside it as derived data
+(``TranscriptParse``, read back instead of parsing a long session again) and ignored whenever the parser
+that made it is not the one running (``dashboard.parsed_forms``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,20 @@ class Transcript(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.format})"
+
+
+class TranscriptParse(models.Model):
+    """A transcript's parsed form as stored with it (``dashboard.parsed_forms``): derived, never edited."""
+
+    transcript = models.OneToOneField(
+        Transcript, primary_key=True, on_delete=models.CASCADE, related_name="parsed_form"
+    )
+    parser_version = models.CharField(max_length=64)
+    signature = models.CharField(max_length=64)
+    blob = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"parsed form of transcript {self.transcript_id} (parser {self.parser_version[:8]})"
 
 
 class Profile(models.Model):

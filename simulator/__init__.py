@@ -40,6 +40,7 @@ from simulator.cost.shapes import cost_json, pricing_json
 from simulator.cost.strip import CostStrip, cost_strip, part_usd
 from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
+from simulator.long_lived import collector_paused
 from simulator.estimate_drift import (
     CallEstimate,
     EstimateChart,
@@ -220,6 +221,7 @@ __all__ = [
     "call_view",
     "cdf_of",
     "changed_contents",
+    "collector_paused",
     "compare",
     "corpus_files",
     "cost_comparison",

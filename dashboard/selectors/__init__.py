@@ -84,6 +84,7 @@ from dashboard.selectors.transcripts import (
     transcript_list,
     transcript_overview,
     transcript_parsed,
+    transcript_read,
     upload_limit,
 )
 
@@ -155,5 +156,6 @@ __all__ = [
     "transcript_list",
     "transcript_overview",
     "transcript_parsed",
+    "transcript_read",
     "upload_limit",
 ]

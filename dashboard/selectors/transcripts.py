@@ -1,5 +1,6 @@
-"""Transcript reads. Parsed transcripts are rebuilt from the stored text and kept in ``dashboard.memo``
-under their content hash and format.
+"""Transcript reads. Parsed transcripts are read back from their stored parsed form (or, when it is stale
+or missing, parsed again from the stored text) and kept in ``dashboard.memo`` under their content hash
+and format.
 
 The upload's own parse is kept too (``transcript_parse``), so the first page after an upload does not
 parse the same text again.
@@ -12,9 +13,9 @@ import hashlib
 from django.conf import settings
 from django.db.models import QuerySet
 
-from dashboard import memo
+from dashboard import memo, parsed_forms
 from dashboard.errors import get_or_404
-from dashboard.models import Transcript
+from dashboard.models import Transcript, TranscriptParse
 from simulator import Transcript as ParsedTranscript
 from simulator import TranscriptOverview, parse_transcript
 from simulator import transcript_overview as overview
@@ -51,10 +52,19 @@ def transcript_key(transcript: Transcript) -> memo.TranscriptKey:
 
 
 def transcript_parsed(*, transcript: Transcript) -> ParsedTranscript:
-    return memo.PARSED.get_or_compute(
-        transcript_key(transcript),
-        lambda: parse_transcript(transcript.source_text, format=transcript.format),
-    )
+    key = transcript_key(transcript)
+    return memo.PARSED.get_or_compute(key, lambda: transcript_read(transcript=transcript))
+
+
+def transcript_read(*, transcript: Transcript) -> ParsedTranscript:
+    """The parsed transcript without keeping it: its stored parsed form when that is current, else its text
+    parsed again (raising ``TranscriptParseError`` as the upload would have)."""
+    form = TranscriptParse.objects.filter(transcript_id=transcript.pk).first()
+    if form is not None:
+        parsed = parsed_forms.decode(form.blob, form.parser_version, form.signature)
+        if parsed is not None:
+            return parsed
+    return parse_transcript(transcript.source_text, format=transcript.format)
 
 
 def transcript_overview(*, transcript: Transcript) -> TranscriptOverview:

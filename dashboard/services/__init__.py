@@ -53,6 +53,7 @@ from dashboard.services.transcripts import (
     TranscriptAlreadyStored,
     transcript_delete,
     transcript_import,
+    transcript_parsed_forms_store,
 )
 
 __all__ = [
@@ -92,6 +93,7 @@ __all__ = [
     "simulation_delete",
     "transcript_delete",
     "transcript_import",
+    "transcript_parsed_forms_store",
     "trim_event_ingest",
     "trim_events_ingest",
     "trim_events_ingest_many",

@@ -39,6 +39,7 @@ from dashboard.models import (
     Transcript,
     TuneRun,
 )
+from dashboard.selectors.transcripts import transcript_read
 from simulator import (
     JSON,
     OBJECTIVES,
@@ -51,7 +52,6 @@ from simulator import (
     SessionMetrics,
     SimulatorError,
     evaluate_session,
-    parse_transcript,
     profile_from_document,
     profile_to_document,
     summarise,
@@ -236,9 +236,10 @@ def evaluation_chunk_run(*, chunk_id: int) -> int:
     started = time.perf_counter()
     last_beat = started
     rows: list[EvaluationResult] = []
-    for transcript in Transcript.objects.filter(pk__in=chunk.transcript_ids).order_by("pk"):
+    chunk_transcripts = Transcript.objects.filter(pk__in=chunk.transcript_ids).defer("source_text")
+    for transcript in chunk_transcripts.order_by("pk"):
         try:
-            parsed = parse_transcript(transcript.source_text, format=transcript.format)
+            parsed = transcript_read(transcript=transcript)
             prepared = PreparedTranscript.of(parsed, source=str(transcript.pk))
         except SimulatorError as exc:
             rows.extend(
@@ -443,9 +444,9 @@ def tune_execute(*, tune_id: int) -> TuneRun | None:
         return run
     TuneRun.objects.filter(pk=run.pk).update(status=TuneRun.Status.RUNNING)
     prepared: list[PreparedTranscript] = []
-    for transcript in run.corpus.transcripts.order_by("pk"):
+    for transcript in run.corpus.transcripts.defer("source_text").order_by("pk"):
         try:
-            parsed = parse_transcript(transcript.source_text, format=transcript.format)
+            parsed = transcript_read(transcript=transcript)
         except SimulatorError:
             continue
         prepared.append(PreparedTranscript.of(parsed, source=str(transcript.pk)))

@@ -6,11 +6,12 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
+from dashboard import parsed_forms
 from dashboard.errors import ApplicationError
-from dashboard.models import Transcript
+from dashboard.models import Transcript, TranscriptParse
 from dashboard.selectors.transcript_pages import transcript_upload_index
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator import SimulatorError, TranscriptParseError
+from simulator import SimulatorError, TranscriptParseError, parse_transcript
 
 
 class TranscriptAlreadyStored(SimulatorError, ApplicationError):
@@ -82,9 +83,13 @@ def transcript_import(
         uploaded_by=user if isinstance(user, User) else None,
         is_copy=copy and _stored_with(sha256) is not None,
     )
+    blob, version, signature = parsed_forms.encode(parsed)
     try:
         with transaction.atomic():
             row.save()
+            TranscriptParse.objects.create(
+                transcript=row, parser_version=version, signature=signature, blob=blob
+            )
     except IntegrityError:
         # Another upload of the same text committed between the check and the insert.
         existing = _stored_with(sha256)
@@ -92,6 +97,32 @@ def transcript_import(
             raise
         raise TranscriptAlreadyStored(existing) from None
     return row
+
+
+def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
+    """Store the parsed form of every transcript whose form is missing or was made by another parser.
+
+    Run after an upgrade (``make migrate`` does): until then, a stale form is ignored and the text
+    parsed again on every cold read.
+
+    Returns:
+        How many forms were stored, and the transcripts whose text this parser refuses, with why.
+    """
+    version = parsed_forms.parser_version()
+    stale = Transcript.objects.exclude(parsed_form__parser_version=version).order_by("pk")
+    stored, refused = 0, []
+    for row in stale.iterator(chunk_size=20):
+        try:
+            parsed = parse_transcript(row.source_text, format=row.format)
+        except TranscriptParseError as exc:
+            refused.append((row, exc.message))
+            continue
+        blob, version, signature = parsed_forms.encode(parsed)
+        TranscriptParse.objects.update_or_create(
+            transcript=row, defaults={"parser_version": version, "signature": signature, "blob": blob}
+        )
+        stored += 1
+    return stored, refused
 
 
 def transcript_delete(*, transcript: Transcript) -> None:

@@ -1,0 +1,69 @@
+"""The stored parsed form of a transcript: what a page read after a restart, another server process and an
+evaluation task read back instead of parsing the source text again.
+
+A 100,000-message session takes seconds to parse and well under one to read back. The form is derived
+data, never a second source of truth: it is written with the transcript, and read back only when
+
+* it was made by this parser: ``PARSER_VERSION`` is a digest of the simulator's code, so any change to
+  it (a fixed importer, a new message field) makes earlier forms stale and the text is parsed again;
+* it was written by this deployment: the bytes carry an HMAC under ``SECRET_KEY``, checked before they
+  are unpickled (pickle runs code named in its input, so unsigned bytes are never read).
+
+The form is the parsed ``Transcript`` pickled (its message types are frozen structs that pickle as they
+are) and zlib-compressed (about 1/6 of the pickle for a coding session).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import zlib
+from functools import cache
+from importlib.resources import files
+
+from django.utils.crypto import constant_time_compare, salted_hmac
+
+from simulator import Transcript as ParsedTranscript
+from simulator import collector_paused
+
+_SALT = "trimscope.parsed-form"
+
+
+@cache
+def parser_version() -> str:
+    """A digest of every source file of the simulator package (computed once per process)."""
+    digest = hashlib.sha256()
+    root = files("simulator")
+    stack = [root]
+    found = []
+    while stack:
+        for entry in stack.pop().iterdir():
+            if entry.is_dir() and entry.name != "__pycache__":
+                stack.append(entry)
+            elif entry.name.endswith(".py"):
+                found.append(entry)
+    for entry in sorted(found, key=lambda e: str(e)):
+        digest.update(str(entry).removeprefix(str(root)).encode())
+        digest.update(entry.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def _signature(version: str, blob: bytes) -> str:
+    return salted_hmac(_SALT, version.encode() + b"\0" + blob, algorithm="sha256").hexdigest()
+
+
+def encode(parsed: ParsedTranscript) -> tuple[bytes, str, str]:
+    """The form to store: ``(blob, parser version, signature)``."""
+    blob = zlib.compress(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    version = parser_version()
+    return blob, version, _signature(version, blob)
+
+
+def decode(blob: bytes | memoryview, version: str, signature: str) -> ParsedTranscript | None:
+    """The stored transcript, or ``None`` when the form is stale or not signed by this deployment."""
+    blob = bytes(blob)  # PostgreSQL hands a binary column back as a memoryview
+    if version != parser_version() or not constant_time_compare(signature, _signature(version, blob)):
+        return None
+    with collector_paused():
+        parsed = pickle.loads(zlib.decompress(blob))
+    return parsed if isinstance(parsed, ParsedTranscript) else None

@@ -1,0 +1,113 @@
+"""A transcript's parsed form is stored with it and read back after a restart, by another process and by
+evaluation tasks; a form made by another parser or not signed by this deployment is never used."""
+
+from __future__ import annotations
+
+import pickle
+import zlib
+
+import pytest
+from django.core.management import call_command
+
+from dashboard import memo, parsed_forms, selectors, services
+from dashboard.models import Evaluation, EvaluationResult, TranscriptParse
+from dashboard.selectors import transcripts as transcript_selectors
+from dashboard.services import corpora as corpus_services
+from dashboard.services import evaluations as eval_services
+from simulator import parse_transcript
+from tests.support import tool_heavy_chat
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def stored(operator):
+    memo.clear()
+    return services.transcript_import(text=tool_heavy_chat(12), name="chat", user=operator)
+
+
+def _unparseable(*transcripts) -> None:
+    """Spoil the stored texts: what reads them now can only have read the stored parsed forms."""
+    for t in transcripts:
+        type(t).objects.filter(pk=t.pk).update(source_text="not a transcript")
+
+
+def _text(transcript) -> str:
+    return type(transcript).objects.get(pk=transcript.pk).source_text
+
+
+def test_an_import_stores_the_parsed_form_made_by_this_parser(stored):
+    form = TranscriptParse.objects.get(transcript=stored)
+    assert form.parser_version == parsed_forms.parser_version()
+    assert parsed_forms.decode(form.blob, form.parser_version, form.signature) == parse_transcript(
+        _text(stored)
+    )
+
+
+def test_a_cold_read_takes_the_stored_form_and_does_not_parse(stored):
+    expected = parse_transcript(_text(stored))
+    memo.clear()  # as after a restart, or in another server process
+    _unparseable(stored)
+    assert (
+        selectors.transcript_parsed(transcript=selectors.transcript_get(transcript_id=stored.pk)) == expected
+    )
+
+
+def test_a_form_made_by_another_parser_is_ignored_and_the_text_parsed(stored, monkeypatch):
+    # The code was upgraded since the form was stored: the running parser has another version.
+    monkeypatch.setattr(parsed_forms, "parser_version", lambda: "the upgraded parser")
+    memo.clear()
+    calls = []
+    real = transcript_selectors.parse_transcript
+    monkeypatch.setattr(
+        transcript_selectors, "parse_transcript", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    parsed = selectors.transcript_parsed(transcript=stored)
+    assert calls == [1] and parsed == real(_text(stored))
+
+
+def test_bytes_not_signed_by_this_deployment_are_never_unpickled(stored, monkeypatch):
+    class Boom:
+        def __reduce__(self):
+            return (pytest.fail, ("unsigned bytes were unpickled",))
+
+    form = TranscriptParse.objects.get(transcript=stored)
+    TranscriptParse.objects.filter(pk=form.pk).update(blob=zlib.compress(pickle.dumps(Boom())))
+    memo.clear()
+    assert selectors.transcript_parsed(transcript=stored) == parse_transcript(_text(stored))
+
+
+def test_a_new_secret_key_makes_earlier_forms_unreadable(stored, settings):
+    form = TranscriptParse.objects.get(transcript=stored)
+    assert parsed_forms.decode(form.blob, form.parser_version, form.signature) is not None
+    settings.SECRET_KEY = "another deployment's key " * 3
+    assert parsed_forms.decode(form.blob, form.parser_version, form.signature) is None
+
+
+def test_store_parsed_forms_refreshes_only_what_is_missing_or_stale(stored, operator, capsys):
+    other = services.transcript_import(text=tool_heavy_chat(3), name="other", user=operator)
+    TranscriptParse.objects.filter(transcript=stored).update(parser_version="an older parser")
+    TranscriptParse.objects.filter(transcript=other).delete()
+    call_command("store_parsed_forms")
+    assert "parsed forms stored: 2; refused: 0" in capsys.readouterr().out
+    assert set(TranscriptParse.objects.values_list("parser_version", flat=True)) == {
+        parsed_forms.parser_version()
+    }
+    call_command("store_parsed_forms")
+    assert capsys.readouterr().out == ""  # nothing left to do
+
+
+def test_an_evaluation_task_reads_the_stored_forms():
+    corpus = corpus_services.corpus_create(name="c")
+    corpus_services.corpus_add_files(
+        corpus=corpus, files=[(f"s{i}.json", tool_heavy_chat(4 + i).encode()) for i in range(3)]
+    )
+    profiles = services.demo_profiles_ensure()[:1]
+    evaluation = eval_services.evaluation_start(corpus=corpus, profiles=profiles)
+    _unparseable(*corpus.transcripts.all())
+    for chunk in evaluation.chunks.order_by("number"):
+        eval_services.evaluation_chunk_run(chunk_id=chunk.pk)
+    evaluation.refresh_from_db()
+    assert evaluation.status == Evaluation.Status.DONE
+    results = EvaluationResult.objects.filter(evaluation=evaluation)
+    assert results.count() == 3 and not results.exclude(error="").exists()
