@@ -9,8 +9,9 @@ data, never a second source of truth: it is written with the transcript, and rea
 * it was written by this deployment: the bytes carry an HMAC under ``SECRET_KEY``, checked before they
   are unpickled (pickle runs code named in its input, so unsigned bytes are never read).
 
-The form is the parsed ``Transcript`` pickled (its message types are frozen structs that pickle as they
-are) and zlib-compressed (about 1/6 of the pickle for a coding session).
+The form is the parsed ``Transcript`` and its page index (``TranscriptIndex``: per-message sizes and turn
+marks, a walk over every message) pickled together (the message types are frozen structs that pickle as
+they are) and zlib-compressed (about 1/6 of the pickle for a coding session).
 """
 
 from __future__ import annotations
@@ -20,13 +21,19 @@ import pickle
 import zlib
 from functools import cache
 from importlib.resources import files
+from typing import NamedTuple
 
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from simulator import Transcript as ParsedTranscript
-from simulator import collector_paused
+from simulator import TranscriptIndex, collector_paused
 
 _SALT = "trimscope.parsed-form"
+
+
+class StoredForm(NamedTuple):
+    parsed: ParsedTranscript
+    page_index: TranscriptIndex
 
 
 @cache
@@ -52,18 +59,22 @@ def _signature(version: str, blob: bytes) -> str:
     return salted_hmac(_SALT, version.encode() + b"\0" + blob, algorithm="sha256").hexdigest()
 
 
-def encode(parsed: ParsedTranscript) -> tuple[bytes, str, str]:
+def encode(parsed: ParsedTranscript, index: TranscriptIndex) -> tuple[bytes, str, str]:
     """The form to store: ``(blob, parser version, signature)``."""
-    blob = zlib.compress(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    blob = zlib.compress(pickle.dumps((parsed, index), protocol=pickle.HIGHEST_PROTOCOL), 1)
     version = parser_version()
     return blob, version, _signature(version, blob)
 
 
-def decode(blob: bytes | memoryview, version: str, signature: str) -> ParsedTranscript | None:
-    """The stored transcript, or ``None`` when the form is stale or not signed by this deployment."""
+def decode(blob: bytes | memoryview, version: str, signature: str) -> StoredForm | None:
+    """The stored transcript and page index; ``None`` when stale or not signed by this deployment."""
     blob = bytes(blob)  # PostgreSQL hands a binary column back as a memoryview
     if version != parser_version() or not constant_time_compare(signature, _signature(version, blob)):
         return None
     with collector_paused():
-        parsed = pickle.loads(zlib.decompress(blob))
-    return parsed if isinstance(parsed, ParsedTranscript) else None
+        stored = pickle.loads(zlib.decompress(blob))
+    if not (isinstance(stored, tuple) and len(stored) == 2):
+        return None
+    parsed, index = stored
+    ok = isinstance(parsed, ParsedTranscript) and isinstance(index, TranscriptIndex)
+    return StoredForm(parsed, index) if ok else None

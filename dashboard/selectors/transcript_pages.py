@@ -92,9 +92,14 @@ class TranscriptPage:
 
 
 def transcript_page_index(*, transcript: Transcript) -> TranscriptIndex:
-    return memo.INDEXES.get_or_compute(
-        transcript_key(transcript), lambda: transcript_index(transcript_parsed(transcript=transcript))
-    )
+    key = transcript_key(transcript)
+
+    def build() -> TranscriptIndex:
+        parsed = transcript_parsed(transcript=transcript)
+        kept = memo.INDEXES.get(key)  # a parse read back from its stored form brings its index
+        return kept if kept is not None else transcript_index(parsed)
+
+    return memo.INDEXES.get_or_compute(key, build)
 
 
 def transcript_upload_index(*, sha256: str, parsed: ParsedTranscript) -> TranscriptIndex:

@@ -53,18 +53,33 @@ def transcript_key(transcript: Transcript) -> memo.TranscriptKey:
 
 def transcript_parsed(*, transcript: Transcript) -> ParsedTranscript:
     key = transcript_key(transcript)
-    return memo.PARSED.get_or_compute(key, lambda: transcript_read(transcript=transcript))
+    return memo.PARSED.get_or_compute(key, lambda: _read_keeping_index(transcript, key))
+
+
+def _read_keeping_index(transcript: Transcript, key: memo.TranscriptKey) -> ParsedTranscript:
+    stored = transcript_stored_form(transcript=transcript)
+    if stored is None:
+        return parse_transcript(transcript.source_text, format=transcript.format)
+    if memo.INDEXES.get(key) is None:
+        memo.INDEXES.put(key, stored.page_index)  # read back with the parse: the page index is not rebuilt
+    return stored.parsed
 
 
 def transcript_read(*, transcript: Transcript) -> ParsedTranscript:
     """The parsed transcript without keeping it: its stored parsed form when that is current, else its text
     parsed again (raising ``TranscriptParseError`` as the upload would have)."""
-    form = TranscriptParse.objects.filter(transcript_id=transcript.pk).first()
-    if form is not None:
-        parsed = parsed_forms.decode(form.blob, form.parser_version, form.signature)
-        if parsed is not None:
-            return parsed
+    stored = transcript_stored_form(transcript=transcript)
+    if stored is not None:
+        return stored.parsed
     return parse_transcript(transcript.source_text, format=transcript.format)
+
+
+def transcript_stored_form(*, transcript: Transcript) -> parsed_forms.StoredForm | None:
+    """The transcript's stored parsed form and page index, when current and signed by this deployment."""
+    form = TranscriptParse.objects.filter(transcript_id=transcript.pk).first()
+    if form is None:
+        return None
+    return parsed_forms.decode(form.blob, form.parser_version, form.signature)
 
 
 def transcript_overview(*, transcript: Transcript) -> TranscriptOverview:

@@ -11,7 +11,7 @@ from dashboard.errors import ApplicationError
 from dashboard.models import Transcript, TranscriptParse
 from dashboard.selectors.transcript_pages import transcript_upload_index
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator import SimulatorError, TranscriptParseError, parse_transcript
+from simulator import SimulatorError, TranscriptParseError, parse_transcript, transcript_index
 
 
 class TranscriptAlreadyStored(SimulatorError, ApplicationError):
@@ -83,7 +83,7 @@ def transcript_import(
         uploaded_by=user if isinstance(user, User) else None,
         is_copy=copy and _stored_with(sha256) is not None,
     )
-    blob, version, signature = parsed_forms.encode(parsed)
+    blob, version, signature = parsed_forms.encode(parsed, summary)
     try:
         with transaction.atomic():
             row.save()
@@ -117,7 +117,7 @@ def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
         except TranscriptParseError as exc:
             refused.append((row, exc.message))
             continue
-        blob, version, signature = parsed_forms.encode(parsed)
+        blob, version, signature = parsed_forms.encode(parsed, transcript_index(parsed))
         TranscriptParse.objects.update_or_create(
             transcript=row, defaults={"parser_version": version, "signature": signature, "blob": blob}
         )

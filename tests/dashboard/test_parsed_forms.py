@@ -14,7 +14,7 @@ from dashboard.models import Evaluation, EvaluationResult, TranscriptParse
 from dashboard.selectors import transcripts as transcript_selectors
 from dashboard.services import corpora as corpus_services
 from dashboard.services import evaluations as eval_services
-from simulator import parse_transcript
+from simulator import parse_transcript, transcript_index
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
@@ -39,18 +39,19 @@ def _text(transcript) -> str:
 def test_an_import_stores_the_parsed_form_made_by_this_parser(stored):
     form = TranscriptParse.objects.get(transcript=stored)
     assert form.parser_version == parsed_forms.parser_version()
-    assert parsed_forms.decode(form.blob, form.parser_version, form.signature) == parse_transcript(
-        _text(stored)
-    )
+    decoded = parsed_forms.decode(form.blob, form.parser_version, form.signature)
+    expected = parse_transcript(_text(stored))
+    assert decoded == (expected, transcript_index(expected))
 
 
 def test_a_cold_read_takes_the_stored_form_and_does_not_parse(stored):
     expected = parse_transcript(_text(stored))
     memo.clear()  # as after a restart, or in another server process
     _unparseable(stored)
-    assert (
-        selectors.transcript_parsed(transcript=selectors.transcript_get(transcript_id=stored.pk)) == expected
-    )
+    row = selectors.transcript_get(transcript_id=stored.pk)
+    assert selectors.transcript_parsed(transcript=row) == expected
+    # The page index came back with it: the transcript page does not walk every message again.
+    assert memo.INDEXES.get(transcript_selectors.transcript_key(row)) == transcript_index(expected)
 
 
 def test_a_form_made_by_another_parser_is_ignored_and_the_text_parsed(stored, monkeypatch):
