@@ -40,7 +40,6 @@ from simulator.cost.shapes import cost_json, pricing_json
 from simulator.cost.strip import CostStrip, cost_strip, part_usd
 from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
-from simulator.long_lived import collector_paused
 from simulator.estimate_drift import (
     CallEstimate,
     EstimateChart,
@@ -66,6 +65,7 @@ from simulator.evaluate.tune import Objective
 from simulator.importers import FORMATS, parse_transcript
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobKind, KnobNote
+from simulator.long_lived import collector_paused
 from simulator.overview import (
     MessageRow,
     TranscriptIndex,

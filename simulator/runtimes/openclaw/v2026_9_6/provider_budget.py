@@ -10,8 +10,13 @@ the caps:
   chars (CJK-weighted text); a larger result is cut by ``truncateToolResultMessage`` (results of the trailing
   tool batch keep at least 2,000 chars);
 * all results together: ``max(4 * per-result, 2 * window)`` chars; over it, results that were never sent
-  before (not "frozen") and are not in the trailing batch are cut, oldest first, then replaced by
-  "[tool result elided: aggregate tool-result budget exceeded; ...]" until the excess is gone.
+  before (not "frozen") and are not in the trailing batch are cut, oldest first, then cleared to
+  "[tool result elided: aggregate tool-result budget exceeded; ...]". The clearing never saves anything
+  here: with a projection state (always, at the stream) upstream protects the trailing batch, and then
+  floors a cleared text at the whole marker (102 chars), longer than any result the cutting left (69
+  chars, 36 with the compact suffix); only a spill file's shorter marker could, and spill files are not
+  modelled. A sum still over the budget after the cutting stays over it, as upstream
+  (``buildAggregateToolResultReplacements``' ``noticeFloor``, read in the 2026.9.6 dist).
 
 Every key seen is frozen, and a result it rewrote is recorded as an ordinary projection that later calls
 replay (their texts replaced one for one), so what was sent stays what is sent.
