@@ -55,9 +55,13 @@ class Converted:
         return tuple(sorted({i for n in native_indices for i in self.origins[n]}))
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps`` with these options builds a new encoder at every call: one is built here instead."""
+
+
 def compact_json(value: JSON) -> str:
     """Compact JSON text as serde_json writes it for strings and integers (no spaces, raw non-ASCII)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT(value)
 
 
 def image_ref(image: ImagePart) -> str:
@@ -119,7 +123,16 @@ def to_zeroclaw_chat(messages: Sequence[Message]) -> Converted:
     Returns:
         One native message per model message.
     """
-    out: list[JSON] = []
+    rows, origins = zeroclaw_chat_rows(messages)
+    out: list[JSON] = [{"role": role, "content": content} for role, content in rows]
+    return Converted(tuple(out), origins)
+
+
+def zeroclaw_chat_rows(
+    messages: Sequence[Message],
+) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[int, ...], ...]]:
+    """:func:`to_zeroclaw_chat` as ``(role, content)`` pairs, for a caller that builds the messages itself."""
+    out: list[tuple[str, str]] = []
     origins: list[tuple[int, ...]] = []
     for index, message in enumerate(messages):
         if _failed(message):
@@ -133,14 +146,14 @@ def to_zeroclaw_chat(messages: Sequence[Message]) -> Converted:
             reasoning = _thinking(message)
             if reasoning is not None:
                 envelope["reasoning_content"] = reasoning
-            content = compact_json(envelope)
+            content = _COMPACT(envelope)
         elif message.role is Role.TOOL and message.tool_result is not None and message.tool_result.call_id:
-            content = compact_json({"tool_call_id": message.tool_result.call_id, "content": text})
+            content = _COMPACT({"tool_call_id": message.tool_result.call_id, "content": text})
         else:
             content = text
-        out.append({"role": message.role.value, "content": content})
+        out.append((message.role.value, content))
         origins.append((index,))
-    return Converted(tuple(out), tuple(origins))
+    return tuple(out), tuple(origins)
 
 
 def to_zeroclaw_conversation(messages: Sequence[Message]) -> Converted:

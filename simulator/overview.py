@@ -13,10 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from simulator.convert import to_zeroclaw_chat
+from simulator.convert import zeroclaw_chat_rows
 from simulator.estimates import tiktoken_count
-from simulator.runtimes.zeroclaw import ChatMessage
-from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
+from simulator.runtimes.zeroclaw.estimate import estimate_text_tokens
 from simulator.transcript import Message, Role, SkippedLine, Transcript
 from simulator.turns import lint_tool_pairs, segment_turns
 
@@ -137,13 +136,12 @@ def summarize(transcript: Transcript) -> TranscriptSummary:
 
 def _zeroclaw_sizes(messages: tuple[Message, ...]) -> list[int]:
     """Per transcript message: the ZeroClaw estimate of the native message(s) it became."""
-    converted = to_zeroclaw_chat(messages)
+    rows, origins_of = zeroclaw_chat_rows(messages)
     sizes = [0] * len(messages)
-    for native, origins in zip(converted.messages, converted.origins, strict=True):
-        tokens = estimate_message_tokens(ChatMessage.from_json(native))
+    for (_, content), origins in zip(rows, origins_of, strict=True):
         # A native message built from several transcript messages is charged to the first of them.
         if origins:
-            sizes[origins[0]] += tokens
+            sizes[origins[0]] += estimate_text_tokens(content)
     return sizes
 
 

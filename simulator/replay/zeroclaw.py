@@ -27,8 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import accumulate
 
-from simulator.convert import to_zeroclaw_chat
+from simulator.convert import to_zeroclaw_chat, zeroclaw_chat_rows
 from simulator.replay.common import fmt
 from simulator.replay.events import TrimEvent
 from simulator.replay.loop import ModelCall, model_calls, run_calls
@@ -56,7 +57,7 @@ from simulator.runtimes.zeroclaw import (
     truncate_tool_result,
 )
 from simulator.runtimes.zeroclaw.breadcrumb import breadcrumb, insert_breadcrumb_flagged
-from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens
+from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens, estimate_text_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
 from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
@@ -133,13 +134,11 @@ class ZeroClawNatives:
 
 def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
     """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
-    converted = to_zeroclaw_chat(transcript.messages)
-    natives = tuple(ChatMessage.from_json(m) for m in converted.messages)
-    tokens = tuple(estimate_message_tokens(m) for m in natives)
-    prefix = [0]
-    for t in tokens:
-        prefix.append(prefix[-1] + t)
-    origins = tuple(tuple(o) for o in converted.origins)
+    rows, origins = zeroclaw_chat_rows(transcript.messages)
+    natives = tuple(ChatMessage(role, content) for role, content in rows)
+    # Each message sized once, without the estimator's memo (every message is new here).
+    tokens = tuple(estimate_text_tokens(m.content) for m in natives)
+    prefix = list(accumulate(tokens, initial=0))
     return ZeroClawNatives(natives, origins, tokens, tuple(prefix), model_calls(transcript, origins))
 
 
