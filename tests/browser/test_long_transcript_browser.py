@@ -103,42 +103,9 @@ def test_a_knob_change_shows_progress_until_the_new_replay_arrives(
     assert console_errors == []
 
 
-def test_a_long_sessions_first_replay_shows_progress_then_the_timeline(
-    signed_in: Page, daphne_url: str, operator, console_errors: list[str]
-) -> None:
-    from dashboard import services
-    from dashboard.models import Profile
-
-    # Over 5,000 messages: the page is drawn before the replay, which htmx then asks for.
-    transcript = services.transcript_import(
-        text=chat_transcript(1_300, tool_result_bytes=200), name="long", user=operator
-    )
-    services.demo_profiles_ensure()
-    zeroclaw = Profile.objects.filter(runtime="zeroclaw").first()
-    assert zeroclaw is not None
-    page = signed_in
-    release: list[object] = []
-    page.route(
-        "**/simulate/?*",
-        lambda route: release.append(route) if route.request.headers.get("hx-request") else route.continue_(),
-    )
-    page.goto(f"{daphne_url}/simulate/?{urlencode({'transcript': transcript.pk, 'profile': zeroclaw.pk})}")
-    expect(page.locator("#sim-first-replay")).to_contain_text("Replaying 5,201 messages")
-    expect(page.locator("#sim-controls")).to_be_visible()
-    for _ in range(50):  # the body's request is made on load; held here until released
-        if release:
-            break
-        page.wait_for_timeout(100)
-    assert len(release) == 1
-    release[0].continue_()  # type: ignore[attr-defined]
-    expect(page.locator("#sim-body svg.timeline")).to_be_visible(timeout=30_000)
-    expect(page.locator("#sim-first-replay")).to_have_count(0)
-    assert console_errors == []
-
-
-def test_a_long_sessions_first_comparison_shows_progress_then_the_comparison(
-    signed_in: Page, daphne_url: str, operator, console_errors: list[str]
-) -> None:
+def _long_session(operator):
+    """Over 5,000 messages (the page is drawn before the replay, which htmx then asks for) and the demo
+    profiles."""
     from dashboard import services
     from dashboard.models import Profile
 
@@ -149,23 +116,55 @@ def test_a_long_sessions_first_comparison_shows_progress_then_the_comparison(
     zeroclaw = Profile.objects.filter(runtime="zeroclaw").first()
     ai_profile = Profile.objects.filter(runtime="ai_profile").first()
     assert zeroclaw is not None and ai_profile is not None
-    page = signed_in
-    release: list[object] = []
+    return transcript, zeroclaw, ai_profile
+
+
+def _hold_body_request(page: Page, pattern: str) -> list[object]:
+    """Hold the htmx requests to ``pattern`` (the page's own load goes through) until released."""
+    held: list[object] = []
     page.route(
-        "**/compare/?*",
-        lambda route: release.append(route) if route.request.headers.get("hx-request") else route.continue_(),
+        pattern,
+        lambda route: held.append(route) if route.request.headers.get("hx-request") else route.continue_(),
     )
+    return held
+
+
+def _release_body_request(page: Page, held: list[object]) -> None:
+    for _ in range(50):  # the body's request is made on load
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert len(held) == 1
+    held[0].continue_()  # type: ignore[attr-defined]
+
+
+def test_a_long_sessions_first_replay_shows_progress_then_the_timeline(
+    signed_in: Page, daphne_url: str, operator, console_errors: list[str]
+) -> None:
+    transcript, zeroclaw, _ = _long_session(operator)
+    page = signed_in
+    held = _hold_body_request(page, "**/simulate/?*")
+    page.goto(f"{daphne_url}/simulate/?{urlencode({'transcript': transcript.pk, 'profile': zeroclaw.pk})}")
+    expect(page.locator("#sim-first-replay")).to_contain_text("Replaying 5,201 messages")
+    expect(page.locator("#sim-controls")).to_be_visible()
+    _release_body_request(page, held)
+    expect(page.locator("#sim-body svg.timeline")).to_be_visible(timeout=30_000)
+    expect(page.locator("#sim-first-replay")).to_have_count(0)
+    assert console_errors == []
+
+
+def test_a_long_sessions_first_comparison_shows_progress_then_the_comparison(
+    signed_in: Page, daphne_url: str, operator, console_errors: list[str]
+) -> None:
+    transcript, zeroclaw, ai_profile = _long_session(operator)
+    page = signed_in
+    held = _hold_body_request(page, "**/compare/?*")
     query = urlencode({"transcript": transcript.pk, "profiles": f"{zeroclaw.pk},{ai_profile.pk}"})
     page.goto(f"{daphne_url}/compare/?{query}")
     status = page.locator("#compare-first-replay")
     expect(status).to_contain_text("Replaying 5,201 messages through 2 profiles")
     expect(page.locator("select[name=transcript]")).to_be_visible()
-    for _ in range(50):  # the body's request is made on load; held here until released
-        if release:
-            break
-        page.wait_for_timeout(100)
-    assert len(release) == 1
-    release[0].continue_()  # type: ignore[attr-defined]
+    _release_body_request(page, held)
     expect(page.locator("#compare-body #sum-h")).to_be_visible(timeout=30_000)
     expect(page.locator("#compare-first-replay")).to_have_count(0)
     expect(page.locator("select[name=transcript]")).to_have_count(1)
