@@ -32,9 +32,17 @@ from simulator import (
 from simulator import Transcript as ParsedTranscript
 
 MESSAGES_PER_PAGE = 100
-FALLBACK_SECONDS_PER_MESSAGE = 0.000_15
-"""Replay seconds per message before this server has timed one: the slowest runtime's rate at 100,000
-messages in docs/benchmarks.md (20.9 s), rounded up."""
+FALLBACK_SECONDS_PER_MESSAGE: dict[str, float] = {
+    "zeroclaw": 0.000_02,
+    "ai_profile": 0.000_02,
+    "openclaw": 0.000_04,
+    "as_recorded": 0.000_01,
+}
+"""First-replay seconds per message (preparing the transcript included) before this server has timed one:
+each runtime's rate at 100,000 messages in docs/benchmarks.md, rounded up (ZeroClaw 0.9-1.5 s, ai-profile
+1.2 s, OpenClaw 2026.7.1 3.3 s). OpenClaw 2026.9.6 replays in time that grows with the square of the
+session, so its first replay of a long session takes far longer than this says."""
+FALLBACK_SLOWEST = max(FALLBACK_SECONDS_PER_MESSAGE.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +88,8 @@ class TranscriptPage:
 
     @property
     def fallback_ms_per_1000(self) -> float:
-        return FALLBACK_SECONDS_PER_MESSAGE * 1_000_000
+        """The slowest runtime's rate the estimates fall back to."""
+        return FALLBACK_SLOWEST * 1_000_000
 
     @property
     def has_previous(self) -> bool:
@@ -159,7 +168,7 @@ def replay_estimates(*, messages: int) -> tuple[ReplayEstimate, ...]:
             ReplayEstimate(
                 runtime,
                 runtime_label(runtime),
-                messages * (rate or FALLBACK_SECONDS_PER_MESSAGE),
+                messages * (rate or FALLBACK_SECONDS_PER_MESSAGE.get(runtime, FALLBACK_SLOWEST)),
                 rate is not None,
             )
         )

@@ -65,7 +65,9 @@ def test_the_header_says_how_large_the_session_is_and_estimates_its_first_replay
     assert re.search(r'id="size-calls">120<', body)  # two assistant replies per turn
     assert f'title="{long_transcript.size_bytes:,} bytes"' in body
     estimate = body[body.index('id="replay-estimate"') :][:800]
-    assert "ZeroClaw about" in estimate and "150 ms per 1,000 messages" in estimate
+    # 241 messages at the benchmarks' rates: ZeroClaw 20 ms, OpenClaw 40 ms per 1,000 messages.
+    assert "ZeroClaw about 0.0 s" in estimate and "OpenClaw about 0.0 s" in estimate
+    assert "at most 40 ms per 1,000 messages; OpenClaw 2026.9.6 takes far longer" in estimate
 
 
 def test_the_replay_estimate_uses_the_rate_this_server_measured(operator_client, long_transcript):
@@ -220,3 +222,9 @@ def test_the_upload_limit_defaults_to_200_mib_and_comes_from_the_environment():
     env["TRIMSCOPE_MAX_UPLOAD_BYTES"] = "5000000"
     chosen = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert chosen.stdout.split()[0] == "5000000"
+
+
+def test_before_this_server_has_timed_a_replay_each_runtime_is_estimated_at_its_benchmark_rate():
+    memo.REPLAY_RATES.clear()
+    seconds = {e.runtime: round(e.seconds, 1) for e in transcript_pages.replay_estimates(messages=100_000)}
+    assert seconds == {"zeroclaw": 2.0, "ai_profile": 2.0, "openclaw": 4.0, "as_recorded": 1.0}
