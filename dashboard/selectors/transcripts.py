@@ -17,7 +17,7 @@ from dashboard import memo, parsed_forms
 from dashboard.errors import get_or_404
 from dashboard.models import Transcript, TranscriptParse
 from simulator import Transcript as ParsedTranscript
-from simulator import TranscriptOverview, parse_transcript
+from simulator import TranscriptIndex, TranscriptOverview, parse_transcript
 from simulator import transcript_overview as overview
 
 
@@ -57,21 +57,24 @@ def transcript_parsed(*, transcript: Transcript) -> ParsedTranscript:
 
 
 def _read_keeping_index(transcript: Transcript, key: memo.TranscriptKey) -> ParsedTranscript:
-    stored = transcript_stored_form(transcript=transcript)
-    if stored is None:
-        return parse_transcript(transcript.source_text, format=transcript.format)
-    if memo.INDEXES.get(key) is None:
-        memo.INDEXES.put(key, stored.page_index)  # read back with the parse: the page index is not rebuilt
-    return stored.parsed
+    parsed, page_index = _read(transcript)
+    if page_index is not None and memo.INDEXES.get(key) is None:
+        memo.INDEXES.put(key, page_index)  # read back with the parse: the page index is not rebuilt
+    return parsed
 
 
 def transcript_read(*, transcript: Transcript) -> ParsedTranscript:
     """The parsed transcript without keeping it: its stored parsed form when that is current, else its text
     parsed again (raising ``TranscriptParseError`` as the upload would have)."""
+    return _read(transcript)[0]
+
+
+def _read(transcript: Transcript) -> tuple[ParsedTranscript, TranscriptIndex | None]:
+    """The stored form's parse and page index, else the text parsed again (and no index)."""
     stored = transcript_stored_form(transcript=transcript)
-    if stored is not None:
-        return stored.parsed
-    return parse_transcript(transcript.source_text, format=transcript.format)
+    if stored is None:
+        return parse_transcript(transcript.source_text, format=transcript.format), None
+    return stored.parsed, stored.page_index
 
 
 def transcript_stored_form(*, transcript: Transcript) -> parsed_forms.StoredForm | None:

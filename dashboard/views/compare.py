@@ -65,14 +65,15 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
             domains[0] = edits.profile
             context["edits"] = edits
+        long_first_view = not request.htmx and transcript.message_count > COST_INLINE_MESSAGES
         pending = [
             p
-            for p in domains
+            for p in (domains if long_first_view else ())
             if not selectors.simulation_result_kept(
                 transcript=transcript, profile=p, assumed_gap_seconds=costs.gap
             )
         ]
-        if not request.htmx and transcript.message_count > COST_INLINE_MESSAGES and pending:
+        if pending:
             # The first replays of a long session take seconds: draw the pickers and a progress line at
             # once, and ask for the comparison (same URL) from there.
             rates = {e.runtime: e for e in selectors.replay_estimates(messages=transcript.message_count)}

@@ -17,8 +17,9 @@ from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
+from dashboard.selectors.simulations import SimulationScreen
 from dashboard.views.common import HtmxHttpRequest
-from dashboard.views.costs import cost_context, cost_params
+from dashboard.views.costs import CostParams, cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
 from simulator import Profile as DomainProfile
 from simulator import timeline_shape, wire_frames
@@ -93,16 +94,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             }
         )
         return render(request, "dashboard/simulation.html", context)
-    screen = selectors.simulation_screen(
-        transcript=transcript,
-        profile=domain,
-        call=_int(request.GET.get("call")),
-        assumed_gap_seconds=costs.gap,
-    )
+    screen, base = _screen_and_query(request, transcript, profile, domain, knob_values, costs)
     number = screen.call.call.number
-    base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
-    base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
-    base += costs.query()
     context.update(
         _trace_context(
             request,
@@ -180,6 +173,27 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
+def _screen_and_query(
+    request: HtmxHttpRequest,
+    transcript: Transcript,
+    profile: Profile,
+    domain: DomainProfile,
+    knob_values: dict[str, str],
+    costs: CostParams,
+) -> tuple[SimulationScreen, list[tuple[str, str | int]]]:
+    """The screen at the requested call, and the query that keeps it (transcript, profile, knobs, costs)."""
+    screen = selectors.simulation_screen(
+        transcript=transcript,
+        profile=domain,
+        call=_int(request.GET.get("call")),
+        assumed_gap_seconds=costs.gap,
+    )
+    base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
+    base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    base += costs.query()
+    return screen, base
+
+
 def _trace_params(request: HtmxHttpRequest) -> list[tuple[str, str | int]]:
     """The trace query, carried in the URL so a traced view is linkable and survives call navigation."""
     find = request.GET.get("find", "")
@@ -240,16 +254,8 @@ def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
     knob_values = _knob_values(request)
     domain = forms.simulation_knob_edits(profile=profile, knob_values=knob_values).profile
     costs = cost_params(request)
-    screen = selectors.simulation_screen(
-        transcript=transcript,
-        profile=domain,
-        call=_int(request.GET.get("call")),
-        assumed_gap_seconds=costs.gap,
-    )
+    screen, base = _screen_and_query(request, transcript, profile, domain, knob_values, costs)
     number = screen.call.call.number
-    base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
-    base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
-    base += costs.query()
     context: dict[str, object] = {
         "base_query": urlencode(base + _trace_params(request)),
         "reread_count": len(
