@@ -25,6 +25,7 @@ Pure: requests carry their own time in seconds; no clock is read.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, islice
@@ -241,16 +242,37 @@ _TOKENS = attrgetter("tokens")
 class _Trie:
     """Interns prefixes: the node id of a prefix is the same in every request that shares it.
 
+    A radix trie: a walk that leaves every known prefix adds its whole remainder as one *run* of
+    consecutive node ids (a list of fingerprints, no entry per node), and branching off a run later adds
+    one edge. A trimmed session's requests each start a new chain after the dropped turns, so numbering
+    node by node cost a dict entry per message sent; now it costs one per request.
+
     Consecutive requests mostly extend the one before, so the walk reuses the previous request's node ids
     and running token sums for the part they share and only walks the rest: a session costs its growth,
     not the square of its length. Two prefixes of one :class:`SharedPrefix` history share the shorter
-    one without a comparison; other requests find the shared part with C-level tuple comparisons.
+    one without a comparison; other requests find the shared part with C-level list comparisons.
     """
 
-    __slots__ = ("_ids", "_last", "_last_chain", "_last_cum", "dropped", "kept")
+    __slots__ = (
+        "_edges",
+        "_last",
+        "_last_chain",
+        "_last_cum",
+        "_next",
+        "_run_fps",
+        "_runs",
+        "dropped",
+        "kept",
+    )
 
     def __init__(self) -> None:
-        self._ids: dict[tuple[int, str], int] = {}
+        self._edges: dict[tuple[int, str], int] = {}
+        """Children that are not the next node of their parent's run: run starts and branch points."""
+        self._runs: list[int] = []
+        """The first node id of each run, ascending (ids are handed out in order)."""
+        self._run_fps: list[list[str]] = []
+        """Each run's fingerprints: node ``runs[r] + k`` is the prefix ending with ``run_fps[r][k]``."""
+        self._next = 0
         self._last: Sequence[Segment] = ()
         self._last_chain: list[int] = []
         self._last_cum: list[int] = []
@@ -275,6 +297,16 @@ class _Trie:
                 hi = mid - 1
         return lo
 
+    def _child(self, node: int, fingerprint: str) -> int | None:
+        """The node of ``node``'s prefix followed by ``fingerprint``, if that prefix was seen."""
+        if node >= 0:
+            r = bisect_right(self._runs, node) - 1
+            fps = self._run_fps[r]
+            k = node - self._runs[r] + 1
+            if k < len(fps) and fps[k] == fingerprint:
+                return node + 1
+        return self._edges.get((node, fingerprint))
+
     def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
@@ -286,33 +318,48 @@ class _Trie:
         self.kept = shared
         self.dropped = chain[shared:]
         del chain[shared:], cum[shared:]
-        node = chain[-1] if chain else -1
-        total = cum[-1] if cum else 0
-        ids = self._ids
-        get, add_node, add_total = ids.get, chain.append, cum.append
-        at = shared
-        for segment in segments[shared:]:
-            found = get((node, segment.fingerprint))
-            if found is None:
-                break
-            node = found
-            total += segment.tokens
-            add_node(node)
-            add_total(total)
-            at += 1
-        if at < len(segments):
-            # Past a prefix never seen before every prefix is new too (its parent node is new): number
-            # them in order, as one at a time would, in bulk.
-            rest = segments[at:]
-            first = len(ids)
-            new = range(first, first + len(rest))
-            parents = [node, *new[:-1]]
-            ids.update(zip(zip(parents, map(_FINGERPRINT, rest), strict=True), new, strict=True))
-            chain += new
-            cum += accumulate(map(_TOKENS, rest), initial=total)
-            del cum[at]  # ``initial`` is the running sum before the rest, already in place
+        if shared < len(segments):
+            rest = segments[shared:]
+            fps = list(map(_FINGERPRINT, rest))
+            node = chain[-1] if chain else -1
+            at = 0
+            while at < len(fps):
+                child = self._child(node, fps[at])
+                if child is None:
+                    # Past every known prefix: the remainder is one new run.
+                    base = self._next
+                    run = fps[at:] if at else fps
+                    self._next += len(run)
+                    self._edges[(node, run[0])] = base
+                    self._runs.append(base)
+                    self._run_fps.append(run)
+                    chain += range(base, base + len(run))
+                    break
+                # Follow the child's run as far as the fingerprints agree (at least the child itself).
+                r = bisect_right(self._runs, child) - 1
+                matched = _common_prefix(self._run_fps[r], child - self._runs[r], fps, at)
+                chain += range(child, child + matched)
+                at += matched
+                node = child + matched - 1
+            cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
+            del cum[shared]  # ``initial`` is the running sum before the rest, already in place
         self._last = segments
         return chain, cum
+
+
+def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:
+    """Length of the longest common prefix of ``a[i:]`` and ``b[j:]`` (C-level slice comparisons)."""
+    n = min(len(a) - i, len(b) - j)
+    if a[i : i + n] == b[j : j + n]:
+        return n
+    lo, hi = 0, n - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[i : i + mid] == b[j : j + mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:

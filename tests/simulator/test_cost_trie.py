@@ -1,0 +1,56 @@
+"""The cache model's prefix trie names two prefixes alike exactly when their fingerprints agree.
+
+Requests are drawn from a tiny alphabet, so they branch off, return to and extend each other's runs at
+every depth (Hypothesis); the trie's node ids are checked against the prefixes' fingerprint tuples.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.cost.cache import Segment, SegmentHistory, _Trie
+
+ALPHABET = "abc"
+
+
+def _segment(fingerprint: str) -> Segment:
+    return Segment(fingerprint, len(fingerprint))
+
+
+requests = st.lists(st.lists(st.sampled_from(ALPHABET), max_size=12), min_size=1, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(requests, st.booleans())
+def test_node_ids_are_equal_exactly_when_the_prefixes_are(drawn: list[list[str]], shared_histories: bool):
+    trie = _Trie()
+    names: dict[tuple[str, ...], int] = {}
+    history: SegmentHistory | None = None
+    for fingerprints in drawn:
+        segments = [_segment(f) for f in fingerprints]
+        if shared_histories and history is not None and history.starts(segments):
+            history.extend(segments[len(history) :])
+            sent = history.prefix(len(segments))
+        else:
+            history = SegmentHistory(segments)
+            sent = history.prefix(len(segments))
+        chain, cum = trie.walk(sent if shared_histories else tuple(segments))
+        assert len(chain) == len(cum) == len(fingerprints)
+        for i, node in enumerate(chain):
+            prefix = tuple(fingerprints[: i + 1])
+            assert names.setdefault(prefix, node) == node, prefix
+            assert cum[i] == sum(len(f) for f in prefix)
+    # Distinct prefixes got distinct ids.
+    assert len(set(names.values())) == len(names)
+
+
+def test_a_request_that_returns_to_an_earlier_branch_finds_its_nodes():
+    trie = _Trie()
+    first, _ = trie.walk(tuple(_segment(f) for f in "abcd"))
+    first = list(first)
+    trie.walk(tuple(_segment(f) for f in "abx"))
+    again, _ = trie.walk(tuple(_segment(f) for f in "abcde"))
+    assert again[:4] == first
+    assert again[4] not in first
+    assert trie.kept == 2  # shared with the request before it: "ab"
