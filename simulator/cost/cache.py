@@ -80,7 +80,7 @@ class SegmentHistory:
     def starts(self, segments: Sequence[Segment]) -> bool:
         """Whether ``segments`` begins with the whole history."""
         n = len(self._segments)
-        return len(segments) >= n and self._segments == list(segments[:n])
+        return len(segments) >= n and common_length(self._segments, _listed(segments), n) == n
 
     def prefix(self, length: int) -> SharedPrefix:
         return SharedPrefix(self, length)
@@ -150,6 +150,36 @@ def extends(previous: SharedPrefix | None, segments: Sequence[Segment]) -> Share
         previous.history.extend(segments[previous.length :])
         return previous.history.prefix(len(segments))
     return SegmentHistory(segments).prefix(len(segments))
+
+
+def _listed(segments: Sequence[Segment]) -> list[Segment]:
+    """A list holding ``segments`` at the same positions (a shared prefix's whole history, not a copy)."""
+    if isinstance(segments, SharedPrefix):
+        return segments.history._segments
+    return segments if isinstance(segments, list) else list(segments)
+
+
+def common_length(a: list[Segment], b: list[Segment], n: int) -> int:
+    """Length of the longest common prefix of ``a[:n]`` and ``b[:n]``, in time of that length, not ``n``.
+
+    Compares slices of doubling length (C-level, identical segments compare by identity), then
+    bisects the one that differs: a request cut at its start costs a few comparisons, not a copy of it.
+    """
+    done, step = 0, 8
+    while done < n:
+        upto = min(n, done + step)
+        if a[done:upto] != b[done:upto]:
+            lo, hi = done, upto - 1  # a[:lo] == b[:lo]; they differ before upto
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if a[done:mid] == b[done:mid]:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            return lo
+        done = upto
+        step *= 2
+    return n
 
 
 def _same_history(a: Sequence[Segment], b: Sequence[Segment]) -> bool:
@@ -286,16 +316,7 @@ class _Trie:
         n = min(len(last), len(segments))
         if _same_history(segments, last):
             return n
-        if segments[:n] == last[:n]:
-            return n
-        lo, hi = 0, n - 1  # the longest shared prefix is shorter than n: binary search its length
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if segments[:mid] == last[:mid]:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return common_length(_listed(segments), _listed(last), n)
 
     def _child(self, node: int, fingerprint: str) -> int | None:
         """The node of ``node``'s prefix followed by ``fingerprint``, if that prefix was seen."""
@@ -319,7 +340,8 @@ class _Trie:
         self.dropped = chain[shared:]
         del chain[shared:], cum[shared:]
         if shared < len(segments):
-            rest = segments[shared:]
+            listed = _listed(segments)
+            rest = listed[shared : len(segments)]
             fps = list(map(_FINGERPRINT, rest))
             node = chain[-1] if chain else -1
             at = 0
@@ -341,8 +363,11 @@ class _Trie:
                 chain += range(child, child + matched)
                 at += matched
                 node = child + matched - 1
-            cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
-            del cum[shared]  # ``initial`` is the running sum before the rest, already in place
+            if isinstance(segments, SharedPrefix):
+                cum += segments.history._cum[shared + 1 : len(segments) + 1]  # its running sums, kept
+            else:
+                cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
+                del cum[shared]  # ``initial`` is the running sum before the rest, already in place
         self._last = segments
         return chain, cum
 

@@ -193,6 +193,32 @@ def as_recorded_requests(
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What a call sends when no rule changed a message in it: native spans and the breadcrumb's place."""
+
+    spans: tuple[tuple[int, int], ...]
+    breadcrumb_at: int | None
+
+
+def _growth(before: _Shape | None, after: _Shape | None) -> list[tuple[int, int]] | None:
+    """The native spans ``after`` sends beyond ``before`` when ``before``'s request is a prefix of
+    ``after``'s (same spans, the last one possibly longer, then more; the breadcrumb in the same place
+    within what ``before`` sends), else ``None``."""
+    if before is None or after is None or before.breadcrumb_at != after.breadcrumb_at:
+        return None
+    old, new = before.spans, after.spans
+    if not old or len(new) < len(old) or new[: len(old) - 1] != old[:-1]:
+        return None
+    (start, end), (new_start, new_end) = old[-1], new[len(old) - 1]
+    if new_start != start or new_end < end:
+        return None
+    crumb = before.breadcrumb_at
+    if crumb is not None and crumb > sum(b - a for a, b in old):
+        return None  # the breadcrumb closed the request before: more after it is not an extension
+    return [(end, new_end), *new[len(old) :]]
+
+
 def requests_from_result(
     transcript: Transcript,
     result: SimulationResult,
@@ -243,13 +269,27 @@ def requests_from_result(
     out: list[Request] = []
     counted: dict[str, tuple[str, int]] = {}
     previous: SharedPrefix | None = None
+    previous_shape: _Shape | None = None
     for call, at in zip(result.calls, times, strict=True):
+        reply = messages[call.message_index]
+        output = _output_tokens(reply, tokens.tokens[call.message_index])
         fated = {i: group.fate.value for group in call.fated for i in group.indices}
         edited: Mapping[int, tuple[int, str]] = {}
         if changed is not None and (fated or result.content_changes):
             edited = changed(call)
+        shape = _Shape(call.sent, call.breadcrumb_at) if not edited and not fated else None
+        growth = _growth(previous_shape, shape)
+        previous_shape = shape
+        if growth is not None and previous is not None:
+            # The request is the one before plus messages after it (spans compared, not messages): it
+            # extends the shared history by what is new, without building the request again.
+            for start, end in growth:
+                previous.history.extend(native[start:end])
+            frozen = previous = previous.history.prefix(len(previous.history))
+            out.append(Request(frozen, at, output, place(frozen) if frozen else ()))
+            continue
         sent: list[Segment] = list(leading)
-        if not edited and not fated:
+        if shape is not None:
             # Nothing changed as sent: the native segments span by span (slices, not a loop per message).
             for start, end in call.sent:
                 sent += native[start:end]
@@ -270,14 +310,13 @@ def requests_from_result(
                 sent.append(segment)
         if call.breadcrumb_at is not None:
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
-        reply = messages[call.message_index]
         # A request that extends the one before shares its history instead of copying it.
         frozen = previous = extends(previous, sent)
         out.append(
             Request(
                 segments=frozen,
                 at_seconds=at,
-                output_tokens=_output_tokens(reply, tokens.tokens[call.message_index]),
+                output_tokens=output,
                 breakpoints=place(frozen) if frozen else (),
             )
         )

@@ -8,6 +8,7 @@ USD, scaled to the dearest bar; a bar whose calls include a cache break is marke
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -64,7 +65,7 @@ def cost_strip(
     shape: TimelineShape, session: SessionCost, breaks: Sequence[CacheBreak], *, height: int = 60
 ) -> CostStrip:
     """Stacked cost bars aligned with ``shape``'s bars (y grows downwards, as in SVG)."""
-    broke = {b.number for b in breaks}
+    broke = sorted({b.number for b in breaks})
     sums: list[dict[Part, float]] = []
     for bar in shape.bars:
         total: dict[Part, float] = dict.fromkeys(PARTS, 0.0)
@@ -93,7 +94,9 @@ def cost_strip(
                 usd=sum(total.values()),
                 segments=tuple(segments),
                 selected=bar.selected,
-                cache_break=any(first <= n <= last for n in broke),
+                # The first break at or after the bar's first call, if it is within the bar (a long
+                # session has thousands of bars and of breaks: not every break per bar).
+                cache_break=bisect_left(broke, first) < bisect_right(broke, last),
             )
         )
     return CostStrip(width=shape.width, height=height, bars=tuple(bars), usd_max=usd_max)

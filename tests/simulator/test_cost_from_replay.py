@@ -10,6 +10,9 @@ from simulator.cost.cache import price_requests
 from simulator.cost.from_replay import (
     BREADCRUMB_FINGERPRINT,
     TranscriptTokens,
+    _digest,
+    _growth,
+    _Shape,
     as_recorded_requests,
     call_times,
     compare_with_recorded,
@@ -383,3 +386,143 @@ def test_transcript_tokens_count_each_distinct_text_once_and_a_shared_memo_chang
     again = TranscriptTokens.of(transcript, counted=memo)
     assert counted == []  # every text was in the shared memo
     assert first == again == alone
+
+
+def _naive_requests(transcript, result, changed):
+    """Each request built message by message from its call, with no sharing between calls."""
+    tokens = TranscriptTokens.of(transcript)
+    native = []
+    held: set[int] = set()
+    for origin in result.origins:
+        held.update(origin)
+        native.append(
+            (_digest(*(tokens.fingerprints[i] for i in origin)), sum(tokens.tokens[i] for i in origin))
+            if origin
+            else (_digest("empty"), 0)
+        )
+    leading = [
+        (tokens.fingerprints[i], tokens.tokens[i])
+        for i, m in enumerate(transcript.messages)
+        if m.role.value == "system" and i not in held
+    ]
+    out = []
+    for call in result.calls:
+        edited = changed(call) if changed is not None else {}
+        fated = {i: g.fate.value for g in call.fated for i in g.indices}
+        sent = list(leading)
+        for index in call.sent_indices():
+            if index in edited:
+                text = edited[index][1]
+                sent.append((_digest("as-sent", text), tiktoken_count(text)))
+            elif index in fated:
+                sent.append((_digest("fate", fated[index], native[index][0]), native[index][1]))
+            else:
+                sent.append(native[index])
+        if call.breadcrumb_at is not None:
+            sent.insert(len(leading) + call.breadcrumb_at, (BREADCRUMB_FINGERPRINT, None))
+        out.append(sent)
+    return out
+
+
+TRIMMING_PROFILES = [
+    {
+        "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+        "runtime_profiles": {"d": {"max_context_tokens": 6000}},
+        "provider": {},
+    },
+    {
+        "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+        "runtime_profiles": {"d": {"max_history_messages": 9}},
+        "provider": {},
+    },
+    {
+        "trimscope": {"runtime": "zeroclaw", "version": "upstream"},
+        "runtime_profiles": {"d": {"max_history_messages": 7}},
+        "provider": {},
+    },
+    {
+        "trimscope": {"runtime": "ai_profile"},
+        "max_tokens": 1024,
+        "limits": {"preset": {"contextWindow": 9000}},
+    },
+    {
+        "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}},
+        "model": {"contextWindow": 30000},
+    },
+    {"trimscope": {"runtime": "as_recorded"}},
+]
+
+
+@pytest.mark.parametrize("document", TRIMMING_PROFILES, ids=lambda d: json.dumps(d)[:60])
+@pytest.mark.parametrize(
+    "text",
+    [_chat(40, 900), synthetic_openclaw_session(30, tool_result_chars=5000, pause_every=3)],
+    ids=["chat", "openclaw"],
+)
+def test_every_request_is_what_its_call_sends_message_by_message(document, text):
+    # Requests that extend the one before are built from the spans that grew: the same segments as a
+    # request built from scratch, call after call, whether the runtime trims, prunes or only grows.
+    transcript = parse_transcript(text)
+    profile = profile_from_document(document, name="p")
+    result = simulate(transcript, profile)
+    changed = lambda call: changed_contents(transcript, profile, result, call.number)  # noqa: E731
+    requests = requests_from_result(transcript, result, changed=changed)
+    expected = _naive_requests(transcript, result, changed)
+    assert len(requests) == len(expected) == len(result.calls)
+    extended = 0
+    for number, (request, sent) in enumerate(zip(requests, expected, strict=True), start=1):
+        got = [
+            (s.fingerprint, s.tokens if s.fingerprint != BREADCRUMB_FINGERPRINT else None)
+            for s in request.segments
+        ]
+        assert got == sent, number
+        if number > 1 and request.segments.history is requests[number - 2].segments.history:
+            extended += 1
+    assert extended > 0  # some requests share the history of the one before
+
+
+@pytest.mark.parametrize(
+    ("spans", "crumb", "later", "later_crumb", "growth"),
+    [
+        (((0, 5),), None, ((0, 7),), None, [(5, 7)]),
+        (((0, 5),), None, ((0, 5), (8, 9)), None, [(5, 5), (8, 9)]),
+        (((0, 2), (4, 5)), 1, ((0, 2), (4, 9)), 1, [(5, 9)]),
+        (((0, 5),), 5, ((0, 7),), 5, [(5, 7)]),  # a breadcrumb at the end stays before what is new
+        (((0, 5),), 6, ((0, 7),), 6, None),  # a breadcrumb past the end was appended: not a prefix
+        (((0, 5),), None, ((1, 7),), None, None),  # the oldest message dropped
+        (((0, 5),), None, ((0, 4),), None, None),  # shorter
+        (((0, 5),), 0, ((0, 7),), None, None),  # the breadcrumb went
+        (((0, 2), (4, 5)), None, ((0, 3), (4, 9)), None, None),
+        ((), None, ((0, 1),), None, None),
+    ],
+)
+def test_growth_is_what_a_request_adds_only_when_the_one_before_is_its_prefix(
+    spans, crumb, later, later_crumb, growth
+):
+    assert _growth(_Shape(spans, crumb), _Shape(later, later_crumb)) == growth
+    assert _growth(None, _Shape(later, later_crumb)) is None
+    assert _growth(_Shape(spans, crumb), None) is None
+
+
+@pytest.mark.parametrize("max_bars", [400, 7])
+def test_a_cost_strip_bar_is_flagged_exactly_when_a_cache_break_falls_within_its_calls(max_bars):
+    from simulator.cost.breaks import cache_breaks
+    from simulator.cost.strip import cost_strip
+    from simulator.replay.view import timeline, timeline_shape
+
+    transcript = parse_transcript(_chat(40, 900))
+    profile = profile_from_document(
+        {"runtime_profiles": {"d": {"max_history_messages": 9}}, "provider": {}}, name="p"
+    )
+    result = simulate(transcript, profile)
+    requests = requests_from_result(transcript, result)
+    session = price_requests(requests, SONNET)
+    breaks = cache_breaks(requests, session)
+    assert len(breaks) > 3
+    shape = timeline_shape(timeline(result, max_bars=max_bars), selected=1)
+    strip = cost_strip(shape, session, breaks)
+    numbers = [b.number for b in breaks]
+    flags = [bar.cache_break for bar in strip.bars]
+    assert flags == [any(bar.first_call <= n <= bar.last_call for n in numbers) for bar in strip.bars]
+    assert any(flags) and (max_bars == 7 or not all(flags))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.cost.cache import Segment, SegmentHistory, _Trie
+from simulator.cost.cache import Segment, SegmentHistory, _Trie, common_length
 
 ALPHABET = "abc"
 
@@ -54,3 +54,23 @@ def test_a_request_that_returns_to_an_earlier_branch_finds_its_nodes():
     assert again[:4] == first
     assert again[4] not in first
     assert trie.kept == 2  # shared with the request before it: "ab"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(ALPHABET), max_size=80),
+    st.lists(st.sampled_from(ALPHABET), max_size=80),
+    st.integers(min_value=0, max_value=100),
+)
+def test_common_length_is_the_longest_common_prefix(a: list[str], b: list[str], limit: int):
+    n = min(len(a), len(b), limit)
+    expected = next((i for i in range(n) if a[i] != b[i]), n)
+    segments = {f: _segment(f) for f in ALPHABET}
+    assert common_length([segments[f] for f in a], [segments[f] for f in b], n) == expected
+
+
+def test_common_length_finds_a_difference_deep_in_a_long_shared_run():
+    run = [_segment(f"m{i}") for i in range(1000)]
+    other = [*run[:777], _segment("x"), *run[778:]]
+    assert common_length(run, other, 1000) == 777
+    assert common_length(run, list(run), 1000) == 1000
