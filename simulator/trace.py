@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -436,6 +437,7 @@ def rereads(transcript: Transcript, result: SimulationResult) -> tuple[Reread, .
     latest: dict[tuple[str, str], tuple[int, int]] = {}
     found: list[Reread] = []
     departures: dict[int, tuple[int | None, RuleKind | None]] = {}
+    forgotten: tuple[tuple[int, list[int]] | None] | None = None  # worked out at the first repeat
     for index, message in enumerate(transcript.messages):
         for tool_call in message.tool_calls:
             key = (tool_call.name, _arguments_key(tool_call.arguments))
@@ -446,7 +448,11 @@ def rereads(transcript: Transcript, result: SimulationResult) -> tuple[Reread, .
                 state, kind, _, _ = _message_state(result, call, natives.get(result_index, ()), entry)
                 if state != "full":
                     if result_index not in departures:
-                        departures[result_index] = _departure_call(result, result_index, natives, entry)
+                        if forgotten is None:
+                            forgotten = (_forgotten_from(result),)
+                        departures[result_index] = _departure_call(
+                            result, result_index, natives, entry, forgotten[0]
+                        )
                     left, left_kind = departures[result_index]
                     found.append(
                         Reread(
@@ -467,19 +473,75 @@ def rereads(transcript: Transcript, result: SimulationResult) -> tuple[Reread, .
     return tuple(found)
 
 
+def _forgotten_from(result: SimulationResult) -> tuple[int, list[int]] | None:
+    """``(head, starts)`` when every call forgets one run of natives ``head <= n < starts[call]`` (a kept
+    head, then the most recent messages up to the call's end), ``head`` is the same at every call that
+    forgets anything, no rule changed a message's content, and the starts never decrease (a runtime that
+    forgets from the oldest message, as ZeroClaw and ai-profile do); else ``None``.
+
+    Then a message is sent in full at a call exactly while it is in the head or not before that call's
+    start, and the call where it departs is found by bisection instead of a pass over the calls.
+    """
+    if result.content_changes:
+        return None
+    forgotten: list[tuple[int, int]] = []
+    for call in result.calls:
+        if any(group.fate in _CONTENT_FATES for group in call.fated):
+            return None
+        sent = call.sent
+        if not sent:
+            if call.available:
+                return None
+            forgotten.append((0, 0))
+        elif sent[-1][1] != call.available:
+            return None
+        elif len(sent) == 1:
+            forgotten.append((0, sent[0][0]))
+        elif len(sent) == 2 and sent[0][0] == 0 and sent[0][1] <= sent[1][0]:
+            forgotten.append((sent[0][1], sent[1][0]))
+        else:
+            return None
+    heads = {low for low, high in forgotten if high > low}
+    if len(heads) > 1:
+        return None
+    head = heads.pop() if heads else 0
+    starts: list[int] = []
+    for low, high in forgotten:
+        start = high if high > low else head
+        if starts and start < starts[-1]:
+            return None
+        starts.append(start)
+    return head, starts
+
+
 def _departure_call(
-    result: SimulationResult, index: int, natives: Mapping[int, Sequence[int]], entry: Mapping[int, Change]
+    result: SimulationResult,
+    index: int,
+    natives: Mapping[int, Sequence[int]],
+    entry: Mapping[int, Change],
+    forgotten: tuple[int, Sequence[int]] | None = None,
 ) -> tuple[int | None, RuleKind | None]:
     """The first call after message ``index`` that did not send it in full, and why (as ``_states``).
 
     Most calls send it unchanged: those are recognised with a few comparisons, and only the call where
-    it departs goes through :func:`_message_state` for its state and kind.
+    it departs goes through :func:`_message_state` for its state and kind. ``forgotten`` (from
+    :func:`_forgotten_from`) finds that call by bisection.
     """
     own = natives.get(index, ())
     if not own:
         return None, None
+    first = _first_call(result, index)
+    if forgotten is not None:
+        head, starts = forgotten
+        at = min(len(starts) if native < head else bisect_right(starts, native, lo=first) for native in own)
+        if at == len(result.calls):
+            return None, None
+        state, kind, _, _ = _message_state(result, result.calls[at], own, entry)
+        if state != "full":
+            return result.calls[at].number, kind
+        first = at  # not expected: the call-by-call pass below decides from there
     changed_from = min((entry[n].call for n in own if n in entry), default=None)
-    for call in result.calls[_first_call(result, index) :]:
+    for call in result.calls[first:]:
         if _unchanged(call, own) and (changed_from is None or changed_from > call.number):
             continue
         state, kind, _, _ = _message_state(result, call, own, entry)

@@ -291,3 +291,58 @@ def test_a_limit_follows_the_first_matches_and_counts_the_rest():
     assert (len(full.matches), full.more) == (10, 0)
     assert (len(limited.matches), limited.more) == (3, 7)
     assert limited.matches == full.matches[:3]
+
+
+def _rereading_chat(turns: int) -> str:
+    """Each turn reads one of eleven files, so every file is read again and again as the history moves on."""
+    messages: list[dict[str, object]] = [{"role": "system", "content": "You are a coding agent."}]
+    for t in range(turns):
+        messages.append({"role": "user", "content": f"task {t}"})
+        call = {
+            "id": f"c{t}",
+            "type": "function",
+            "function": {"name": "read", "arguments": json.dumps({"path": f"src/f{t % 11}.py"})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append(
+            {"role": "tool", "tool_call_id": f"c{t}", "content": f"{t} " + "x" * (300 + 97 * (t % 7))}
+        )
+        messages.append({"role": "assistant", "content": f"done {t}"})
+    return json.dumps(messages)
+
+
+@pytest.mark.parametrize(
+    ("document", "bisected"),
+    [
+        ({"runtime_profiles": {"d": {"max_context_tokens": 1500}}}, True),
+        (
+            {
+                "trimscope": {"runtime": "zeroclaw", "version": "upstream"},
+                "runtime_profiles": {"d": {"max_history_messages": 9}},
+            },
+            True,
+        ),
+        # ai-profile trims each call afresh and an overflow retry cuts deeper for one call: the calls'
+        # starts go back, so every call is looked at.
+        (
+            {
+                "trimscope": {"runtime": "ai_profile"},
+                "max_tokens": 1000,
+                "provider": {"context_window": 4000},
+            },
+            False,
+        ),
+    ],
+    ids=["zeroclaw-budget", "zeroclaw-turns", "ai-profile"],
+)
+def test_rereads_found_by_bisection_equal_those_found_call_by_call(document, bisected, monkeypatch):
+    import simulator.trace as trace_module
+
+    transcript = parse_transcript(_rereading_chat(60))
+    result = simulate(transcript, profile_from_document(document, name="p"))
+    fast = trace_module.rereads(transcript, result)
+    assert (trace_module._forgotten_from(result) is not None) is bisected
+    monkeypatch.setattr(trace_module, "_forgotten_from", lambda result: None)
+    assert fast == trace_module.rereads(transcript, result)
+    assert len(fast) > 20
+    assert len({r.left_at_call for r in fast}) > 10
