@@ -44,6 +44,7 @@ from simulator.cost.pricing import (
 )
 from simulator.cost.shapes import USD_DECIMALS, cost_json, pricing_json, summary_cost_usd
 from simulator.jsonvalue import JSON
+from simulator.long_lived import collector_paused
 from simulator.replay.model import SimulationResult
 from simulator.transcript import Role, Transcript
 
@@ -157,6 +158,22 @@ def result_cost(
     Raises:
         PriceTableError: ``pricing`` names no entry.
     """
+    # The requests, their shared histories and the trie are many small objects that all live until the
+    # session is priced: collections meanwhile would only walk them (as the replays, the pause).
+    with collector_paused():
+        return _result_cost(transcript, result, changed, pricing, assumed_gap_seconds, ttl, table, tokens)
+
+
+def _result_cost(
+    transcript: Transcript,
+    result: SimulationResult,
+    changed: ChangedContents | None,
+    pricing: str | None,
+    assumed_gap_seconds: float | None,
+    ttl: CacheTtl,
+    table: PriceTable | None,
+    tokens: TranscriptTokens | None,
+) -> ResultCost:
     table = table or load_price_table()
     lookup = pricing_choice(transcript, pricing, table)
     gap = gap_or_default(assumed_gap_seconds)
