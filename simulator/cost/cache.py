@@ -297,7 +297,8 @@ class _Trie:
 
     def __init__(self) -> None:
         self._edges: dict[tuple[int, str], int] = {}
-        """Children that are not the next node of their parent's run: run starts and branch points."""
+        """Children that are not the next node of their parent's run (a run's first node), as the run's
+        index."""
         self._runs: list[int] = []
         """The first node id of each run, ascending (ids are handed out in order)."""
         self._run_fps: list[list[str]] = []
@@ -318,16 +319,6 @@ class _Trie:
             return n
         return common_length(_listed(segments), _listed(last), n)
 
-    def _child(self, node: int, fingerprint: str) -> int | None:
-        """The node of ``node``'s prefix followed by ``fingerprint``, if that prefix was seen."""
-        if node >= 0:
-            r = bisect_right(self._runs, node) - 1
-            fps = self._run_fps[r]
-            k = node - self._runs[r] + 1
-            if k < len(fps) and fps[k] == fingerprint:
-                return node + 1
-        return self._edges.get((node, fingerprint))
-
     def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
@@ -343,26 +334,7 @@ class _Trie:
             listed = _listed(segments)
             rest = listed[shared : len(segments)]
             fps = list(map(_FINGERPRINT, rest))
-            node = chain[-1] if chain else -1
-            at = 0
-            while at < len(fps):
-                child = self._child(node, fps[at])
-                if child is None:
-                    # Past every known prefix: the remainder is one new run.
-                    base = self._next
-                    run = fps[at:] if at else fps
-                    self._next += len(run)
-                    self._edges[(node, run[0])] = base
-                    self._runs.append(base)
-                    self._run_fps.append(run)
-                    chain += range(base, base + len(run))
-                    break
-                # Follow the child's run as far as the fingerprints agree (at least the child itself).
-                r = bisect_right(self._runs, child) - 1
-                matched = _common_prefix(self._run_fps[r], child - self._runs[r], fps, at)
-                chain += range(child, child + matched)
-                at += matched
-                node = child + matched - 1
+            self._number(chain, fps)
             if isinstance(segments, SharedPrefix):
                 cum += segments.history._cum[shared + 1 : len(segments) + 1]  # its running sums, kept
             else:
@@ -371,20 +343,68 @@ class _Trie:
         self._last = segments
         return chain, cum
 
+    def _number(self, chain: list[int], fps: list[str]) -> None:
+        """Append to ``chain`` the node ids of the prefixes that continue it with ``fps``."""
+        runs, run_fps, edges = self._runs, self._run_fps, self._edges
+        node = chain[-1] if chain else -1
+        run, offset = -1, 0
+        if node >= 0:
+            # The shared prefix may end inside a run: its next node is the one implicit child there.
+            run = bisect_right(runs, node) - 1
+            offset = node - runs[run] + 1
+            if offset >= len(run_fps[run]) or run_fps[run][offset] != fps[0]:
+                run = -1
+        at, total = 0, len(fps)
+        while at < total:
+            if run < 0:
+                # A run's walk stopped where the run and the request part: only an edge can go on.
+                found = edges.get((node, fps[at]))
+                if found is None:
+                    # Past every known prefix: the remainder is one new run.
+                    base = self._next
+                    remainder = fps[at:] if at else fps
+                    self._next += len(remainder)
+                    edges[(node, remainder[0])] = len(runs)
+                    runs.append(base)
+                    run_fps.append(remainder)
+                    chain += range(base, base + len(remainder))
+                    return
+                run, offset = found, 0
+            matched = _common_prefix(run_fps[run], offset, fps, at)
+            first = runs[run] + offset
+            chain += range(first, first + matched)
+            at += matched
+            node = first + matched - 1
+            run = -1
+
 
 def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:
-    """Length of the longest common prefix of ``a[i:]`` and ``b[j:]`` (C-level slice comparisons)."""
+    """Length of the longest common prefix of ``a[i:]`` and ``b[j:]`` (``a[i] == b[j]``).
+
+    Requests that part from a run within a few nodes (a pruned message every few) are answered element by
+    element; longer agreements by comparing slices of doubling length (C-level), then bisecting.
+    """
     n = min(len(a) - i, len(b) - j)
-    if a[i : i + n] == b[j : j + n]:
+    for k in range(1, min(n, 4)):
+        if a[i + k] != b[j + k]:
+            return k
+    if n <= 4:
         return n
-    lo, hi = 0, n - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[i : i + mid] == b[j : j + mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    done, step = 4, 8
+    while done < n:
+        upto = min(n, done + step)
+        if a[i + done : i + upto] != b[j + done : j + upto]:
+            lo, hi = done, upto - 1  # the first ``lo`` agree; they differ before ``upto``
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if a[i + done : i + mid] == b[j + done : j + mid]:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            return lo
+        done = upto
+        step *= 2
+    return n
 
 
 def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:

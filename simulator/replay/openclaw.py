@@ -23,6 +23,7 @@ transcript (:mod:`openclaw_session`):
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -87,6 +88,46 @@ class CallInput:
     state: AttemptState
     now: float
     end: int
+    on_demand: OnDemand | None = field(default=None, compare=False, repr=False)
+    """One for the whole replay (every call holds the same): recomputes a call without converting the
+    transcript again."""
+
+
+class OnDemand:
+    """Recomputes what a call of one replay sent, for any call in any order, at the cost of that call.
+
+    The cost model asks for every call whose messages a rule changed: the reference (every transform over
+    the call's whole history) made that the square of the session. 2026.7.1's fast transforms answer any
+    call from facts kept per message, which only grow (for any prefix of the history), and from the
+    state the replay kept for that call; 2026.9.6 runs the reference for the call.
+    """
+
+    __slots__ = ("_contents", "_fast", "_lock", "natives", "prepared")
+
+    def __init__(self, natives: Sequence[AgentMessage], prepared: OpenClawNatives) -> None:
+        self.natives = natives
+        self.prepared = prepared
+        self._fast: FastTransforms | None = None
+        self._lock = threading.Lock()  # the facts grow as calls are asked for: one call at a time
+        self._contents: dict[int, tuple[AgentMessage, tuple[int, str]]] = {}
+
+    def as_sent(self, message: AgentMessage) -> tuple[int, str]:
+        """``(tokens, text)`` of a message as sent, by identity: a pruned message is the same object at
+        every call that sends it so (the entry keeps it alive, so its id is not reused)."""
+        hit = self._contents.get(id(message))
+        if hit is None:
+            hit = (message, (_tokens(estimate_message_chars(message)), message_text(message)))
+            self._contents[id(message)] = hit
+        return hit[1]
+
+    def outcome(self, item: CallInput) -> Outcome:
+        if item.setup.version != "2026.7.1":
+            return reference_outcome(self.natives, item.setup, item.state, item.now, item.end)[0]
+        with self._lock:
+            if self._fast is None:
+                p = self.prepared
+                self._fast = FastTransforms(self.natives, p.chars, p.guard_chars, p.media_and_thinking)
+            return self._fast.call(item.setup, item.state, item.now, item.end)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +141,7 @@ class _Session:
     transforms: Transforms
     summary_chars: int
     transcript: Transcript
+    on_demand: OnDemand
     inputs: list[CallInput] = field(default_factory=list)
     sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
     """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
@@ -158,7 +200,10 @@ def replay_openclaw(
         )
     )
     summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
-    session = _Session(plan, version, prefix, explain_budget(settings), transforms, summary, transcript)
+    on_demand = OnDemand(plan.natives, plan.prepared)
+    session = _Session(
+        plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand
+    )
     calls, _ = run_calls(tuple(p.call for p in plan.calls), partial(step, session), OpenClawState())
     return SimulationResult(
         runtime="openclaw",
@@ -192,7 +237,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
             recorded_at += 1
         history = plan.natives[: call.available] if session.version != "2026.7.1" else ()
         setup, attempt = start_attempt(plan.config, planned.route, markers, attempt, session.version, history)
-    session.inputs.append(CallInput(setup, attempt, planned.now, call.available))
+    session.inputs.append(CallInput(setup, attempt, planned.now, call.available, session.on_demand))
     outcome, attempt = session.transforms.call(setup, attempt, planned.now, call.available)
     compaction_call = state.compaction_call
     if outcome.compaction is not None:
@@ -513,6 +558,8 @@ def sent_messages(
     item = result.resume[number - 1] if number - 1 < len(result.resume) else None
     if not isinstance(item, CallInput):
         return {}
+    if natives is None and item.on_demand is not None:
+        return item.on_demand.outcome(item).changed
     if natives is None:
         natives = native_messages(transcript)
     outcome, _ = reference_outcome(natives, item.setup, item.state, item.now, item.end)
@@ -527,4 +574,8 @@ def pruned_contents(
     Recomputed for one call on demand from what the replay kept for it.
     """
     changed = sent_messages(transcript, settings, result, call.number)
+    item = result.resume[call.number - 1] if call.number - 1 < len(result.resume) else None
+    if isinstance(item, CallInput) and item.on_demand is not None:
+        as_sent = item.on_demand.as_sent
+        return {i: as_sent(m) for i, m in changed.items()}
     return {i: (_tokens(estimate_message_chars(m)), message_text(m)) for i, m in changed.items()}

@@ -74,3 +74,25 @@ def test_common_length_finds_a_difference_deep_in_a_long_shared_run():
     other = [*run[:777], _segment("x"), *run[778:]]
     assert common_length(run, other, 1000) == 777
     assert common_length(run, list(run), 1000) == 1000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_runs_common_prefix_with_a_request_is_the_longest_one(data: st.DataObject):
+    from simulator.cost.cache import _common_prefix
+
+    a = data.draw(st.lists(st.sampled_from("ab"), min_size=1, max_size=120))
+    b = data.draw(st.lists(st.sampled_from("ab"), min_size=1, max_size=120))
+    i = data.draw(st.integers(min_value=0, max_value=len(a) - 1))
+    j = data.draw(st.integers(min_value=0, max_value=len(b) - 1))
+    b[j] = a[i]  # the walk only follows a run from a node that agrees
+    n = min(len(a) - i, len(b) - j)
+    assert _common_prefix(a, i, b, j) == next((k for k in range(n) if a[i + k] != b[j + k]), n)
+
+
+def test_a_long_agreement_is_found_to_its_end():
+    from simulator.cost.cache import _common_prefix
+
+    run = [f"m{k}" for k in range(500)]
+    assert _common_prefix(run, 3, [*run[3:300], "x"], 0) == 297
+    assert _common_prefix(run, 0, list(run), 0) == 500
