@@ -24,6 +24,7 @@ by default ``simulator.assumed_times.DEFAULT_GAP_SECONDS``, the one OpenClaw's r
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -294,20 +295,28 @@ def requests_from_result(
             for start, end in call.sent:
                 sent += native[start:end]
         else:
-            for index in call.sent_indices():
-                segment = native[index]
-                if index in edited:
-                    text = edited[index][1]
-                    # A pruned message is usually sent the same way at many calls: count and digest it once.
-                    as_sent = counted.get(text)
-                    if as_sent is None:
-                        as_sent = counted[text] = (_digest("as-sent", text), tiktoken_count(text))
-                    segment = Segment(as_sent[0], as_sent[1], segment.role)
-                elif index in fated:
-                    # Changed in a way the caller did not spell out: still a different message as sent.
-                    fingerprint = _digest("fate", fated[index], segment.fingerprint)
-                    segment = Segment(fingerprint, segment.tokens, segment.role)
-                sent.append(segment)
+            # Unchanged runs between the changed messages as slices; only a changed one is built.
+            marks = sorted(edited.keys() | fated.keys())
+            for start, end in call.sent:
+                position = start
+                for index in marks[bisect_left(marks, start) : bisect_left(marks, end)]:
+                    sent += native[position:index]
+                    segment = native[index]
+                    if index in edited:
+                        text = edited[index][1]
+                        # A pruned message is usually sent the same way at many calls: count and digest
+                        # it once.
+                        as_sent = counted.get(text)
+                        if as_sent is None:
+                            as_sent = counted[text] = (_digest("as-sent", text), tiktoken_count(text))
+                        segment = Segment(as_sent[0], as_sent[1], segment.role)
+                    else:
+                        # Changed in a way the caller did not spell out: still a different message as sent.
+                        fingerprint = _digest("fate", fated[index], segment.fingerprint)
+                        segment = Segment(fingerprint, segment.tokens, segment.role)
+                    sent.append(segment)
+                    position = index + 1
+                sent += native[position:end]
         if call.breadcrumb_at is not None:
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
         # A request that extends the one before shares its history instead of copying it.

@@ -480,6 +480,13 @@ def test_every_request_is_what_its_call_sends_message_by_message(document, text)
         if number > 1 and request.segments.history is requests[number - 2].segments.history:
             extended += 1
     assert extended > 0  # some requests share the history of the one before
+    from simulator.assumed_times import DEFAULT_GAP_SECONDS
+
+    times = call_times(transcript, [c.message_index for c in result.calls], DEFAULT_GAP_SECONDS)
+    assert [r.at_seconds for r in requests] == list(times)
+    assert [r.output_tokens for r in requests] == [
+        r.output_tokens for r in requests_from_result(transcript, result, changed=changed)
+    ]
 
 
 @pytest.mark.parametrize(
