@@ -268,7 +268,8 @@ def requests_from_result(
     crumb = Segment(BREADCRUMB_FINGERPRINT, tiktoken_count(BREADCRUMB_TEXT), "user")
     times = call_times(transcript, [c.message_index for c in result.calls], gap_seconds)
     out: list[Request] = []
-    counted: dict[str, tuple[str, int]] = {}
+    as_sent: dict[tuple[str, Role], Segment] = {}
+    fated_as_sent: dict[tuple[str, int], Segment] = {}
     previous: SharedPrefix | None = None
     previous_shape: _Shape | None = None
     for call, at in zip(result.calls, times, strict=True):
@@ -303,17 +304,23 @@ def requests_from_result(
                     sent += native[position:index]
                     segment = native[index]
                     if index in edited:
-                        text = edited[index][1]
-                        # A pruned message is usually sent the same way at many calls: count and digest
-                        # it once.
-                        as_sent = counted.get(text)
-                        if as_sent is None:
-                            as_sent = counted[text] = (_digest("as-sent", text), tiktoken_count(text))
-                        segment = Segment(as_sent[0], as_sent[1], segment.role)
+                        # A pruned message is usually sent the same way at many calls: count, digest and
+                        # build it once (the same object then compares by identity).
+                        key = (edited[index][1], segment.role)
+                        rebuilt = as_sent.get(key)
+                        if rebuilt is None:
+                            text = key[0]
+                            rebuilt = as_sent[key] = Segment(
+                                _digest("as-sent", text), tiktoken_count(text), segment.role
+                            )
                     else:
                         # Changed in a way the caller did not spell out: still a different message as sent.
-                        fingerprint = _digest("fate", fated[index], segment.fingerprint)
-                        segment = Segment(fingerprint, segment.tokens, segment.role)
+                        fate = (fated[index], index)
+                        rebuilt = fated_as_sent.get(fate)
+                        if rebuilt is None:
+                            fingerprint = _digest("fate", fate[0], segment.fingerprint)
+                            rebuilt = fated_as_sent[fate] = Segment(fingerprint, segment.tokens, segment.role)
+                    segment = rebuilt
                     sent.append(segment)
                     position = index + 1
                 sent += native[position:end]
