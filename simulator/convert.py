@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 
 from simulator.importers.openclaw import (
     BRANCH_SUMMARY_PREFIX,
@@ -57,6 +58,14 @@ class Converted:
 
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 """``json.dumps`` with these options builds a new encoder at every call: one is built here instead."""
+_STRING = encode_basestring
+"""How that encoder writes a string (``ensure_ascii=False``)."""
+
+
+def tool_result_envelope(call_id: str, text: str) -> str:
+    """``compact_json({"tool_call_id": call_id, "content": text})``, written without the encoder's
+    per-call set-up (a long session has one per tool result): the same two strings, escaped alike."""
+    return '{"tool_call_id":' + _STRING(call_id) + ',"content":' + _STRING(text) + "}"
 
 
 def compact_json(value: JSON) -> str:
@@ -148,7 +157,7 @@ def zeroclaw_chat_rows(
                 envelope["reasoning_content"] = reasoning
             content = _COMPACT(envelope)
         elif message.role is Role.TOOL and message.tool_result is not None and message.tool_result.call_id:
-            content = _COMPACT({"tool_call_id": message.tool_result.call_id, "content": text})
+            content = tool_result_envelope(message.tool_result.call_id, text)
         else:
             content = text
         out.append((message.role.value, content))
