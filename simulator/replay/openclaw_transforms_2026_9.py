@@ -677,11 +677,11 @@ class FastTransforms2026_9:
         tbn_delta = 0
         after: dict[int, int] = {}
         for p in sorted(over):
-            message = self._stage1(plan, p)
-            assert isinstance(message, ToolResultMessage)
+            sent = self._stage1(plan, p)
+            assert isinstance(sent, ToolResultMessage)
             keep = max(provider_budget.RECOVERY_MIN_KEEP_CHARS, MIN_KEEP_CHARS) if p in protected else 0
-            cut = truncate_tool_result_message(message, cap, min_keep_chars=keep)
-            if cut is not message:
+            cut = truncate_tool_result_message(sent, cap, min_keep_chars=keep)
+            if cut is not sent:
                 plan.stage2[p] = cut
         for p in {*plan.stage1, *plan.stage2}:
             base = self._weight(p).tb

@@ -91,13 +91,16 @@ class _Equal:
 
     __slots__ = ()
 
+    def __iter__(self) -> Iterator[object]:
+        raise NotImplementedError
+
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence | _Equal) and not isinstance(other, str):
-            return tuple(self) == tuple(other)  # type: ignore[call-overload]
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return tuple(iter(self)) == tuple(other)
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(tuple(self))  # type: ignore[call-overload]
+        return hash(tuple(iter(self)))
 
 
 class ContextView(_Equal, Sequence[AgentMessage]):
@@ -189,11 +192,7 @@ class ChangedView(Mapping[int, AgentMessage]):
         self._versions, self._seq, self._lo, self._end, self._length = versions, seq, lo, end, length
 
     def __getitem__(self, position: int) -> AgentMessage:
-        found = (
-            self._versions.at(position, self._seq)
-            if isinstance(position, int) and self._lo <= position < self._end
-            else None
-        )
+        found = self._versions.at(position, self._seq) if self._lo <= position < self._end else None
         if found is None:
             raise KeyError(position)
         return found

@@ -222,3 +222,95 @@ def test_the_fast_path_answers_the_plain_calls_of_both_presets() -> None:
         assert fast.calls == slow.calls
         assert made[0].calls == len(fast.calls) and made[0].fallbacks == 0
         assert any(group.rule.startswith("provider-bound") for call in fast.calls for group in call.fated)
+
+
+def _plain_session(turns: int, sizes: list[int], route: str, pause_every: int = 3) -> str:
+    """One user → tool call → result → answer per turn, a pause past the TTL every few turns."""
+    provider, model, api = ROUTES[route]
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": _iso(T0), "cwd": "/"}
+    ]
+    now = T0
+    for turn in range(turns):
+        now += 400_000 if turn % pause_every == 0 else 3_000
+        meta = {"provider": provider, "model": model, "api": api}
+        call = {"type": "toolCall", "id": f"c{turn}", "name": "read", "arguments": {"n": turn}}
+        text = _text(sizes[turn % len(sizes)], turn)
+        for message in (
+            {"role": "user", "content": f"turn {turn}", "timestamp": now},
+            {"role": "assistant", "content": [call], **meta, "stopReason": "toolUse", "timestamp": now + 1},
+            {
+                "role": "toolResult",
+                "toolCallId": f"c{turn}",
+                "toolName": "read",
+                "content": [{"type": "text", "text": text}],
+                "isError": False,
+                "timestamp": now + 2,
+            },
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+                **meta,
+                "stopReason": "stop",
+                "timestamp": now + 3,
+            },
+        ):
+            stamp = int(message["timestamp"])  # type: ignore[call-overload]
+            lines.append(
+                {
+                    "type": "message",
+                    "id": f"e{len(lines)}",
+                    "parentId": f"e{len(lines) - 1}" if len(lines) > 1 else None,
+                    "timestamp": _iso(stamp),
+                    "message": message,
+                }
+            )
+        now += 10
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+def _rules(calls: Any) -> set[str]:
+    return {group.rule.split(":")[0].split(" (")[0] for call in calls for group in call.fated}
+
+
+def test_soft_trims_hard_clears_and_their_replays_take_the_fast_path() -> None:
+    # Gemini: cache-TTL eligible, no server-side clearing, no dropped thinking; a 40k-token window.
+    text = _plain_session(40, [1_500, 6_000, 300, 9_000, 18_000], "gemini")
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
+    }
+    made, fast, slow = _both(text, document)
+    assert fast.calls == slow.calls
+    assert made[0].fallbacks == 0 and made[0].calls == len(fast.calls)
+    rules = _rules(fast.calls)
+    assert {
+        "soft trim",
+        "hard clear",
+        "soft-trimmed at an earlier call",
+        "cleared at an earlier call",
+    } <= rules
+    assert "provider-bound tool-result budget" in rules
+
+
+def test_a_provider_compaction_and_the_calls_after_it_take_the_fast_path() -> None:
+    text = _plain_session(30, [1_500, 6_000, 300], "openai")
+    for apply in (True, False):
+        document = {
+            "trimscope": {"runtime": "openclaw", "version": "2026.9.6", "modelCompaction": apply},
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "2m"}}},
+            "model": {
+                "provider": "openai",
+                "id": "gpt-5.4",
+                "api": "openai-responses",
+                "baseUrl": "https://api.openai.com/v1",
+                "contextWindow": 60_000,
+                "params": {"responsesCompactThreshold": 12_000},
+            },
+        }
+        made, fast, slow = _both(text, document)
+        assert fast.calls == slow.calls
+        assert made[0].fallbacks == 0
+        assert any("compaction" in call.marks for call in fast.calls)
+        assert any(call.sent and call.sent[0][0] > 0 for call in fast.calls) == apply

@@ -334,7 +334,7 @@ def _step_2026_9(
         )
     first = _images_2026_9(messages)
     outcome: cache_ttl.CacheTtlOutcome | None = None
-    projected = first
+    projected: Sequence[AgentMessage] = first
     if setup.cache_ttl is not None:
         outcome = cache_ttl.prune_expired_cache_ttl_tool_results(
             first,

@@ -184,7 +184,8 @@ class ProjectionState:
         return hash(self.values())
 
     def __repr__(self) -> str:
-        return f"ProjectionState(projections={self.projections!r}, sources={self.sources!r}, frozen={self.frozen!r})"
+        values = f"projections={self.projections!r}, sources={self.sources!r}, frozen={self.frozen!r}"
+        return f"ProjectionState({values})"
 
     def with_values(
         self,
