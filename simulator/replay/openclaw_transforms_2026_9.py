@@ -47,6 +47,7 @@ from simulator.runtimes.openclaw.attempt import (
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
@@ -116,6 +117,16 @@ class _Window:
 
 
 @dataclass(slots=True)
+class _Turns:
+    """``completed_turn_starts`` (2026.9.6: closed turns only) over ``natives[lo:]``, grown call by call."""
+
+    starts: list[int] = field(default_factory=list)
+    current: int = -1
+    replied: bool = False
+    fed: int = -1
+
+
+@dataclass(slots=True)
 class _Plan:
     """One call's changes, worked out before anything is committed."""
 
@@ -140,7 +151,10 @@ class FastTransforms2026_9:
         self._natives = natives
         n = len(natives)
         media, thinking = media_and_thinking
-        self._first_media = media[0] if media else n
+        self._maybe_media = frozenset(media)
+        self._cleanable: list[int] = []
+        """Stored messages history image cleanup changes once they are old enough, ascending."""
+        self._turns: dict[int, _Turns] = {}
         self._first_thinking = thinking[0] if thinking else n
         self.fallbacks = 0
         """Calls answered by the reference (the tests count them)."""
@@ -189,6 +203,8 @@ class FastTransforms2026_9:
         self._sum_placeholder = Fenwick(n)
         self._sum_replayed = Fenwick(n)
         self._sum_eligible = Fenwick(n)
+        self._dirty: list[int] = []
+        """Positions whose rewrite history image cleanup would change (the second cleanup), ascending."""
         self._big_guard: list[tuple[int, int]] = []
         self._big_tb: list[tuple[int, int]] = []
         self._unsourced: list[int] = []
@@ -229,8 +245,6 @@ class FastTransforms2026_9:
         try:
             if setup.version == "2026.7.1" or end > self._first_bad:
                 raise _Fallback("history")
-            if end > self._first_media:
-                raise _Fallback("media")
             if setup.drop_thinking_blocks and end > self._first_thinking:
                 raise _Fallback("thinking")
             if state.projections is not self._state:
@@ -269,6 +283,8 @@ class FastTransforms2026_9:
                     self._first_bad = min(self._first_bad, i)
                 else:
                     self._position[key] = i
+            if i in self._maybe_media and cleanup_changes(message):
+                self._cleanable.append(i)
             if key is not None:
                 self._unsourced.append(i)
                 self._unfrozen.append(i)
@@ -399,6 +415,13 @@ class FastTransforms2026_9:
         if self._eligible(position):
             self._sum_eligible.add(position, after.mc - before.mc)
         self._current[position] = (message, after, new_estimate, is_placeholder)
+        k = bisect_left(self._dirty, position)
+        dirty = not same and cleanup_changes(message)
+        if k < len(self._dirty) and self._dirty[k] == position:
+            if not dirty:
+                del self._dirty[k]
+        elif dirty:
+            self._dirty.insert(k, position)
         insort(self._big_guard, (after.guard, position))
         insort(self._big_tb, (after.tb, position))
 
@@ -464,6 +487,7 @@ class FastTransforms2026_9:
             plan.sources = [p for p in self._unsourced if lo <= p < end]
         if active:
             self._cache_pass(setup, plan, now, before, lo, end, head)
+        self._check_images(plan, lo, end)
         self._check_guard(window, plan, active, lo, end)
         protected = self._protected(lo, end)
         if has_results:
@@ -630,6 +654,42 @@ class FastTransforms2026_9:
                 k += 1
         plan.pruned = bool(plan.soft or plan.hard)
         plan.ratio = total / char_window
+
+    def _cutoff(self, lo: int, end: int) -> int:
+        """History image cleanup's boundary: messages before it are cleaned (``lo`` when none are)."""
+        turns = self._turns.get(lo)
+        if turns is None:
+            turns = self._turns[lo] = _Turns(fed=lo)
+        natives = self._natives
+        while turns.fed < end:
+            message = natives[turns.fed]
+            if isinstance(message, UserMessage):
+                if turns.current >= 0 and turns.replied:
+                    turns.starts.append(turns.current)
+                turns.current, turns.replied = turns.fed, False
+            elif isinstance(message, ToolResultMessage):
+                if turns.current < 0:
+                    turns.current, turns.replied = turns.fed, False
+            elif isinstance(message, AssistantMessage) and turns.current >= 0:
+                turns.replied = True
+            turns.fed += 1
+        starts = turns.starts
+        return (
+            starts[-PRESERVE_RECENT_COMPLETED_TURNS] if len(starts) > PRESERVE_RECENT_COMPLETED_TURNS else lo
+        )
+
+    def _check_images(self, plan: _Plan, lo: int, end: int) -> None:
+        """History image cleanup (both passes) changes nothing, or the call is left to the reference."""
+        cutoff = self._cutoff(lo, end)
+        if cutoff <= lo:
+            return
+        for positions in (self._cleanable, self._dirty):
+            k = bisect_left(positions, lo)
+            if k < len(positions) and positions[k] < cutoff:
+                raise _Fallback("media")
+        for p, message in plan.stage1.items():
+            if p < cutoff and cleanup_changes(message):
+                raise _Fallback("media")
 
     def _check_guard(self, window: _Window, plan: _Plan, active: bool, lo: int, end: int) -> None:
         """The guard cuts nothing, or the call is left to the reference."""
