@@ -16,8 +16,8 @@ from simulator.errors import ProfileError
 from simulator.importers import parse_transcript
 from simulator.profiles import profile_from_document
 from simulator.replay import changed_contents, simulate
-from simulator.replay.model import Fate
 from simulator.replay import openclaw as replay_module
+from simulator.replay.model import Fate
 from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
 from simulator.runtimes.openclaw.route import OPENCLAW_VERSIONS, OpenClawVersion
