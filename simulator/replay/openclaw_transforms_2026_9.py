@@ -7,7 +7,8 @@ whole history: quadratic over a session. :class:`FastTransforms2026_9` gives equ
 a call costing what changes at it (plus log n):
 
 * the history only grows, its messages the same objects call after call: each message's facts (projection
-  key, ``cacheTtlMessageChars``, tool-result text budget, guard size, soft trim) are worked out once;
+  key, tool-result text budget, guard size; ``cacheTtlMessageChars`` and soft trims once a pass needs them)
+  are worked out once;
 * the session's sticky rewrites (projections replayed, this call's soft trims, hard clears and provider
   budget cuts) are kept per position as stamped versions (:class:`~simulator.replay.openclaw_views.Versions`)
   with Fenwick sums of what each changes (estimate, text budget, guard size), so the cache-TTL ratio, the
@@ -17,15 +18,30 @@ a call costing what changes at it (plus log n):
 * reconciling at an attempt's start keeps every key: in the states this path makes, every key's
   recorded source is its stored message's texts.
 
-It falls back to the reference for a call (and re-reads the state it left at the next call) when:
+* history image cleanup is decided from the turn boundary (completed turns counted as messages arrive) and
+  whether the cleanup changes each stored message or rewrite (worked out once each).
 
-* a message so far may hold media (image cleanup could change something), or the route drops thinking and
-  an assistant so far has thinking;
-* two tool results so far share a projection key, or one has none;
-* the guard would cut a tool result in the context (a result over the single-result share);
-* the provider budget's aggregate would cut a result (over the aggregate budget with a result not yet sent);
-* a recorded projection would not replay onto its message (an ordinary projection whose text blocks no
-  longer line up), or the state handed in is not the one this path made last and fails the above.
+It falls back to the reference for a call (``fallback_reasons`` counts why), and re-reads the state the
+reference left at the next call (one pass over the session; an attempt's start after a fallback
+reconciles with the reference too), when:
+
+* ``media``: history image cleanup would change a message of this call (one older than the last three
+  completed turns, with an image or a media reference, or a rewrite of one);
+* ``thinking``: the route drops thinking blocks and an assistant so far has some;
+* ``history``: two tool results so far share a projection key, or one has none (a 2026.7.1 setup too);
+* ``guard``: the guard would cut a tool result of this call (one over the single-result share);
+* ``aggregate``: the provider budget's aggregate would cut a result (the results' sum over its budget with
+  a result not yet sent outside the trailing batch);
+* ``replay``: a projection recorded at this call would not replay onto its message later (an ordinary
+  projection whose text blocks no longer line up);
+* ``state-*``: the state handed in (the first call's, or one the reference made) has a source that is not
+  its message's stored texts (a guard-cut or image-cleaned result recorded while cache-TTL was off), a key
+  with no message, or a projection that does not replay;
+* ``config``: a second attempt config in one replay (a replay has one).
+
+Each is rare in a long session without images (the benchmark's sessions never fall back); calls with old
+images fall back for good once the first image is old enough (images are common in the session vectors:
+about 60% of their 2026.9.6 calls fall back, mostly for media).
 """
 
 from __future__ import annotations
@@ -215,6 +231,7 @@ class FastTransforms2026_9:
         self._prunable: list[bool] = []
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
+        self._pass_fed = 0
         self._state = None
 
     # -- the protocol ------------------------------------------------------------------------------------
@@ -339,10 +356,21 @@ class FastTransforms2026_9:
         mode = projection.mode if projection is not None else None
         if mode != "hard":
             self._not_hard.append(i)
-            self._sum_eligible.add(i, self._mc_of(i))
+
+    def _pass_facts_to(self, end: int) -> None:
+        """The hard clear's eligible sizes and the soft trim's candidates, grown only when a pass runs."""
+        natives = self._natives
+        for i in range(self._pass_fed, end):
+            if not self._eligible(i):
+                continue
+            self._sum_eligible.add(i, self._weight(i).mc)
+            key = self._keys[i]
+            projection = self._projections.get(key) if key is not None else None
+            message = natives[i]
             assert isinstance(message, ToolResultMessage)
-            if mode != "soft" and soft_prune(message) is not message:
+            if (projection is None or projection.mode is None) and soft_prune(message) is not message:
                 self._soft_todo.append(i)
+        self._pass_fed = max(self._pass_fed, end)
 
     # -- resync from a state this path did not make ----------------------------------------------------
 
@@ -412,7 +440,7 @@ class FastTransforms2026_9:
             )
         self._sum_changed.add(position, (not same) - (estimate >= 0))
         self._sum_placeholder.add(position, is_placeholder - placeholder)
-        if self._eligible(position):
+        if position < self._pass_fed and self._eligible(position):
             self._sum_eligible.add(position, after.mc - before.mc)
         self._current[position] = (message, after, new_estimate, is_placeholder)
         k = bisect_left(self._dirty, position)
@@ -621,6 +649,7 @@ class FastTransforms2026_9:
         if total / char_window < cache_ttl.SOFT_TRIM_RATIO:
             return
         natives = self._natives
+        self._pass_facts_to(end)
         gained = 0
         todo = self._soft_todo
         for p in todo[bisect_left(todo, start) : bisect_left(todo, cutoff)]:
@@ -825,7 +854,8 @@ class FastTransforms2026_9:
                 k = bisect_left(not_hard, p)
                 if k < len(not_hard) and not_hard[k] == p:
                     del not_hard[k]
-                    self._sum_eligible.add(p, -self._weight(p).mc)
+                    if p < self._pass_fed:
+                        self._sum_eligible.add(p, -self._weight(p).mc)
         return ProjectionState.logged(self._log, len(events))
 
     def _commit_stage2(self, plan: _Plan, seq: int, lo: int, end: int) -> ProjectionState:

@@ -19,14 +19,16 @@ T = TypeVar("T")
 class Fenwick:
     """Prefix sums over positions with point updates (O(log n) both)."""
 
-    __slots__ = ("_tree",)
+    __slots__ = ("_tree", "_used")
 
     def __init__(self, size: int) -> None:
         self._tree = [0] * (size + 1)
+        self._used = False
 
     def add(self, index: int, delta: int) -> None:
         if not delta:
             return
+        self._used = True
         i = index + 1
         tree = self._tree
         while i < len(tree):
@@ -35,6 +37,8 @@ class Fenwick:
 
     def prefix(self, end: int) -> int:
         """Σ over positions ``< end``."""
+        if not self._used:
+            return 0  # nothing added yet (most sums of a session that rewrites nothing)
         total = 0
         i = end
         tree = self._tree
@@ -44,7 +48,7 @@ class Fenwick:
         return total
 
     def range(self, lo: int, hi: int) -> int:
-        return self.prefix(hi) - self.prefix(lo) if hi > lo else 0
+        return self.prefix(hi) - self.prefix(lo) if hi > lo and self._used else 0
 
 
 class Versions:
