@@ -122,7 +122,7 @@ def _facts(message: AgentMessage) -> _Facts:
 
 @dataclass(slots=True)
 class _Window:
-    """Per guard window: the stored results over the guard's single share and over the budget's cap."""
+    """Per guard window: stored results over the single-result share, and over the cap not yet rewritten."""
 
     max_single: int
     cap: int
@@ -192,7 +192,6 @@ class FastTransforms2026_9:
         self._position: dict[str, int] = {}
         self._first_bad = n
         """The first tool result whose key is missing or repeats (every call past it falls back)."""
-        self._windows: dict[int, _Window] = {}
         self._state: ProjectionState | None = None
         self._reset()
 
@@ -219,6 +218,8 @@ class FastTransforms2026_9:
         self._sum_placeholder = Fenwick(n)
         self._sum_replayed = Fenwick(n)
         self._sum_eligible = Fenwick(n)
+        self._windows: dict[int, _Window] = {}
+        """Per guard window (the lists drop results once rewritten, so they belong to the mirrors)."""
         self._dirty: list[int] = []
         """Positions whose rewrite history image cleanup would change (the second cleanup), ascending."""
         self._big_guard: list[tuple[int, int]] = []
@@ -752,9 +753,15 @@ class FastTransforms2026_9:
         cap = window.cap
         over: set[int] = set()
         natives_over = window.over_cap
+        rewritten = False
         for p in natives_over[bisect_left(natives_over, lo) : bisect_left(natives_over, end)]:
-            if p not in plan.stage1 and p not in self._current:
+            if p in self._current:
+                rewritten = True  # the budget sees the rewrite from now on (the sums below cover it)
+            elif p not in plan.stage1:
                 over.add(p)
+        if rewritten:
+            # Each result is dropped once, so a session of long results is not walked at every call.
+            window.over_cap = [p for p in natives_over if p not in self._current]
         big = self._big_tb
         for _, p in big[bisect_right(big, (cap, len(self._natives))) :]:
             if lo <= p < end and p not in plan.stage1:
