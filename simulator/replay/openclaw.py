@@ -154,7 +154,7 @@ def replay_openclaw(
     if reference:
         transforms = ReferenceTransforms(plan.natives)
     elif version == "2026.9.6":
-        transforms = FastTransforms2026_9(plan.natives, plan.prepared.media_and_thinking)
+        transforms = FastTransforms2026_9(plan.natives, plan.prepared.media_and_thinking, plan.prepared.chars)
     else:
         transforms = FastTransforms(
             plan.natives, plan.prepared.chars, plan.prepared.guard_chars, plan.prepared.media_and_thinking

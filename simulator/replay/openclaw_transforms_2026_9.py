@@ -162,9 +162,14 @@ class FastTransforms2026_9:
     """The same outcomes and states as :class:`ReferenceTransforms` for 2026.9.6, per call in O(change)."""
 
     def __init__(
-        self, natives: Sequence[AgentMessage], media_and_thinking: tuple[Sequence[int], Sequence[int]]
+        self,
+        natives: Sequence[AgentMessage],
+        media_and_thinking: tuple[Sequence[int], Sequence[int]],
+        chars: Sequence[int] | None = None,
     ) -> None:
         self._natives = natives
+        self._chars = chars
+        """Each stored message's ``estimate_message_chars``, when the caller made them once (prepared)."""
         n = len(natives)
         media, thinking = media_and_thinking
         self._maybe_media = frozenset(media)
@@ -418,8 +423,12 @@ class FastTransforms2026_9:
         if position not in self._versions.first:
             self._sum_replayed.add(position, 1)
         self._versions.set(position, seq, None if same else message)
-        own = self._own(position)
         old = self._current.get(position)
+        if old is not None and (message is old[0] or message == old[0]):
+            # The replay of what was sent (a new, equal message): every sum stays as it is.
+            self._current[position] = (message, old[1], old[2], old[3])
+            return
+        own = self._own(position)
         if old is not None:
             before, estimate, placeholder = old[1], old[2], old[3]
             self._big_remove(position, before)
@@ -433,7 +442,9 @@ class FastTransforms2026_9:
             self._sum_tb.add(position, after.tb - before.tb)
             self._sum_tbn.add(position, (after.tb > 0) - (before.tb > 0))
         if new_estimate >= 0 or estimate >= 0:
-            native_estimate = estimate_message_chars(native)
+            native_estimate = (
+                self._chars[position] if self._chars is not None else estimate_message_chars(native)
+            )
             self._sum_est.add(
                 position,
                 (new_estimate - native_estimate if new_estimate >= 0 else 0)
