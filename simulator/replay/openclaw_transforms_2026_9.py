@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from simulator.replay.openclaw_transforms import Outcome, reference_outcome
@@ -140,6 +140,35 @@ class _Turns:
     current: int = -1
     replied: bool = False
     fed: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    """Whether a position's projection was replayed at a call (recorded at an earlier one, in its window)."""
+
+    versions: Versions
+    lo: int
+    end: int
+    seq: int
+
+    def __call__(self, position: int) -> bool:
+        return self.lo <= position < self.end and self.versions.first[position] < self.seq
+
+
+@dataclass(frozen=True, slots=True)
+class _Sticky:
+    """Of the replayed positions, those sent as the placeholder (``cleared``) or as anything else."""
+
+    replayed: _Replayed
+    seq: int
+    placeholder: str
+    cleared: bool
+
+    def __call__(self, position: int) -> bool:
+        if not self.replayed(position):
+            return False
+        message = self.replayed.versions.at(position, self.seq)
+        return (message is not None and _message_text(message) == self.placeholder) == self.cleared
 
 
 @dataclass(slots=True)
@@ -552,11 +581,7 @@ class FastTransforms2026_9:
         outcome_ttl: CacheTtlOutcome | None = None
         sticky: tuple[Sequence[int], Sequence[int]] | None = None
         if active:
-            first = versions.first
-
-            def replayed(p: int) -> bool:
-                return lo <= p < end and first[p] < first_seq
-
+            replayed = _Replayed(versions, lo, end, first_seq)
             outcome_ttl = CacheTtlOutcome(
                 ContextView(self._natives, lo, end, head, versions, first_seq),
                 cache_state,
@@ -598,7 +623,7 @@ class FastTransforms2026_9:
 
     def _sticky(
         self,
-        replayed: Callable[[int], bool],
+        replayed: _Replayed,
         final_seq: int,
         replayed_count: int,
         lo: int,
@@ -606,22 +631,14 @@ class FastTransforms2026_9:
         fresh: set[int],
     ) -> tuple[Sequence[int], Sequence[int]]:
         """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
-        versions, placeholder = self._versions, self._placeholder
-
-        def cleared(p: int) -> bool:
-            message = versions.at(p, final_seq)
-            return message is not None and _message_text(message) == placeholder
-
+        positions = self._versions.positions
         new_cleared = sum(1 for p in fresh if self._current[p][3])
         cleared_count = self._sum_placeholder.range(lo, end) - new_cleared
+        trimmed = _Sticky(replayed, final_seq, self._placeholder, cleared=False)
+        cleared = _Sticky(replayed, final_seq, self._placeholder, cleared=True)
         return (
-            PositionsView(
-                versions.positions,
-                lambda p: replayed(p) and not cleared(p),
-                0,
-                replayed_count - cleared_count,
-            ),
-            PositionsView(versions.positions, lambda p: replayed(p) and cleared(p), 0, cleared_count),
+            PositionsView(positions, trimmed, 0, replayed_count - cleared_count),
+            PositionsView(positions, cleared, 0, cleared_count),
         )
 
     def _cache_pass(
