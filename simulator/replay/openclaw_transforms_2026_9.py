@@ -7,8 +7,8 @@ whole history: quadratic over a session. :class:`FastTransforms2026_9` gives equ
 a call costing what changes at it (plus log n):
 
 * the history only grows, its messages the same objects call after call: each message's facts (projection
-  key, tool-result text budget, guard size; ``cacheTtlMessageChars`` and soft trims once a pass needs them)
-  are worked out once;
+  key, tool-result text budget, guard size: :mod:`openclaw_facts_2026_9`; ``cacheTtlMessageChars`` and soft
+  trims once a pass needs them) are worked out once;
 * the session's sticky rewrites (projections replayed, this call's soft trims, hard clears and provider
   budget cuts) are kept per position as stamped versions (:class:`~simulator.replay.openclaw_views.Versions`)
   with Fenwick sums of what each changes (estimate, text budget, guard size), so the cache-TTL ratio, the
@@ -51,6 +51,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
 from simulator.replay.openclaw_transforms import Outcome, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
 from simulator.runtimes.openclaw.attempt import (
@@ -63,12 +64,11 @@ from simulator.runtimes.openclaw.attempt import (
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
-from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
+from simulator.runtimes.openclaw.image_prune import cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
     ToolResultMessage,
-    UserMessage,
     text_block,
 )
 from simulator.runtimes.openclaw.route import ModelRoute, OpenClawVersion
@@ -82,7 +82,6 @@ from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import (
     ProjectionState,
     merge_projection,
     message_chars,
-    projection_key,
     projection_of,
     soft_prune,
     source_texts,
@@ -105,22 +104,6 @@ def _message_text(message: AgentMessage) -> str:
 
 
 @dataclass(slots=True)
-class _Facts:
-    """What a message weighs for each transform (its own, or a rewrite's)."""
-
-    mc: int
-    """``cacheTtlMessageChars``."""
-    tb: int
-    """The provider budget's text budget (0 for a message that is not a tool result)."""
-    guard: int
-    """The 2026.9.6 guard's size."""
-
-
-def _facts(message: AgentMessage) -> _Facts:
-    return _Facts(message_chars(message), provider_budget.text_budget(message), guard_message_chars(message))
-
-
-@dataclass(slots=True)
 class _Window:
     """Per guard window: stored results over the single-result share, and over the cap not yet rewritten."""
 
@@ -130,16 +113,6 @@ class _Window:
     over_single: list[int] = field(default_factory=list)
     over_cap: list[int] = field(default_factory=list)
     fed: int = 0
-
-
-@dataclass(slots=True)
-class _Turns:
-    """``completed_turn_starts`` (2026.9.6: closed turns only) over ``natives[lo:]``, grown call by call."""
-
-    starts: list[int] = field(default_factory=list)
-    current: int = -1
-    replied: bool = False
-    fed: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,35 +170,11 @@ class FastTransforms2026_9:
         chars: Sequence[int] | None = None,
     ) -> None:
         self._natives = natives
-        self._chars = chars
-        """Each stored message's ``estimate_message_chars``, when the caller made them once (prepared)."""
-        n = len(natives)
-        media, thinking = media_and_thinking
-        self._maybe_media = frozenset(media)
-        self._cleanable: list[int] = []
-        """Stored messages history image cleanup changes once they are old enough, ascending."""
-        self._turns: dict[int, _Turns] = {}
-        self._first_thinking = thinking[0] if thinking else n
+        self._n = StoredFacts(natives, media_and_thinking, chars)
         self.fallbacks = 0
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
-        # Per stored message, worked out once (``_feed``).
-        self._fed = 0
-        self._keys: list[str | None] = []
-        self._tb_own: list[int] = []
-        self._guard_own: list[int] = []
-        self._mc = [0]
-        """Running sums of ``cacheTtlMessageChars`` of the stored messages, grown only when a call needs them
-        (a route with server-side tool clearing and no compaction never does)."""
-        self._tb = [0]
-        self._tbn = [0]
-        self._results = [0]
-        self._users: list[int] = []
-        self._assistants: list[int] = []
-        self._position: dict[str, int] = {}
-        self._first_bad = n
-        """The first tool result whose key is missing or repeats (every call past it falls back)."""
         self._state: ProjectionState | None = None
         self._reset()
 
@@ -239,7 +188,7 @@ class FastTransforms2026_9:
         self._sources: set[str] = set()
         self._frozen: set[str] = set()
         self._versions = Versions()
-        self._current: dict[int, tuple[AgentMessage, _Facts, int, bool]] = {}
+        self._current: dict[int, tuple[AgentMessage, Weights, int, bool]] = {}
         """Position → (its rewrite now, the rewrite's facts, its estimate or -1 when it equals the stored
         message, whether its text is the hard-clear placeholder), for every rewritten position."""
         self._pending: dict[int, AgentMessage] = {}
@@ -295,9 +244,9 @@ class FastTransforms2026_9:
         self.calls += 1
         self._feed(end)
         try:
-            if setup.version == "2026.7.1" or end > self._first_bad:
+            if setup.version == "2026.7.1" or end > self._n.first_bad:
                 raise _Fallback("history")
-            if setup.drop_thinking_blocks and end > self._first_thinking:
+            if setup.drop_thinking_blocks and end > self._n.first_thinking:
                 raise _Fallback("thinking")
             if state.projections is not self._state:
                 self._resync(state.projections, setup.config, end)
@@ -313,36 +262,16 @@ class FastTransforms2026_9:
     # -- facts ---------------------------------------------------------------------------------------------
 
     def _feed(self, end: int) -> None:
-        natives = self._natives
-        while self._fed < end:
-            i = self._fed
-            message = natives[i]
-            key = projection_key(message)
-            self._keys.append(key)
-            result = isinstance(message, ToolResultMessage)
-            tb = provider_budget.text_budget(message) if result else 0
-            self._tb_own.append(tb)
-            self._guard_own.append(guard_message_chars(message) if result else 0)
-            self._tb.append(self._tb[-1] + tb)
-            self._tbn.append(self._tbn[-1] + (tb > 0))
-            self._results.append(self._results[-1] + result)
-            if isinstance(message, UserMessage):
-                self._users.append(i)
-            elif isinstance(message, AssistantMessage):
-                self._assistants.append(i)
-            elif result:
-                if key is None or key in self._position:
-                    self._first_bad = min(self._first_bad, i)
-                else:
-                    self._position[key] = i
-            if i in self._maybe_media and cleanup_changes(message):
-                self._cleanable.append(i)
-            if key is not None:
+        """Facts of the messages new to this call, and their place in the mirrors."""
+        n = self._n
+        start = n.fed
+        n.feed(end)
+        for i in range(start, n.fed):
+            if n.keys[i] is not None:
                 self._unsourced.append(i)
                 self._unfrozen.append(i)
             if self._config is not None:
                 self._feed_config(i)
-            self._fed += 1
 
     def _window(self, tokens: int) -> _Window:
         found = self._windows.get(tokens)
@@ -352,12 +281,12 @@ class FastTransforms2026_9:
                 guard_limits(tokens)[0], cap, max(1, provider_budget.aggregate_max_chars(tokens, cap))
             )
             self._windows[tokens] = found
-        while found.fed < self._fed:
+        while found.fed < self._n.fed:
             i = found.fed
             if isinstance(self._natives[i], ToolResultMessage):
-                if self._guard_own[i] > found.max_single:
+                if self._n.guard_own[i] > found.max_single:
                     found.over_single.append(i)
-                if self._tb_own[i] > found.cap:
+                if self._n.tb_own[i] > found.cap:
                     found.over_cap.append(i)
             found.fed += 1
         return found
@@ -372,7 +301,7 @@ class FastTransforms2026_9:
         settings = cache_ttl.resolve_cache_ttl_settings(config.context_pruning)
         self._settings = settings
         self._placeholder = settings.placeholder if settings is not None else ""
-        for i in range(len(self._prunable), self._fed):
+        for i in range(len(self._prunable), self._n.fed):
             self._feed_config(i)
 
     def _feed_config(self, i: int) -> None:
@@ -386,7 +315,7 @@ class FastTransforms2026_9:
         self._prunable.append(prunable)
         if not prunable:
             return
-        key = self._keys[i]
+        key = self._n.keys[i]
         projection = self._projections.get(key) if key is not None else None
         mode = projection.mode if projection is not None else None
         if mode != "hard":
@@ -399,7 +328,7 @@ class FastTransforms2026_9:
             if not self._eligible(i):
                 continue
             self._sum_eligible.add(i, self._weight(i).mc)
-            key = self._keys[i]
+            key = self._n.keys[i]
             projection = self._projections.get(key) if key is not None else None
             message = natives[i]
             assert isinstance(message, ToolResultMessage)
@@ -415,7 +344,7 @@ class FastTransforms2026_9:
         self._reset()
         natives = self._natives
         for key, texts in sources:
-            position = self._position.get(key)
+            position = self._n.position.get(key)
             if position is None or position >= end or source_texts(natives[position]) != texts:
                 raise _Fallback("state-source")
         self._log = ProjectionLog(state)
@@ -423,18 +352,18 @@ class FastTransforms2026_9:
         self._sources = {k for k, _ in sources}
         self._frozen = set(frozen)
         for key in self._projections:
-            position = self._position.get(key)
+            position = self._n.position.get(key)
             if position is None or position >= end or key not in self._sources:
                 raise _Fallback("state-key")
         self._unsourced = [
-            i for i in range(self._fed) if (k := self._keys[i]) is not None and k not in self._sources
+            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._sources
         ]
         self._unfrozen = [
-            i for i in range(self._fed) if (k := self._keys[i]) is not None and k not in self._frozen
+            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._frozen
         ]
         self._configure(config)
         for key, projection in self._projections.items():
-            position = self._position[key]
+            position = self._n.position[key]
             native = natives[position]
             assert isinstance(native, ToolResultMessage)
             merged = merge_projection(native, projection, source_texts(native))
@@ -457,13 +386,13 @@ class FastTransforms2026_9:
             # The replay of what was sent (a new, equal message): every sum stays as it is.
             self._current[position] = (message, old[1], old[2], old[3])
             return
-        own = self._own(position)
+        own = self._n.own(position)
         if old is not None:
             before, estimate, placeholder = old[1], old[2], old[3]
             self._big_remove(position, before)
         else:
             before, estimate, placeholder = own, -1, False
-        after = own if same else _facts(message)
+        after = own if same else weights_of(message)
         new_estimate = -1 if same else estimate_message_chars(message)
         is_placeholder = not same and _message_text(message) == self._placeholder
         self._sum_mc.add(position, after.mc - before.mc)
@@ -471,9 +400,7 @@ class FastTransforms2026_9:
             self._sum_tb.add(position, after.tb - before.tb)
             self._sum_tbn.add(position, (after.tb > 0) - (before.tb > 0))
         if new_estimate >= 0 or estimate >= 0:
-            native_estimate = (
-                self._chars[position] if self._chars is not None else estimate_message_chars(native)
-            )
+            native_estimate = self._n.estimate(position)
             self._sum_est.add(
                 position,
                 (new_estimate - native_estimate if new_estimate >= 0 else 0)
@@ -494,7 +421,7 @@ class FastTransforms2026_9:
         insort(self._big_guard, (after.guard, position))
         insort(self._big_tb, (after.tb, position))
 
-    def _big_remove(self, position: int, facts: _Facts) -> None:
+    def _big_remove(self, position: int, facts: Weights) -> None:
         for items, value in ((self._big_guard, facts.guard), (self._big_tb, facts.tb)):
             k = bisect_left(items, (value, position))
             if k < len(items) and items[k] == (value, position):
@@ -510,24 +437,9 @@ class FastTransforms2026_9:
         current = self._current.get(position)
         return current[0] if current is not None else self._natives[position]
 
-    def _weight(self, position: int) -> _Facts:
+    def _weight(self, position: int) -> Weights:
         current = self._current.get(position)
-        return current[1] if current is not None else self._own(position)
-
-    def _own(self, position: int) -> _Facts:
-        """A stored message's facts (the guard's size only for a tool result: nothing else is cut)."""
-        return _Facts(self._mc_of(position), self._tb_own[position], self._guard_own[position])
-
-    def _mc_to(self, end: int) -> list[int]:
-        """The running sums of ``cacheTtlMessageChars``, grown to cover the first ``end`` messages."""
-        mc = self._mc
-        while len(mc) <= end:
-            mc.append(mc[-1] + message_chars(self._natives[len(mc) - 1]))
-        return mc
-
-    def _mc_of(self, position: int) -> int:
-        mc = self._mc_to(position + 1)
-        return mc[position + 1] - mc[position]
+        return current[1] if current is not None else self._n.own(position)
 
     # -- one call ----------------------------------------------------------------------------------------
 
@@ -550,7 +462,7 @@ class FastTransforms2026_9:
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
-        has_results = self._results[end] > self._results[lo]
+        has_results = self._n.results[end] > self._n.results[lo]
         active = setup.cache_ttl is not None
         if active or has_results:
             plan.sources = [p for p in self._unsourced if lo <= p < end]
@@ -573,7 +485,7 @@ class FastTransforms2026_9:
         point: CompactionPoint | None = None
         compacted = state.compacted_through
         if setup.compaction is not None and compacted is None:
-            tokens = math.ceil((self._mc_to(end)[end] + self._sum_mc.prefix(end)) / 4)
+            tokens = math.ceil((self._n.mc_to(end)[end] + self._sum_mc.prefix(end)) / 4)
             if tokens >= setup.compaction.threshold:
                 point = CompactionPoint(setup.compaction, tokens)
                 compacted = end
@@ -663,13 +575,13 @@ class FastTransforms2026_9:
         )
         if not expired:
             return
-        assistants, users = self._assistants, self._users
+        assistants, users = self._n.assistants, self._n.users
         a_lo, a_hi = bisect_left(assistants, lo), bisect_left(assistants, end)
         u = bisect_left(users, lo)
         if a_hi - a_lo < cache_ttl.KEEP_LAST_ASSISTANTS or u >= len(users) or users[u] >= end:
             return
         cutoff, start = assistants[a_hi - cache_ttl.KEEP_LAST_ASSISTANTS], users[u]
-        mc = self._mc_to(end)
+        mc = self._n.mc_to(end)
         total = mc[end] - mc[lo] + self._sum_mc.range(lo, end)
         if head is not None:
             total += message_chars(head)
@@ -713,35 +625,12 @@ class FastTransforms2026_9:
         plan.pruned = bool(plan.soft or plan.hard)
         plan.ratio = total / char_window
 
-    def _cutoff(self, lo: int, end: int) -> int:
-        """History image cleanup's boundary: messages before it are cleaned (``lo`` when none are)."""
-        turns = self._turns.get(lo)
-        if turns is None:
-            turns = self._turns[lo] = _Turns(fed=lo)
-        natives = self._natives
-        while turns.fed < end:
-            message = natives[turns.fed]
-            if isinstance(message, UserMessage):
-                if turns.current >= 0 and turns.replied:
-                    turns.starts.append(turns.current)
-                turns.current, turns.replied = turns.fed, False
-            elif isinstance(message, ToolResultMessage):
-                if turns.current < 0:
-                    turns.current, turns.replied = turns.fed, False
-            elif isinstance(message, AssistantMessage) and turns.current >= 0:
-                turns.replied = True
-            turns.fed += 1
-        starts = turns.starts
-        return (
-            starts[-PRESERVE_RECENT_COMPLETED_TURNS] if len(starts) > PRESERVE_RECENT_COMPLETED_TURNS else lo
-        )
-
     def _check_images(self, plan: _Plan, lo: int, end: int) -> None:
         """History image cleanup (both passes) changes nothing, or the call is left to the reference."""
-        cutoff = self._cutoff(lo, end)
+        cutoff = self._n.cutoff(lo, end)
         if cutoff <= lo:
             return
-        for positions in (self._cleanable, self._dirty):
+        for positions in (self._n.cleanable, self._dirty):
             k = bisect_left(positions, lo)
             if k < len(positions) and positions[k] < cutoff:
                 raise _Fallback("media")
@@ -814,8 +703,8 @@ class FastTransforms2026_9:
             after[p] = tb
             tb_delta += tb - base
             tbn_delta += (tb > 0) - (base > 0)
-        count = self._tbn[end] - self._tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
-        total = self._tb[end] - self._tb[lo] + self._sum_tb.range(lo, end) + tb_delta
+        count = self._n.tbn[end] - self._n.tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
+        total = self._n.tb[end] - self._n.tb[lo] + self._sum_tb.range(lo, end) + tb_delta
         if count < 2 or total <= window.aggregate:
             return
         recorded = {p for p, _, _ in plan.records1}
@@ -839,7 +728,7 @@ class FastTransforms2026_9:
             if p in modes:
                 mode = modes[p]
             else:
-                key = self._keys[p]
+                key = self._n.keys[p]
                 existing = self._projections.get(key) if key is not None else None
                 mode = existing.mode if existing is not None else None
             plan.records2.append((p, mode, plan.stage2[p]))
@@ -856,7 +745,7 @@ class FastTransforms2026_9:
             plan.merged[p] = merged
 
     def _record(self, p: int, mode: Mode | None, message: ToolResultMessage) -> None:
-        key = self._keys[p]
+        key = self._n.keys[p]
         assert key is not None
         projection = projection_of(message, mode)
         self._projections[key] = projection
@@ -869,12 +758,12 @@ class FastTransforms2026_9:
         """Sources, the pass's records and its rewrites; the state the cache-TTL outcome reports."""
         events = self._log.events
         for p in plan.sources:
-            key = self._keys[p]
+            key = self._n.keys[p]
             assert key is not None
             self._sources.add(key)
             events.append(("source", key, source_texts(self._natives[p])))
         if plan.sources:
-            self._unsourced = [p for p in self._unsourced if self._keys[p] not in self._sources]
+            self._unsourced = [p for p in self._unsourced if self._n.keys[p] not in self._sources]
         for p, mode, message in plan.records1:
             self._record(p, mode, message)
         for p, message in plan.stage1.items():
@@ -902,7 +791,7 @@ class FastTransforms2026_9:
         events = self._log.events
         keep: list[int] = []
         for p in self._unfrozen:
-            key = self._keys[p]
+            key = self._n.keys[p]
             assert key is not None
             if key in self._frozen:
                 continue
