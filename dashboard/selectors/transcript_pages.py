@@ -40,8 +40,10 @@ FALLBACK_SECONDS_PER_MESSAGE: dict[str, float] = {
 }
 """First-replay seconds per message (preparing the transcript included) before this server has timed one:
 each runtime's rate at 100,000 messages in docs/benchmarks.md, rounded up (ZeroClaw 0.9-1.5 s, ai-profile
-1.2 s, OpenClaw 2026.7.1 3.3 s). OpenClaw 2026.9.6 replays in time that grows with the square of the
-session, so its first replay of a long session takes far longer than this says."""
+1.2 s, OpenClaw 2026.7.1 3.3 s; 2026.9.6 about 4 s on the same session). OpenClaw 2026.9.6 replays a call
+the reference way (over the whole history: time growing with the square of the session) once an image is
+older than the last three turns, a result is over the guard's share or thinking is dropped, so its first
+replay of such a long session takes far longer than this says."""
 FALLBACK_SLOWEST = max(FALLBACK_SECONDS_PER_MESSAGE.values())
 
 

@@ -45,12 +45,12 @@ from simulator.replay.openclaw_transforms import (
     Transforms,
     reference_outcome,
 )
+from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
 from simulator.runtimes.openclaw.attempt import (
     AttemptSetup,
     AttemptState,
     CacheTtlMarker,
     end_attempt,
-    start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS
@@ -192,13 +192,15 @@ def replay_openclaw(
     plan = plan_session(transcript, settings, prepared)
     version: OpenClawVersion = "2026.9.6" if settings.version == "2026.9.6" else "2026.7.1"
     prefix = plan.prepared.prefix
-    transforms: Transforms = (
-        ReferenceTransforms(plan.natives)
-        if reference
-        else FastTransforms(
+    transforms: Transforms
+    if reference:
+        transforms = ReferenceTransforms(plan.natives)
+    elif version == "2026.9.6":
+        transforms = FastTransforms2026_9(plan.natives, plan.prepared.media_and_thinking, plan.prepared.chars)
+    else:
+        transforms = FastTransforms(
             plan.natives, plan.prepared.chars, plan.prepared.guard_chars, plan.prepared.media_and_thinking
         )
-    )
     summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
     on_demand = OnDemand(plan.natives, plan.prepared)
     session = _Session(
@@ -235,8 +237,9 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         ):
             markers.append(plan.recorded[recorded_at].marker)
             recorded_at += 1
-        history = plan.natives[: call.available] if session.version != "2026.7.1" else ()
-        setup, attempt = start_attempt(plan.config, planned.route, markers, attempt, session.version, history)
+        setup, attempt = session.transforms.start(
+            plan.config, planned.route, markers, attempt, session.version, call.available
+        )
     session.inputs.append(CallInput(setup, attempt, planned.now, call.available, session.on_demand))
     outcome, attempt = session.transforms.call(setup, attempt, planned.now, call.available)
     compaction_call = state.compaction_call
@@ -338,10 +341,15 @@ def _cache_ttl_groups(outcome: Outcome, setup: AttemptSetup) -> list[FateGroup]:
 
     ratio = f"ratio {ttl.ratio:.2f}" if ttl.ratio is not None else "over the threshold"
     out: list[FateGroup] = []
-    placeholder = setup.cache_ttl.placeholder
-    replayed = native(ttl.replayed)
-    cleared_again = tuple(i for i in replayed if _text(outcome.changed.get(i)) == placeholder)
-    trimmed_again = tuple(i for i in replayed if i not in cleared_again)
+    trimmed_again: Sequence[int]
+    cleared_again: Sequence[int]
+    if outcome.sticky is not None:
+        trimmed_again, cleared_again = outcome.sticky
+    else:
+        placeholder = setup.cache_ttl.placeholder
+        replayed = native(ttl.replayed)
+        cleared_again = tuple(i for i in replayed if _text(outcome.changed.get(i)) == placeholder)
+        trimmed_again = tuple(i for i in replayed if i not in cleared_again)
     if ttl.soft_trimmed:
         out.append(
             FateGroup(

@@ -16,8 +16,9 @@ messages only when it can change something:
 * image cleanup: skipped while no message so far has an image or a media-reference-like text;
 * the transcript policy: skipped while no assistant message so far has thinking.
 
-2026.9.6 (sticky projections, provider budget, compaction estimate) runs the reference on every call.
-Equality is property-tested (``tests/simulator/test_openclaw_replay.py``).
+2026.9.6 has its own fast transforms (:mod:`openclaw_transforms_2026_9`); here it runs the reference on
+every call. Equality is property-tested (``tests/simulator/test_openclaw_replay.py``,
+``tests/simulator/test_openclaw_fast_2026_9.py``).
 """
 
 from __future__ import annotations
@@ -32,10 +33,13 @@ from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
 from simulator.runtimes.openclaw import context_guard as guard_v1
 from simulator.runtimes.openclaw.attempt import (
+    AttemptConfig,
     AttemptSetup,
     AttemptState,
+    CacheTtlMarker,
     CompactionPoint,
     attempt_step,
+    start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import prune_processed_history_images
@@ -48,6 +52,7 @@ from simulator.runtimes.openclaw.messages import (
     UserMessage,
 )
 from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
+from simulator.runtimes.openclaw.route import ModelRoute, OpenClawVersion
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings
 from simulator.runtimes.openclaw.ttl_gate import ContextCall, TtlGateOutcome, after_pass, on_context
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
@@ -74,10 +79,23 @@ class Outcome:
     """Native index → the message as sent, for every message a transform changed."""
     sent_delta: int | None = None
     """Σ over ``changed`` of (estimated chars as sent − as stored), when the transforms kept it as a sum."""
+    sticky: tuple[Sequence[int], Sequence[int]] | None = field(default=None, compare=False)
+    """2026.9.6: of the projections replayed, the natives sent trimmed again and cleared again, when the
+    transforms kept them (else the record builder reads them from ``cache_ttl`` and ``changed``)."""
 
 
 class Transforms(Protocol):
-    """One model call over the first ``end`` native messages at time ``now``."""
+    """An attempt's start, and one model call over the first ``end`` native messages at time ``now``."""
+
+    def start(
+        self,
+        config: AttemptConfig,
+        route: ModelRoute,
+        markers: Sequence[CacheTtlMarker],
+        state: AttemptState,
+        version: OpenClawVersion,
+        end: int,
+    ) -> tuple[AttemptSetup, AttemptState]: ...
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -125,11 +143,36 @@ def reference_outcome(
     return outcome, after
 
 
+def start_on_history(
+    natives: Sequence[AgentMessage],
+    config: AttemptConfig,
+    route: ModelRoute,
+    markers: Sequence[CacheTtlMarker],
+    state: AttemptState,
+    version: OpenClawVersion,
+    end: int,
+) -> tuple[AttemptSetup, AttemptState]:
+    """:func:`start_attempt` with the session's first ``end`` messages (2026.9.6 reconciles with them)."""
+    history = tuple(natives[:end]) if version != "2026.7.1" else ()
+    return start_attempt(config, route, markers, state, version, history)
+
+
 class ReferenceTransforms:
     """:func:`attempt_step` on the call's messages, every call."""
 
     def __init__(self, natives: Sequence[AgentMessage]) -> None:
         self._natives = natives
+
+    def start(
+        self,
+        config: AttemptConfig,
+        route: ModelRoute,
+        markers: Sequence[CacheTtlMarker],
+        state: AttemptState,
+        version: OpenClawVersion,
+        end: int,
+    ) -> tuple[AttemptSetup, AttemptState]:
+        return start_on_history(self._natives, config, route, markers, state, version, end)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -325,6 +368,17 @@ class FastTransforms:
         self._cleared: dict[int, tuple[str, AgentMessage]] = {}
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
+
+    def start(
+        self,
+        config: AttemptConfig,
+        route: ModelRoute,
+        markers: Sequence[CacheTtlMarker],
+        state: AttemptState,
+        version: OpenClawVersion,
+        end: int,
+    ) -> tuple[AttemptSetup, AttemptState]:
+        return start_on_history(self._natives, config, route, markers, state, version, end)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int

@@ -38,7 +38,7 @@ and context engines are not modelled; the messages given are taken as the histor
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -207,6 +207,7 @@ def start_attempt(
     state: AttemptState = AttemptState(),
     version: OpenClawVersion = "2026.7.1",
     history: Sequence[AgentMessage] = (),
+    reconcile: Callable[[cache_ttl.ProjectionState], cache_ttl.ProjectionState] | None = None,
 ) -> tuple[AttemptSetup, AttemptState]:
     """What an attempt installs when it starts, and the TTL clock read from the markers.
 
@@ -217,6 +218,8 @@ def start_attempt(
         state: What earlier attempts left (projections, compaction point).
         version: The OpenClaw version reproduced.
         history: The session's messages when the attempt starts (2026.9.6 reconciles projections with it).
+        reconcile: What reconciling the projections with ``history`` gives, when the caller knows it
+            without reading the history (a replay's fast transforms).
 
     Returns:
         The setup and the state with the clock read from the markers.
@@ -272,7 +275,13 @@ def start_attempt(
         else None,
     )
     touched = read_last_cache_ttl_timestamp(markers, route) if setup.pruning_active else None
-    projections = cache_ttl.reconcile_projections(history, state.projections) if modern else state.projections
+    projections = state.projections
+    if modern:
+        projections = (
+            reconcile(projections)
+            if reconcile is not None
+            else cache_ttl.reconcile_projections(history, projections)
+        )
     return setup, replace(state, clock=TtlGateState(touched), projections=projections)
 
 
@@ -325,7 +334,7 @@ def _step_2026_9(
         )
     first = _images_2026_9(messages)
     outcome: cache_ttl.CacheTtlOutcome | None = None
-    projected = first
+    projected: Sequence[AgentMessage] = first
     if setup.cache_ttl is not None:
         outcome = cache_ttl.prune_expired_cache_ttl_tool_results(
             first,

@@ -150,3 +150,10 @@ def prune_processed_history_images(
         out[i] = replace(message, content=content)
         changed = True
     return tuple(out) if changed else None
+
+
+def cleanup_changes(message: AgentMessage) -> bool:
+    """Whether history image cleanup changes ``message`` once it is older than the preserved turns."""
+    return (
+        isinstance(message, UserMessage | ToolResultMessage) and _prune_content(message.content) is not None
+    )

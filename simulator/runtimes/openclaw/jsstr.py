@@ -63,7 +63,8 @@ def js_slice(text: str, start: int, end: int | None = None) -> str:
     Returns:
         The slice; a cut inside a surrogate pair leaves a lone surrogate, as in JS.
     """
-    if all(ord(ch) <= 0xFFFF for ch in text):
+    # No astral character (checked in C: a truncation's binary search slices the same long text often).
+    if text.isascii() or max(text) <= "\uffff":
         return text[start:end] if end is not None else text[start:]
     units = _units(text)
     length = len(units) // 2

@@ -112,13 +112,94 @@ class Projection:
     content: tuple[ContentBlock, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class ProjectionState:
-    """The session's ``toolResultPromptProjectionState``: projections, frozen keys, source texts."""
+    """The session's ``toolResultPromptProjectionState``: projections, frozen keys, source texts.
 
-    projections: tuple[tuple[str, Projection], ...] = ()
-    sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    frozen: frozenset[str] = frozenset()
+    Immutable. Either held as its three values, or as a prefix of a :class:`ProjectionLog` (a replay keeps
+    one state per call: copying every key at every call was quadratic), read into the values the first
+    time one is asked for. Equality is by value either way.
+    """
+
+    __slots__ = ("_projections", "_sources", "_frozen", "_log", "_length")
+
+    def __init__(
+        self,
+        projections: tuple[tuple[str, Projection], ...] = (),
+        sources: tuple[tuple[str, tuple[str, ...]], ...] = (),
+        frozen: frozenset[str] = frozenset(),
+    ) -> None:
+        self._projections = projections
+        self._sources = sources
+        self._frozen = frozen
+        self._log: ProjectionLog | None = None
+        self._length = 0
+
+    @classmethod
+    def logged(cls, log: ProjectionLog, length: int) -> ProjectionState:
+        """The state after the first ``length`` events of ``log`` (read when first asked)."""
+        state = cls()
+        state._log, state._length = log, length
+        return state
+
+    def _read(self) -> None:
+        if self._log is not None:
+            self._projections, self._sources, self._frozen = self._log.replay(self._length)
+            self._log = None
+
+    @property
+    def projections(self) -> tuple[tuple[str, Projection], ...]:
+        self._read()
+        return self._projections
+
+    @property
+    def sources(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        self._read()
+        return self._sources
+
+    @property
+    def frozen(self) -> frozenset[str]:
+        self._read()
+        return self._frozen
+
+    def log_position(self) -> tuple[ProjectionLog, int] | None:
+        """The log and length this state is a prefix of, while it has not been read."""
+        return (self._log, self._length) if self._log is not None else None
+
+    def values(
+        self,
+    ) -> tuple[tuple[tuple[str, Projection], ...], tuple[tuple[str, tuple[str, ...]], ...], frozenset[str]]:
+        return self.projections, self.sources, self.frozen
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProjectionState):
+            return NotImplemented
+        if self is other:
+            return True
+        mine, theirs = self.log_position(), other.log_position()
+        if mine is not None and theirs is not None and mine[0] is theirs[0] and mine[1] == theirs[1]:
+            return True
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        values = f"projections={self.projections!r}, sources={self.sources!r}, frozen={self.frozen!r}"
+        return f"ProjectionState({values})"
+
+    def with_values(
+        self,
+        *,
+        projections: tuple[tuple[str, Projection], ...] | None = None,
+        sources: tuple[tuple[str, tuple[str, ...]], ...] | None = None,
+        frozen: frozenset[str] | None = None,
+    ) -> ProjectionState:
+        """A copy with the given values replaced."""
+        return ProjectionState(
+            self.projections if projections is None else projections,
+            self.sources if sources is None else sources,
+            self.frozen if frozen is None else frozen,
+        )
 
     def lookup(self) -> Mapping[str, Projection]:
         return dict(self.projections)
@@ -128,12 +209,53 @@ class ProjectionState:
 
     def record(self, key: str, message: ToolResultMessage, mode: Mode | None) -> ProjectionState:
         """``recordToolResultPromptProjection`` (+ freezing the key, as every caller does)."""
-        blocks = message.content if isinstance(message.content, tuple) else ()
-        if mode is None:
-            blocks = tuple(text_block(t) for b in blocks if (t := _plain_text(b)) is not None)
         projections = dict(self.projections)
-        projections[key] = Projection(mode, blocks)
-        return replace(self, projections=tuple(projections.items()), frozen=self.frozen | {key})
+        projections[key] = projection_of(message, mode)
+        return self.with_values(projections=tuple(projections.items()), frozen=self.frozen | {key})
+
+
+def projection_of(message: ToolResultMessage, mode: Mode | None) -> Projection:
+    """What recording ``message`` keeps: its whole content, or (ordinary projection) its text blocks."""
+    blocks = message.content if isinstance(message.content, tuple) else ()
+    if mode is None:
+        blocks = tuple(text_block(t) for b in blocks if (t := _plain_text(b)) is not None)
+    return Projection(mode, blocks)
+
+
+class ProjectionLog:
+    """A projection state and what happened to it since, one event at a time (an append-only log).
+
+    Events: ``("project", key, Projection)`` (set, a new key goes last), ``("source", key, texts)`` (a new
+    key goes last), ``("freeze", key)``, ``("drop", key)`` (gone from all three).
+    """
+
+    __slots__ = ("_base", "events")
+
+    def __init__(self, base: ProjectionState) -> None:
+        self._base = base.values()
+        self.events: list[tuple[str, str, object]] = []
+
+    def replay(
+        self, length: int
+    ) -> tuple[tuple[tuple[str, Projection], ...], tuple[tuple[str, tuple[str, ...]], ...], frozenset[str]]:
+        """The three values after the first ``length`` events."""
+        projections = dict(self._base[0])
+        sources = dict(self._base[1])
+        frozen = set(self._base[2])
+        for kind, key, value in self.events[:length]:
+            if kind == "project":
+                assert isinstance(value, Projection)
+                projections[key] = value
+            elif kind == "source":
+                assert isinstance(value, tuple)
+                sources.setdefault(key, value)
+            elif kind == "freeze":
+                frozen.add(key)
+            else:
+                projections.pop(key, None)
+                sources.pop(key, None)
+                frozen.discard(key)
+        return tuple(projections.items()), tuple(sources.items()), frozenset(frozen)
 
 
 def _plain_text(block: ContentBlock) -> str | None:
@@ -246,9 +368,10 @@ def soft_prune(message: ToolResultMessage) -> ToolResultMessage:
 class CacheTtlOutcome:
     """One pass: the context, the new state, what was projected this call and whether it pruned."""
 
-    messages: tuple[AgentMessage, ...]
+    messages: Sequence[AgentMessage]
+    """The context after the pass (a replay's fast transforms give a view, equal to the tuple)."""
     state: ProjectionState
-    replayed: tuple[int, ...]
+    replayed: Sequence[int]
     soft_trimmed: tuple[int, ...]
     hard_cleared: tuple[int, ...]
     pruned: bool
@@ -260,7 +383,7 @@ def _record_sources(messages: Sequence[AgentMessage], state: ProjectionState) ->
     added = [
         (k, source_texts(m)) for m in messages if (k := projection_key(m)) is not None and k not in sources
     ]
-    return replace(state, sources=state.sources + tuple(dict(added).items())) if added else state
+    return state.with_values(sources=state.sources + tuple(dict(added).items())) if added else state
 
 
 def merge_projection(

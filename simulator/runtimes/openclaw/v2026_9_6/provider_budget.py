@@ -158,7 +158,7 @@ def apply_provider_budget(
             existing = state.lookup().get(key)
             state = state.record(key, current, existing.mode if existing is not None else None)
     if freeze:
-        state = replace(state, frozen=state.frozen.union(freeze))
+        state = state.with_values(frozen=state.frozen.union(freeze))
     out = tuple(branch)
     changed = any(a is not b for a, b in zip(out, messages, strict=True))
     return ProviderBudgetOutcome(

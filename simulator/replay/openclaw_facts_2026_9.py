@@ -1,0 +1,161 @@
+"""What each stored message of a replayed session weighs for OpenClaw 2026.9.6's transforms, worked out once.
+
+The history only grows between a replay's calls and its messages are the same objects call after call, so
+:class:`StoredFacts` grows with it: projection keys, the provider budget's text budget, the guard's size,
+running sums over them, where the users and assistants are, which messages history image cleanup would
+change, and completed turns counted as they arrive (the cleanup's boundary). ``cacheTtlMessageChars`` is
+summed only once a call needs it (a route with server-side tool clearing and no compaction never does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    UserMessage,
+)
+from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars, projection_key
+from simulator.runtimes.openclaw.v2026_9_6.context_guard import guard_message_chars
+
+
+@dataclass(slots=True)
+class Weights:
+    """What a message weighs for each transform (a stored one's own, or a rewrite's)."""
+
+    mc: int
+    """``cacheTtlMessageChars``."""
+    tb: int
+    """The provider budget's text budget (0 for a message that is not a tool result)."""
+    guard: int
+    """The 2026.9.6 guard's size (0 for a stored message that is not a tool result: nothing else is cut)."""
+
+
+def weights_of(message: AgentMessage) -> Weights:
+    return Weights(message_chars(message), provider_budget.text_budget(message), guard_message_chars(message))
+
+
+@dataclass(slots=True)
+class _Turns:
+    """``completed_turn_starts`` (2026.9.6: closed turns only) over ``natives[lo:]``, grown call by call."""
+
+    starts: list[int] = field(default_factory=list)
+    current: int = -1
+    replied: bool = False
+    fed: int = -1
+
+
+class StoredFacts:
+    """Facts of ``natives[:fed]``; :meth:`feed` grows them to a call's history."""
+
+    def __init__(
+        self,
+        natives: Sequence[AgentMessage],
+        media_and_thinking: tuple[Sequence[int], Sequence[int]],
+        chars: Sequence[int] | None = None,
+    ) -> None:
+        self.natives = natives
+        self.chars = chars
+        """Each stored message's ``estimate_message_chars``, when the caller made them once (prepared)."""
+        n = len(natives)
+        media, thinking = media_and_thinking
+        self._maybe_media = frozenset(media)
+        self.cleanable: list[int] = []
+        """Stored messages history image cleanup changes once they are old enough, ascending."""
+        self._turns: dict[int, _Turns] = {}
+        self.first_thinking = thinking[0] if thinking else n
+        self.fed = 0
+        self.keys: list[str | None] = []
+        self.tb_own: list[int] = []
+        self.guard_own: list[int] = []
+        self.mc = [0]
+        """Running sums of ``cacheTtlMessageChars``, grown by :meth:`mc_to` only."""
+        self.tb = [0]
+        """Running sums of the tool results' text budgets."""
+        self.tbn = [0]
+        """Running counts of tool results with some text."""
+        self.results = [0]
+        """Running counts of tool results."""
+        self.users: list[int] = []
+        self.assistants: list[int] = []
+        self.position: dict[str, int] = {}
+        """Projection key → the tool result that has it."""
+        self.first_bad = n
+        """The first tool result whose key is missing or repeats (every call past it falls back)."""
+
+    def feed(self, end: int) -> None:
+        natives = self.natives
+        while self.fed < end:
+            i = self.fed
+            message = natives[i]
+            key = projection_key(message)
+            self.keys.append(key)
+            result = isinstance(message, ToolResultMessage)
+            tb = provider_budget.text_budget(message) if result else 0
+            self.tb_own.append(tb)
+            self.guard_own.append(guard_message_chars(message) if result else 0)
+            self.tb.append(self.tb[-1] + tb)
+            self.tbn.append(self.tbn[-1] + (tb > 0))
+            self.results.append(self.results[-1] + result)
+            if isinstance(message, UserMessage):
+                self.users.append(i)
+            elif isinstance(message, AssistantMessage):
+                self.assistants.append(i)
+            elif result:
+                if key is None or key in self.position:
+                    self.first_bad = min(self.first_bad, i)
+                else:
+                    self.position[key] = i
+            if i in self._maybe_media and cleanup_changes(message):
+                self.cleanable.append(i)
+            self.fed += 1
+
+    def own(self, position: int) -> Weights:
+        """A stored message's weights."""
+        return Weights(self.mc_of(position), self.tb_own[position], self.guard_own[position])
+
+    def estimate(self, position: int) -> int:
+        """A stored message's ``estimate_message_chars``."""
+        if self.chars is not None:
+            return self.chars[position]
+        return estimate_message_chars(self.natives[position])
+
+    def mc_to(self, end: int) -> list[int]:
+        """The running sums of ``cacheTtlMessageChars``, grown to cover the first ``end`` messages."""
+        mc = self.mc
+        while len(mc) <= end:
+            mc.append(mc[-1] + message_chars(self.natives[len(mc) - 1]))
+        return mc
+
+    def mc_of(self, position: int) -> int:
+        mc = self.mc_to(position + 1)
+        return mc[position + 1] - mc[position]
+
+    def cutoff(self, lo: int, end: int) -> int:
+        """History image cleanup's boundary over ``natives[lo:end]``: messages before it are cleaned (``lo``
+        when none are). A compaction's summary is no turn, so the count over the tail is the context's."""
+        turns = self._turns.get(lo)
+        if turns is None:
+            turns = self._turns[lo] = _Turns(fed=lo)
+        natives = self.natives
+        while turns.fed < end:
+            message = natives[turns.fed]
+            if isinstance(message, UserMessage):
+                if turns.current >= 0 and turns.replied:
+                    turns.starts.append(turns.current)
+                turns.current, turns.replied = turns.fed, False
+            elif isinstance(message, ToolResultMessage):
+                if turns.current < 0:
+                    turns.current, turns.replied = turns.fed, False
+            elif isinstance(message, AssistantMessage) and turns.current >= 0:
+                turns.replied = True
+            turns.fed += 1
+        starts = turns.starts
+        keep = PRESERVE_RECENT_COMPLETED_TURNS
+        return starts[-keep] if len(starts) > keep else lo

@@ -1,0 +1,804 @@
+"""OpenClaw 2026.9.6's per-call transforms over a replayed session, from per-message facts and running sums.
+
+:func:`~simulator.replay.openclaw_transforms.reference_outcome` runs every 2026.9.6 transform over the
+call's whole history (image cleanup twice, the cache-TTL projection, the guard, the provider budget, the
+transcript policy, the compaction estimate), and ``start_attempt`` reconciles the projections with the
+whole history: quadratic over a session. :class:`FastTransforms2026_9` gives equal outcomes and states,
+a call costing what changes at it (plus log n):
+
+* the history only grows, its messages the same objects call after call: each message's facts (projection
+  key, tool-result text budget, guard size: :mod:`openclaw_facts_2026_9`; ``cacheTtlMessageChars`` and soft
+  trims once a pass needs them) are worked out once;
+* the session's sticky rewrites (projections replayed, this call's soft trims, hard clears and provider
+  budget cuts) are kept per position as stamped versions (:class:`~simulator.replay.openclaw_views.Versions`)
+  with Fenwick sums of what each changes (estimate, text budget, guard size), so the cache-TTL ratio, the
+  hard clear's eligible sum, the budget's aggregate and the compaction estimate are range sums;
+* the projection state is a :class:`~simulator.runtimes.openclaw.v2026_9_6.cache_ttl.ProjectionLog`
+  prefix (one per call, read only when asked), the context, ``replayed`` and ``changed`` lazy views;
+* reconciling at an attempt's start keeps every key: in the states this path makes, every key's
+  recorded source is its stored message's texts.
+
+* history image cleanup is decided from the turn boundary (completed turns counted as messages arrive) and
+  whether the cleanup changes each stored message or rewrite (worked out once each).
+
+It falls back to the reference for a call (``fallback_reasons`` counts why), and re-reads the state the
+reference left at the next call (one pass over the session; an attempt's start after a fallback
+reconciles with the reference too), when:
+
+* ``media``: history image cleanup would change a message of this call (one older than the last three
+  completed turns, with an image or a media reference, or a rewrite of one);
+* ``thinking``: the route drops thinking blocks and an assistant so far has some;
+* ``history``: two tool results so far share a projection key, or one has none (a 2026.7.1 setup too);
+* ``guard``: the guard would cut a tool result of this call (one over the single-result share);
+* ``aggregate``: the provider budget's aggregate would cut a result (the results' sum over its budget with
+  a result not yet sent outside the trailing batch);
+* ``replay``: a projection recorded at this call would not replay onto its message later (an ordinary
+  projection whose text blocks no longer line up);
+* ``state-*``: the state handed in (the first call's, or one the reference made) has a source that is not
+  its message's stored texts (a guard-cut or image-cleaned result recorded while cache-TTL was off), a key
+  with no message, or a projection that does not replay;
+* ``config``: a second attempt config in one replay (a replay has one).
+
+Each is rare in a long session without images (the benchmark's sessions never fall back); calls with old
+images fall back for good once the first image is old enough (images are common in the session vectors:
+about 60% of their 2026.9.6 calls fall back, mostly for media).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
+from simulator.replay.openclaw_transforms import Outcome, reference_outcome
+from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
+from simulator.runtimes.openclaw.attempt import (
+    AttemptConfig,
+    AttemptSetup,
+    AttemptState,
+    CacheTtlMarker,
+    CompactionPoint,
+    start_attempt,
+)
+from simulator.runtimes.openclaw.context_guard import guard_limits
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.image_prune import cleanup_changes
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ToolResultMessage,
+    text_block,
+)
+from simulator.runtimes.openclaw.route import ModelRoute, OpenClawVersion
+from simulator.runtimes.openclaw.ttl_gate import TtlGateState
+from simulator.runtimes.openclaw.v2026_9_6 import cache_ttl, compaction, provider_budget
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import (
+    CacheTtlOutcome,
+    Mode,
+    Projection,
+    ProjectionLog,
+    ProjectionState,
+    merge_projection,
+    message_chars,
+    projection_of,
+    soft_prune,
+    source_texts,
+)
+from simulator.runtimes.openclaw.v2026_9_6.context_guard import guard_message_chars
+from simulator.runtimes.openclaw.v2026_9_6.tool_result_text import (
+    MIN_KEEP_CHARS,
+    truncate_tool_result_message,
+)
+
+
+class _Fallback(Exception):
+    """This call is one the fast path leaves to the reference (raised before anything is changed)."""
+
+
+def _message_text(message: AgentMessage) -> str:
+    from simulator.replay.openclaw import message_text  # the record builder's own reading of a text
+
+    return message_text(message)
+
+
+@dataclass(slots=True)
+class _Window:
+    """Per guard window: stored results over the single-result share, and over the cap not yet rewritten."""
+
+    max_single: int
+    cap: int
+    aggregate: int
+    over_single: list[int] = field(default_factory=list)
+    over_cap: list[int] = field(default_factory=list)
+    fed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    """Whether a position's projection was replayed at a call (recorded at an earlier one, in its window)."""
+
+    versions: Versions
+    lo: int
+    end: int
+    seq: int
+
+    def __call__(self, position: int) -> bool:
+        return self.lo <= position < self.end and self.versions.first[position] < self.seq
+
+
+@dataclass(frozen=True, slots=True)
+class _Sticky:
+    """Of the replayed positions, those sent as the placeholder (``cleared``) or as anything else."""
+
+    replayed: _Replayed
+    seq: int
+    placeholder: str
+    cleared: bool
+
+    def __call__(self, position: int) -> bool:
+        if not self.replayed(position):
+            return False
+        message = self.replayed.versions.at(position, self.seq)
+        return (message is not None and _message_text(message) == self.placeholder) == self.cleared
+
+
+@dataclass(slots=True)
+class _Plan:
+    """One call's changes, worked out before anything is committed."""
+
+    sources: list[int] = field(default_factory=list)
+    stage1: dict[int, ToolResultMessage] = field(default_factory=dict)
+    records1: list[tuple[int, Mode | None, ToolResultMessage]] = field(default_factory=list)
+    soft: list[int] = field(default_factory=list)
+    hard: list[int] = field(default_factory=list)
+    stage2: dict[int, ToolResultMessage] = field(default_factory=dict)
+    records2: list[tuple[int, Mode | None, ToolResultMessage]] = field(default_factory=list)
+    merged: dict[int, AgentMessage] = field(default_factory=dict)
+    ratio: float | None = None
+    pruned: bool = False
+
+
+class FastTransforms2026_9:
+    """The same outcomes and states as :class:`ReferenceTransforms` for 2026.9.6, per call in O(change)."""
+
+    def __init__(
+        self,
+        natives: Sequence[AgentMessage],
+        media_and_thinking: tuple[Sequence[int], Sequence[int]],
+        chars: Sequence[int] | None = None,
+    ) -> None:
+        self._natives = natives
+        self._n = StoredFacts(natives, media_and_thinking, chars)
+        self.fallbacks = 0
+        """Calls answered by the reference (the tests count them)."""
+        self.fallback_reasons: dict[str, int] = {}
+        self.calls = 0
+        self._state: ProjectionState | None = None
+        self._reset()
+
+    # -- what the state says, mirrored ------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        """Fresh mirrors (views made before keep the old ones: they are never cleared, only dropped)."""
+        n = len(self._natives)
+        self._log = ProjectionLog(ProjectionState())
+        self._projections: dict[str, Projection] = {}
+        self._sources: set[str] = set()
+        self._frozen: set[str] = set()
+        self._versions = Versions()
+        self._current: dict[int, tuple[AgentMessage, Weights, int, bool]] = {}
+        """Position → (its rewrite now, the rewrite's facts, its estimate or -1 when it equals the stored
+        message, whether its text is the hard-clear placeholder), for every rewritten position."""
+        self._pending: dict[int, AgentMessage] = {}
+        """Position → what its projection replays as from the next call on."""
+        self._sum_mc = Fenwick(n)
+        self._sum_tb = Fenwick(n)
+        self._sum_tbn = Fenwick(n)
+        self._sum_est = Fenwick(n)
+        self._sum_changed = Fenwick(n)
+        self._sum_placeholder = Fenwick(n)
+        self._sum_replayed = Fenwick(n)
+        self._sum_eligible = Fenwick(n)
+        self._windows: dict[int, _Window] = {}
+        """Per guard window (the lists drop results once rewritten, so they belong to the mirrors)."""
+        self._dirty: list[int] = []
+        """Positions whose rewrite history image cleanup would change (the second cleanup), ascending."""
+        self._big_guard: list[tuple[int, int]] = []
+        self._big_tb: list[tuple[int, int]] = []
+        self._unsourced: list[int] = []
+        self._unfrozen: list[int] = []
+        self._config: AttemptConfig | None = None
+        self._settings: cache_ttl.CacheTtlSettings | None = None
+        self._placeholder = ""
+        self._prunable: list[bool] = []
+        self._soft_todo: list[int] = []
+        self._not_hard: list[int] = []
+        self._pass_fed = 0
+        self._state = None
+
+    # -- the protocol ------------------------------------------------------------------------------------
+
+    def start(
+        self,
+        config: AttemptConfig,
+        route: ModelRoute,
+        markers: Sequence[CacheTtlMarker],
+        state: AttemptState,
+        version: OpenClawVersion,
+        end: int,
+    ) -> tuple[AttemptSetup, AttemptState]:
+        """``start_attempt``; a state this path made reconciles to itself (every source matches)."""
+
+        def reconcile(projections: ProjectionState) -> ProjectionState:
+            if projections is self._state and self._state is not None:
+                return projections
+            return cache_ttl.reconcile_projections(tuple(self._natives[:end]), projections)
+
+        return start_attempt(config, route, markers, state, version, reconcile=reconcile)
+
+    def call(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState]:
+        self.calls += 1
+        self._feed(end)
+        try:
+            if setup.version == "2026.7.1" or end > self._n.first_bad:
+                raise _Fallback("history")
+            if setup.drop_thinking_blocks and end > self._n.first_thinking:
+                raise _Fallback("thinking")
+            if state.projections is not self._state:
+                self._resync(state.projections, setup.config, end)
+            self._configure(setup.config)
+            return self._call(setup, state, now, end)
+        except _Fallback as fallback:
+            self.fallbacks += 1
+            reason = str(fallback)
+            self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
+            self._state = None
+            return reference_outcome(self._natives, setup, state, now, end)
+
+    # -- facts ---------------------------------------------------------------------------------------------
+
+    def _feed(self, end: int) -> None:
+        """Facts of the messages new to this call, and their place in the mirrors."""
+        n = self._n
+        start = n.fed
+        n.feed(end)
+        for i in range(start, n.fed):
+            if n.keys[i] is not None:
+                self._unsourced.append(i)
+                self._unfrozen.append(i)
+            if self._config is not None:
+                self._feed_config(i)
+
+    def _window(self, tokens: int) -> _Window:
+        found = self._windows.get(tokens)
+        if found is None:
+            cap = max(1, provider_budget.live_tool_result_max_chars(tokens))
+            found = _Window(
+                guard_limits(tokens)[0], cap, max(1, provider_budget.aggregate_max_chars(tokens, cap))
+            )
+            self._windows[tokens] = found
+        while found.fed < self._n.fed:
+            i = found.fed
+            if isinstance(self._natives[i], ToolResultMessage):
+                if self._n.guard_own[i] > found.max_single:
+                    found.over_single.append(i)
+                if self._n.tb_own[i] > found.cap:
+                    found.over_cap.append(i)
+            found.fed += 1
+        return found
+
+    def _configure(self, config: AttemptConfig) -> None:
+        """Which stored results the config's tool lists let the cache-TTL pass prune (one config a replay)."""
+        if self._config is config:
+            return
+        if self._config is not None:
+            raise _Fallback("config")
+        self._config = config
+        settings = cache_ttl.resolve_cache_ttl_settings(config.context_pruning)
+        self._settings = settings
+        self._placeholder = settings.placeholder if settings is not None else ""
+        for i in range(len(self._prunable), self._n.fed):
+            self._feed_config(i)
+
+    def _feed_config(self, i: int) -> None:
+        message = self._natives[i]
+        settings = self._settings
+        prunable = (
+            settings is not None
+            and isinstance(message, ToolResultMessage)
+            and settings.is_tool_prunable(message.tool_name if isinstance(message.tool_name, str) else "")
+        )
+        self._prunable.append(prunable)
+        if not prunable:
+            return
+        key = self._n.keys[i]
+        projection = self._projections.get(key) if key is not None else None
+        mode = projection.mode if projection is not None else None
+        if mode != "hard":
+            self._not_hard.append(i)
+
+    def _pass_facts_to(self, end: int) -> None:
+        """The hard clear's eligible sizes and the soft trim's candidates, grown only when a pass runs."""
+        natives = self._natives
+        for i in range(self._pass_fed, end):
+            if not self._eligible(i):
+                continue
+            self._sum_eligible.add(i, self._weight(i).mc)
+            key = self._n.keys[i]
+            projection = self._projections.get(key) if key is not None else None
+            message = natives[i]
+            assert isinstance(message, ToolResultMessage)
+            if (projection is None or projection.mode is None) and soft_prune(message) is not message:
+                self._soft_todo.append(i)
+        self._pass_fed = max(self._pass_fed, end)
+
+    # -- resync from a state this path did not make ----------------------------------------------------
+
+    def _resync(self, state: ProjectionState, config: AttemptConfig, end: int) -> None:
+        """Mirror a state made elsewhere (the first call, or after a fallback), or fall back again."""
+        projections, sources, frozen = state.values()
+        self._reset()
+        natives = self._natives
+        for key, texts in sources:
+            position = self._n.position.get(key)
+            if position is None or position >= end or source_texts(natives[position]) != texts:
+                raise _Fallback("state-source")
+        self._log = ProjectionLog(state)
+        self._projections = dict(projections)
+        self._sources = {k for k, _ in sources}
+        self._frozen = set(frozen)
+        for key in self._projections:
+            position = self._n.position.get(key)
+            if position is None or position >= end or key not in self._sources:
+                raise _Fallback("state-key")
+        self._unsourced = [
+            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._sources
+        ]
+        self._unfrozen = [
+            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._frozen
+        ]
+        self._configure(config)
+        for key, projection in self._projections.items():
+            position = self._n.position[key]
+            native = natives[position]
+            assert isinstance(native, ToolResultMessage)
+            merged = merge_projection(native, projection, source_texts(native))
+            if merged is native:
+                raise _Fallback("state-merge")
+            self._set_current(position, -1, merged)
+        self._state = state
+
+    # -- rewrites --------------------------------------------------------------------------------------------
+
+    def _set_current(self, position: int, seq: int, message: AgentMessage) -> None:
+        """Position ``position`` is sent as ``message`` from stamp ``seq`` on: versions and sums follow."""
+        native = self._natives[position]
+        same = message is native or message == native
+        if position not in self._versions.first:
+            self._sum_replayed.add(position, 1)
+        self._versions.set(position, seq, None if same else message)
+        old = self._current.get(position)
+        if old is not None and (message is old[0] or message == old[0]):
+            # The replay of what was sent (a new, equal message): every sum stays as it is.
+            self._current[position] = (message, old[1], old[2], old[3])
+            return
+        own = self._n.own(position)
+        if old is not None:
+            before, estimate, placeholder = old[1], old[2], old[3]
+            self._big_remove(position, before)
+        else:
+            before, estimate, placeholder = own, -1, False
+        after = own if same else weights_of(message)
+        new_estimate = -1 if same else estimate_message_chars(message)
+        is_placeholder = not same and _message_text(message) == self._placeholder
+        self._sum_mc.add(position, after.mc - before.mc)
+        if isinstance(native, ToolResultMessage):
+            self._sum_tb.add(position, after.tb - before.tb)
+            self._sum_tbn.add(position, (after.tb > 0) - (before.tb > 0))
+        if new_estimate >= 0 or estimate >= 0:
+            native_estimate = self._n.estimate(position)
+            self._sum_est.add(
+                position,
+                (new_estimate - native_estimate if new_estimate >= 0 else 0)
+                - (estimate - native_estimate if estimate >= 0 else 0),
+            )
+        self._sum_changed.add(position, (not same) - (estimate >= 0))
+        self._sum_placeholder.add(position, is_placeholder - placeholder)
+        if position < self._pass_fed and self._eligible(position):
+            self._sum_eligible.add(position, after.mc - before.mc)
+        self._current[position] = (message, after, new_estimate, is_placeholder)
+        k = bisect_left(self._dirty, position)
+        dirty = not same and cleanup_changes(message)
+        if k < len(self._dirty) and self._dirty[k] == position:
+            if not dirty:
+                del self._dirty[k]
+        elif dirty:
+            self._dirty.insert(k, position)
+        insort(self._big_guard, (after.guard, position))
+        insort(self._big_tb, (after.tb, position))
+
+    def _big_remove(self, position: int, facts: Weights) -> None:
+        for items, value in ((self._big_guard, facts.guard), (self._big_tb, facts.tb)):
+            k = bisect_left(items, (value, position))
+            if k < len(items) and items[k] == (value, position):
+                del items[k]
+
+    def _eligible(self, position: int) -> bool:
+        if position >= len(self._prunable) or not self._prunable[position]:
+            return False
+        k = bisect_left(self._not_hard, position)
+        return k < len(self._not_hard) and self._not_hard[k] == position
+
+    def _message(self, position: int) -> AgentMessage:
+        current = self._current.get(position)
+        return current[0] if current is not None else self._natives[position]
+
+    def _weight(self, position: int) -> Weights:
+        current = self._current.get(position)
+        return current[1] if current is not None else self._n.own(position)
+
+    # -- one call ----------------------------------------------------------------------------------------
+
+    def _call(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState]:
+        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
+        # What last call's records replay as from now on.
+        pending, self._pending = self._pending, {}
+        for position, merged in pending.items():
+            self._set_current(position, first_seq, merged)
+        through = state.compacted_through if setup.config.apply_provider_compaction else None
+        lo = through or 0
+        head = (
+            compaction.summary_message(setup.config.compaction_summary_tokens)
+            if through is not None
+            else None
+        )
+        shift = (head is not None) - lo
+        window = self._window(setup.guard_window_tokens)
+        before = state.clock.last_cache_touch_at
+        plan = _Plan()
+        has_results = self._n.results[end] > self._n.results[lo]
+        active = setup.cache_ttl is not None
+        if active or has_results:
+            plan.sources = [p for p in self._unsourced if lo <= p < end]
+        if active:
+            self._cache_pass(setup, plan, now, before, lo, end, head)
+        self._check_images(plan, lo, end)
+        self._check_guard(window, plan, active, lo, end)
+        protected = self._protected(lo, end)
+        if has_results:
+            self._budget(window, plan, protected, lo, end)
+        self._merges(plan)
+        replayed_count = self._sum_replayed.range(lo, end)
+        fresh = {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first}
+        budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
+        # -- commit (nothing above changed anything but last call's replays) --
+        cache_state = self._commit_stage1(plan, first_seq)
+        final_state = self._commit_stage2(plan, final_seq, lo, end)
+        self._pending = plan.merged
+        self._state = final_state
+        point: CompactionPoint | None = None
+        compacted = state.compacted_through
+        if setup.compaction is not None and compacted is None:
+            tokens = math.ceil((self._n.mc_to(end)[end] + self._sum_mc.prefix(end)) / 4)
+            if tokens >= setup.compaction.threshold:
+                point = CompactionPoint(setup.compaction, tokens)
+                compacted = end
+        versions = self._versions
+        outcome_ttl: CacheTtlOutcome | None = None
+        sticky: tuple[Sequence[int], Sequence[int]] | None = None
+        if active:
+            replayed = _Replayed(versions, lo, end, first_seq)
+            outcome_ttl = CacheTtlOutcome(
+                ContextView(self._natives, lo, end, head, versions, first_seq),
+                cache_state,
+                PositionsView(versions.positions, replayed, shift, replayed_count),
+                tuple(p + shift for p in plan.soft),
+                tuple(p + shift for p in plan.hard),
+                plan.pruned,
+                plan.ratio,
+            )
+            sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
+        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
+        if not active:
+            budget = tuple(
+                p for p in versions.positions if lo <= p < end and versions.at(p, final_seq) is not None
+            )
+        outcome = Outcome(
+            overflow=False,
+            gate=None,
+            pruned=None,
+            cache_ttl=outcome_ttl,
+            guard=(),
+            images=(),
+            policy=(),
+            budget=budget,
+            compaction=point,
+            compacted_through=through,
+            last_touch_before=before,
+            changed=changed,
+            sent_delta=self._sum_est.range(lo, end),
+            sticky=sticky,
+        )
+        clock = TtlGateState(now) if active else state.clock
+        return outcome, AttemptState(clock, final_state, compacted)
+
+    def _stage1(self, plan: _Plan, position: int) -> AgentMessage:
+        """The message after the cache-TTL pass (this call's trim or clear, else the rewrite, else stored)."""
+        found = plan.stage1.get(position)
+        return found if found is not None else self._message(position)
+
+    def _sticky(
+        self,
+        replayed: _Replayed,
+        final_seq: int,
+        replayed_count: int,
+        lo: int,
+        end: int,
+        fresh: set[int],
+    ) -> tuple[Sequence[int], Sequence[int]]:
+        """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
+        positions = self._versions.positions
+        new_cleared = sum(1 for p in fresh if self._current[p][3])
+        cleared_count = self._sum_placeholder.range(lo, end) - new_cleared
+        trimmed = _Sticky(replayed, final_seq, self._placeholder, cleared=False)
+        cleared = _Sticky(replayed, final_seq, self._placeholder, cleared=True)
+        return (
+            PositionsView(positions, trimmed, 0, replayed_count - cleared_count),
+            PositionsView(positions, cleared, 0, cleared_count),
+        )
+
+    def _cache_pass(
+        self,
+        setup: AttemptSetup,
+        plan: _Plan,
+        now: float,
+        before: float | None,
+        lo: int,
+        end: int,
+        head: AgentMessage | None,
+    ) -> None:
+        """``pruneExpiredCacheTtlToolResults`` after the replay, from the sums (the rules are its own)."""
+        settings = setup.cache_ttl
+        assert settings is not None
+        expired = (
+            not setup.server_tool_clearing
+            and bool(before)
+            and settings.ttl_ms > 0
+            and before is not None
+            and now - before >= settings.ttl_ms
+        )
+        if not expired:
+            return
+        assistants, users = self._n.assistants, self._n.users
+        a_lo, a_hi = bisect_left(assistants, lo), bisect_left(assistants, end)
+        u = bisect_left(users, lo)
+        if a_hi - a_lo < cache_ttl.KEEP_LAST_ASSISTANTS or u >= len(users) or users[u] >= end:
+            return
+        cutoff, start = assistants[a_hi - cache_ttl.KEEP_LAST_ASSISTANTS], users[u]
+        mc = self._n.mc_to(end)
+        total = mc[end] - mc[lo] + self._sum_mc.range(lo, end)
+        if head is not None:
+            total += message_chars(head)
+        char_window = setup.guard_window_tokens * 4
+        plan.ratio = total / char_window
+        if total / char_window < cache_ttl.SOFT_TRIM_RATIO:
+            return
+        natives = self._natives
+        self._pass_facts_to(end)
+        gained = 0
+        todo = self._soft_todo
+        for p in todo[bisect_left(todo, start) : bisect_left(todo, cutoff)]:
+            native = natives[p]
+            assert isinstance(native, ToolResultMessage)
+            trimmed = soft_prune(native)
+            change = message_chars(trimmed) - self._weight(p).mc
+            total += change
+            gained += change
+            plan.stage1[p] = trimmed
+            plan.records1.append((p, "soft", trimmed))
+            plan.soft.append(p)
+        if (
+            total / char_window >= cache_ttl.HARD_CLEAR_RATIO
+            and settings.hard_clear
+            and self._sum_eligible.range(start, cutoff) + gained >= cache_ttl.MIN_PRUNABLE_TOOL_CHARS
+        ):
+            not_hard = self._not_hard
+            k = bisect_left(not_hard, start)
+            while k < len(not_hard) and not_hard[k] < cutoff:
+                if total / char_window < cache_ttl.HARD_CLEAR_RATIO:
+                    break
+                p = not_hard[k]
+                current = self._stage1(plan, p)
+                assert isinstance(current, ToolResultMessage)
+                cleared = replace(current, content=(text_block(settings.placeholder),))
+                total += message_chars(cleared) - message_chars(current)
+                plan.stage1[p] = cleared
+                plan.records1.append((p, "hard", cleared))
+                plan.hard.append(p)
+                k += 1
+        plan.pruned = bool(plan.soft or plan.hard)
+        plan.ratio = total / char_window
+
+    def _check_images(self, plan: _Plan, lo: int, end: int) -> None:
+        """History image cleanup (both passes) changes nothing, or the call is left to the reference."""
+        cutoff = self._n.cutoff(lo, end)
+        if cutoff <= lo:
+            return
+        for positions in (self._n.cleanable, self._dirty):
+            k = bisect_left(positions, lo)
+            if k < len(positions) and positions[k] < cutoff:
+                raise _Fallback("media")
+        for p, message in plan.stage1.items():
+            if p < cutoff and cleanup_changes(message):
+                raise _Fallback("media")
+
+    def _check_guard(self, window: _Window, plan: _Plan, active: bool, lo: int, end: int) -> None:
+        """The guard cuts nothing, or the call is left to the reference."""
+        over = window.over_single
+        for p in over[bisect_left(over, lo) : bisect_left(over, end)]:
+            if not active or (p not in plan.stage1 and p not in self._current):
+                raise _Fallback("guard")
+        if not active:
+            return
+        big = self._big_guard
+        for _, p in big[bisect_right(big, (window.max_single, len(self._natives))) :]:
+            if lo <= p < end and p not in plan.stage1:
+                raise _Fallback("guard")
+        for message in plan.stage1.values():
+            if guard_message_chars(message) > window.max_single:
+                raise _Fallback("guard")
+
+    def _protected(self, lo: int, end: int) -> set[int]:
+        """The trailing tool batch (after the last assistant)."""
+        out: set[int] = set()
+        for p in range(end - 1, lo - 1, -1):
+            message = self._natives[p]
+            if isinstance(message, AssistantMessage):
+                break
+            if isinstance(message, ToolResultMessage):
+                out.add(p)
+        return out
+
+    def _budget(self, window: _Window, plan: _Plan, protected: set[int], lo: int, end: int) -> None:
+        """The provider budget: per-result cuts from the facts; an aggregate cut is left to the reference."""
+        cap = window.cap
+        over: set[int] = set()
+        natives_over = window.over_cap
+        rewritten = False
+        for p in natives_over[bisect_left(natives_over, lo) : bisect_left(natives_over, end)]:
+            if p in self._current:
+                rewritten = True  # the budget sees the rewrite from now on (the sums below cover it)
+            elif p not in plan.stage1:
+                over.add(p)
+        if rewritten:
+            # Each result is dropped once, so a session of long results is not walked at every call.
+            window.over_cap = [p for p in natives_over if p not in self._current]
+        big = self._big_tb
+        for _, p in big[bisect_right(big, (cap, len(self._natives))) :]:
+            if lo <= p < end and p not in plan.stage1:
+                over.add(p)
+        for p, message in plan.stage1.items():
+            if provider_budget.text_budget(message) > cap:
+                over.add(p)
+        tb_delta = 0
+        tbn_delta = 0
+        after: dict[int, int] = {}
+        for p in sorted(over):
+            sent = self._stage1(plan, p)
+            assert isinstance(sent, ToolResultMessage)
+            keep = max(provider_budget.RECOVERY_MIN_KEEP_CHARS, MIN_KEEP_CHARS) if p in protected else 0
+            cut = truncate_tool_result_message(sent, cap, min_keep_chars=keep)
+            if cut is not sent:
+                plan.stage2[p] = cut
+        for p in {*plan.stage1, *plan.stage2}:
+            base = self._weight(p).tb
+            final = self._stage2(plan, p)
+            tb = provider_budget.text_budget(final)
+            after[p] = tb
+            tb_delta += tb - base
+            tbn_delta += (tb > 0) - (base > 0)
+        count = self._n.tbn[end] - self._n.tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
+        total = self._n.tb[end] - self._n.tb[lo] + self._sum_tb.range(lo, end) + tb_delta
+        if count < 2 or total <= window.aggregate:
+            return
+        recorded = {p for p, _, _ in plan.records1}
+        for p in self._unfrozen:
+            if not lo <= p < end or p in protected or p in recorded:
+                continue
+            tb = after[p] if p in after else self._weight(p).tb
+            if tb > 0:
+                raise _Fallback("aggregate")
+
+    def _stage2(self, plan: _Plan, position: int) -> AgentMessage:
+        found = plan.stage2.get(position)
+        return found if found is not None else self._stage1(plan, position)
+
+    def _merges(self, plan: _Plan) -> None:
+        """The budget's records, and what every record replays as from the next call (or fall back)."""
+        modes: dict[int, Mode | None] = {}
+        for p, mode, _ in plan.records1:
+            modes[p] = mode
+        for p in sorted(plan.stage2):
+            if p in modes:
+                mode = modes[p]
+            else:
+                key = self._n.keys[p]
+                existing = self._projections.get(key) if key is not None else None
+                mode = existing.mode if existing is not None else None
+            plan.records2.append((p, mode, plan.stage2[p]))
+        last: dict[int, Projection] = {}
+        for p, mode, message in (*plan.records1, *plan.records2):
+            last[p] = projection_of(message, mode)
+        natives = self._natives
+        for p, projection in last.items():
+            native = natives[p]
+            assert isinstance(native, ToolResultMessage)
+            merged = merge_projection(native, projection, source_texts(native))
+            if merged is native:
+                raise _Fallback("replay")
+            plan.merged[p] = merged
+
+    def _record(self, p: int, mode: Mode | None, message: ToolResultMessage) -> None:
+        key = self._n.keys[p]
+        assert key is not None
+        projection = projection_of(message, mode)
+        self._projections[key] = projection
+        self._log.events.append(("project", key, projection))
+        if key not in self._frozen:
+            self._frozen.add(key)
+            self._log.events.append(("freeze", key, None))
+
+    def _commit_stage1(self, plan: _Plan, seq: int) -> ProjectionState:
+        """Sources, the pass's records and its rewrites; the state the cache-TTL outcome reports."""
+        events = self._log.events
+        for p in plan.sources:
+            key = self._n.keys[p]
+            assert key is not None
+            self._sources.add(key)
+            events.append(("source", key, source_texts(self._natives[p])))
+        if plan.sources:
+            self._unsourced = [p for p in self._unsourced if self._n.keys[p] not in self._sources]
+        for p, mode, message in plan.records1:
+            self._record(p, mode, message)
+        for p, message in plan.stage1.items():
+            self._set_current(p, seq, message)
+        for p, mode, _ in plan.records1:
+            todo = self._soft_todo
+            k = bisect_left(todo, p)
+            if k < len(todo) and todo[k] == p:
+                del todo[k]
+            if mode == "hard":
+                not_hard = self._not_hard
+                k = bisect_left(not_hard, p)
+                if k < len(not_hard) and not_hard[k] == p:
+                    del not_hard[k]
+                    if p < self._pass_fed:
+                        self._sum_eligible.add(p, -self._weight(p).mc)
+        return ProjectionState.logged(self._log, len(events))
+
+    def _commit_stage2(self, plan: _Plan, seq: int, lo: int, end: int) -> ProjectionState:
+        """The budget's records and cuts, every key in the context frozen; the state after the call."""
+        for p, mode, message in plan.records2:
+            self._record(p, mode, message)
+        for p, message in plan.stage2.items():
+            self._set_current(p, seq, message)
+        events = self._log.events
+        keep: list[int] = []
+        for p in self._unfrozen:
+            key = self._n.keys[p]
+            assert key is not None
+            if key in self._frozen:
+                continue
+            if lo <= p < end:
+                self._frozen.add(key)
+                events.append(("freeze", key, None))
+            else:
+                keep.append(p)
+        self._unfrozen = keep
+        return ProjectionState.logged(self._log, len(events))

@@ -1,0 +1,211 @@
+"""Lazy, call-stamped views a fast replay hands out instead of copying a whole context at every call.
+
+A replay's call k sends what the session's sticky rewrites were at k; later calls add rewrites. The views
+here read a shared, growing store filtered by a call stamp (``seq``), so building one costs nothing and
+reading it later still gives what held at its call. Each view equals the tuple (or dict) it stands for.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TypeVar, overload
+
+from simulator.runtimes.openclaw.messages import AgentMessage
+
+T = TypeVar("T")
+
+
+class Fenwick:
+    """Prefix sums over positions with point updates (O(log n) both)."""
+
+    __slots__ = ("_tree", "_used")
+
+    def __init__(self, size: int) -> None:
+        self._tree = [0] * (size + 1)
+        self._used = False
+
+    def add(self, index: int, delta: int) -> None:
+        if not delta:
+            return
+        self._used = True
+        i = index + 1
+        tree = self._tree
+        while i < len(tree):
+            tree[i] += delta
+            i += i & -i
+
+    def prefix(self, end: int) -> int:
+        """Σ over positions ``< end``."""
+        if not self._used:
+            return 0  # nothing added yet (most sums of a session that rewrites nothing)
+        total = 0
+        i = end
+        tree = self._tree
+        while i > 0:
+            total += tree[i]
+            i -= i & -i
+        return total
+
+    def range(self, lo: int, hi: int) -> int:
+        return self.prefix(hi) - self.prefix(lo) if hi > lo and self._used else 0
+
+
+class Versions:
+    """Per position, the message sent from each stamp on (None: the stored message itself)."""
+
+    __slots__ = ("_seqs", "_messages", "first", "positions")
+
+    def __init__(self) -> None:
+        self._seqs: dict[int, list[int]] = {}
+        self._messages: dict[int, list[AgentMessage | None]] = {}
+        self.first: dict[int, int] = {}
+        """Position → the stamp of its first version."""
+        self.positions: list[int] = []
+        """Every position with a version, ascending (grows by insertion; never shrinks)."""
+
+    def set(self, position: int, seq: int, message: AgentMessage | None) -> None:
+        seqs = self._seqs.get(position)
+        if seqs is None:
+            self._seqs[position] = [seq]
+            self._messages[position] = [message]
+            self.first[position] = seq
+            insort(self.positions, position)
+            return
+        if seqs[-1] == seq:
+            self._messages[position][-1] = message
+        else:
+            seqs.append(seq)
+            self._messages[position].append(message)
+
+    def at(self, position: int, seq: int) -> AgentMessage | None:
+        seqs = self._seqs.get(position)
+        if seqs is None:
+            return None
+        k = bisect_right(seqs, seq) - 1
+        return self._messages[position][k] if k >= 0 else None
+
+    def latest(self, position: int) -> AgentMessage | None:
+        found = self._messages.get(position)
+        return found[-1] if found else None
+
+
+class _Equal:
+    """Equality with any sequence of the same items (a tuple on the other side included)."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[object]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return tuple(iter(self)) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(iter(self)))
+
+
+class ContextView(_Equal, Sequence[AgentMessage]):
+    """The context of one call: an optional summary, then ``natives[lo:end]`` as sent at stamp ``seq``."""
+
+    __slots__ = ("_natives", "_lo", "_end", "_head", "_versions", "_seq")
+
+    def __init__(
+        self,
+        natives: Sequence[AgentMessage],
+        lo: int,
+        end: int,
+        head: AgentMessage | None,
+        versions: Versions,
+        seq: int,
+    ) -> None:
+        self._natives, self._lo, self._end, self._head = natives, lo, end, head
+        self._versions, self._seq = versions, seq
+
+    def __len__(self) -> int:
+        return self._end - self._lo + (self._head is not None)
+
+    def _one(self, index: int) -> AgentMessage:
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if self._head is not None:
+            if index == 0:
+                return self._head
+            index -= 1
+        position = self._lo + index
+        return self._versions.at(position, self._seq) or self._natives[position]
+
+    @overload
+    def __getitem__(self, index: int) -> AgentMessage: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[AgentMessage, ...]: ...
+    def __getitem__(self, index: int | slice) -> AgentMessage | tuple[AgentMessage, ...]:
+        if isinstance(index, slice):
+            return tuple(self._one(i) for i in range(*index.indices(len(self))))
+        return self._one(index)
+
+    def __iter__(self) -> Iterator[AgentMessage]:
+        return (self._one(i) for i in range(len(self)))
+
+
+class PositionsView(_Equal, Sequence[int]):
+    """Positions of a growing ascending list that pass a test, mapped (e.g. to context indices).
+
+    ``length`` is known when the view is made (counted by the replay's sums), so truth and size are free.
+    """
+
+    __slots__ = ("_positions", "_keep", "_shift", "_length", "_items")
+
+    def __init__(self, positions: list[int], keep: Callable[[int], bool], shift: int, length: int) -> None:
+        self._positions, self._keep, self._shift, self._length = positions, keep, shift, length
+        self._items: tuple[int, ...] | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _all(self) -> tuple[int, ...]:
+        if self._items is None:
+            keep, shift = self._keep, self._shift
+            self._items = tuple(p + shift for p in list(self._positions) if keep(p))
+        return self._items
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[int, ...]: ...
+    def __getitem__(self, index: int | slice) -> int | tuple[int, ...]:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
+class ChangedView(Mapping[int, AgentMessage]):
+    """Native position → message as sent at stamp ``seq``, for the positions in ``[lo, end)`` it changed."""
+
+    __slots__ = ("_versions", "_seq", "_lo", "_end", "_length")
+
+    def __init__(self, versions: Versions, seq: int, lo: int, end: int, length: int) -> None:
+        self._versions, self._seq, self._lo, self._end, self._length = versions, seq, lo, end, length
+
+    def __getitem__(self, position: int) -> AgentMessage:
+        found = self._versions.at(position, self._seq) if self._lo <= position < self._end else None
+        if found is None:
+            raise KeyError(position)
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        versions, seq, lo, end = self._versions, self._seq, self._lo, self._end
+        return iter(
+            [p for p in list(versions.positions) if lo <= p < end and versions.at(p, seq) is not None]
+        )
+
+    def __len__(self) -> int:
+        return self._length
