@@ -160,19 +160,24 @@ def _listed(segments: Sequence[Segment]) -> list[Segment]:
 
 
 def common_length(a: list[Segment], b: list[Segment], n: int) -> int:
-    """Length of the longest common prefix of ``a[:n]`` and ``b[:n]``, in time of that length, not ``n``.
+    """Length of the longest common prefix of ``a[:n]`` and ``b[:n]``, in time of that length, not ``n``."""
+    return _agreeing(a, 0, b, 0, 0, n)
 
-    Compares slices of doubling length (C-level, identical segments compare by identity), then
-    bisects the one that differs: a request cut at its start costs a few comparisons, not a copy of it.
+
+def _agreeing(a: Sequence[object], i: int, b: Sequence[object], j: int, done: int, n: int) -> int:
+    """How far ``a[i:]`` and ``b[j:]`` agree, up to ``n``, knowing that their first ``done`` do.
+
+    Compares slices of doubling length (C-level, identical items compare by identity), then bisects the
+    one that differs: a request cut at its start costs a few comparisons, not a copy of it.
     """
-    done, step = 0, 8
+    step = 8
     while done < n:
         upto = min(n, done + step)
-        if a[done:upto] != b[done:upto]:
-            lo, hi = done, upto - 1  # a[:lo] == b[:lo]; they differ before upto
+        if a[i + done : i + upto] != b[j + done : j + upto]:
+            lo, hi = done, upto - 1  # the first ``lo`` agree; they differ before ``upto``
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if a[done:mid] == b[done:mid]:
+                if a[i + done : i + mid] == b[j + done : j + mid]:
                     lo = mid
                 else:
                     hi = mid - 1
@@ -382,29 +387,13 @@ def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:
     """Length of the longest common prefix of ``a[i:]`` and ``b[j:]`` (``a[i] == b[j]``).
 
     Requests that part from a run within a few nodes (a pruned message every few) are answered element by
-    element; longer agreements by comparing slices of doubling length (C-level), then bisecting.
+    element; longer agreements by :func:`_agreeing`.
     """
     n = min(len(a) - i, len(b) - j)
     for k in range(1, min(n, 4)):
         if a[i + k] != b[j + k]:
             return k
-    if n <= 4:
-        return n
-    done, step = 4, 8
-    while done < n:
-        upto = min(n, done + step)
-        if a[i + done : i + upto] != b[j + done : j + upto]:
-            lo, hi = done, upto - 1  # the first ``lo`` agree; they differ before ``upto``
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if a[i + done : i + mid] == b[j + done : j + mid]:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            return lo
-        done = upto
-        step *= 2
-    return n
+    return n if n <= 4 else _agreeing(a, i, b, j, 4, n)
 
 
 def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:

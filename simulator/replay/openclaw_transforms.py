@@ -157,11 +157,10 @@ def start_on_history(
     return start_attempt(config, route, markers, state, version, history)
 
 
-class ReferenceTransforms:
-    """:func:`attempt_step` on the call's messages, every call."""
+class _StartOnHistory:
+    """``start_attempt`` on the history so far (2026.9.6 reconciles projections with it)."""
 
-    def __init__(self, natives: Sequence[AgentMessage]) -> None:
-        self._natives = natives
+    _natives: Sequence[AgentMessage]
 
     def start(
         self,
@@ -173,6 +172,13 @@ class ReferenceTransforms:
         end: int,
     ) -> tuple[AttemptSetup, AttemptState]:
         return start_on_history(self._natives, config, route, markers, state, version, end)
+
+
+class ReferenceTransforms(_StartOnHistory):
+    """:func:`attempt_step` on the call's messages, every call."""
+
+    def __init__(self, natives: Sequence[AgentMessage]) -> None:
+        self._natives = natives
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -344,7 +350,7 @@ class _PrunePass:
     sums: _ClearSums | None
 
 
-class FastTransforms:
+class FastTransforms(_StartOnHistory):
     """The same outcomes as :class:`ReferenceTransforms`, from per-message facts where they decide."""
 
     def __init__(
@@ -368,17 +374,6 @@ class FastTransforms:
         self._cleared: dict[int, tuple[str, AgentMessage]] = {}
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
-
-    def start(
-        self,
-        config: AttemptConfig,
-        route: ModelRoute,
-        markers: Sequence[CacheTtlMarker],
-        state: AttemptState,
-        version: OpenClawVersion,
-        end: int,
-    ) -> tuple[AttemptSetup, AttemptState]:
-        return start_on_history(self._natives, config, route, markers, state, version, end)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
