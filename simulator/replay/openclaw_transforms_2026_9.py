@@ -482,13 +482,7 @@ class FastTransforms2026_9:
         final_state = self._commit_stage2(plan, final_seq, lo, end)
         self._pending = plan.merged
         self._state = final_state
-        point: CompactionPoint | None = None
-        compacted = state.compacted_through
-        if setup.compaction is not None and compacted is None:
-            tokens = math.ceil((self._n.mc_to(end)[end] + self._sum_mc.prefix(end)) / 4)
-            if tokens >= setup.compaction.threshold:
-                point = CompactionPoint(setup.compaction, tokens)
-                compacted = end
+        point, compacted = self._compaction(setup, state.compacted_through, end)
         versions = self._versions
         outcome_ttl: CacheTtlOutcome | None = None
         sticky: tuple[Sequence[int], Sequence[int]] | None = None
@@ -527,6 +521,18 @@ class FastTransforms2026_9:
         )
         clock = TtlGateState(now) if active else state.clock
         return outcome, AttemptState(clock, final_state, compacted)
+
+    def _compaction(
+        self, setup: AttemptSetup, compacted: int | None, end: int
+    ) -> tuple[CompactionPoint | None, int | None]:
+        """Provider-side compaction: the point when this call's estimated prompt reaches the threshold
+        (first time only), and where the history is compacted through from the next call on."""
+        if setup.compaction is None or compacted is not None:
+            return None, compacted
+        tokens = math.ceil((self._n.mc_to(end)[end] + self._sum_mc.prefix(end)) / 4)
+        if tokens < setup.compaction.threshold:
+            return None, compacted
+        return CompactionPoint(setup.compaction, tokens), end
 
     def _stage1(self, plan: _Plan, position: int) -> AgentMessage:
         """The message after the cache-TTL pass (this call's trim or clear, else the rewrite, else stored)."""
