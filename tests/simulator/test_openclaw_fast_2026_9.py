@@ -107,6 +107,19 @@ ROUTES = {
 _TEXT = "line {i}: value={v} ok\n"
 
 
+def _append_entry(lines: list[dict[str, Any]], message: dict[str, Any], stamp: int) -> None:
+    """A ``message`` entry chained to the entry before it."""
+    lines.append(
+        {
+            "type": "message",
+            "id": f"e{len(lines)}",
+            "parentId": f"e{len(lines) - 1}" if len(lines) > 1 else None,
+            "timestamp": _iso(stamp),
+            "message": message,
+        }
+    )
+
+
 def _text(size: int, seed: int) -> str:
     out = "".join(_TEXT.format(i=i, v=seed * 7 + i) for i in range(size // 20 + 1))
     return out[:size]
@@ -122,15 +135,7 @@ def sessions(draw: st.DrawFn) -> tuple[str, str]:
     now = T0
 
     def add(message: dict[str, Any], stamp: int) -> None:
-        lines.append(
-            {
-                "type": "message",
-                "id": f"e{len(lines)}",
-                "parentId": f"e{len(lines) - 1}" if len(lines) > 1 else None,
-                "timestamp": _iso(stamp),
-                "message": message,
-            }
-        )
+        _append_entry(lines, message, stamp)
 
     # Drawn values: hypothesis favours the first/simplest, so the rare cases are not the simplest ones.
     rarely = st.integers(0, 39).map(lambda v: v == 17)
@@ -262,16 +267,7 @@ def _plain_session(turns: int, sizes: list[int], route: str, pause_every: int = 
                 "timestamp": now + 3,
             },
         ):
-            stamp = int(message["timestamp"])  # type: ignore[call-overload]
-            lines.append(
-                {
-                    "type": "message",
-                    "id": f"e{len(lines)}",
-                    "parentId": f"e{len(lines) - 1}" if len(lines) > 1 else None,
-                    "timestamp": _iso(stamp),
-                    "message": message,
-                }
-            )
+            _append_entry(lines, message, int(message["timestamp"]))  # type: ignore[call-overload]
         now += 10
     return "\n".join(json.dumps(line) for line in lines) + "\n"
 
