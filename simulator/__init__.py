@@ -109,7 +109,16 @@ from simulator.replay.compare import Comparison, MessageDiff, compare, message_d
 from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.events import TrimEvent, WireShapes, wire_frames, wire_shapes
 from simulator.replay.report import result_to_json
-from simulator.replay.view import CallView, Timeline, TimelineShape, call_view, timeline, timeline_shape
+from simulator.replay.view import (
+    Bar,
+    BarShape,
+    CallView,
+    Timeline,
+    TimelineShape,
+    call_view,
+    timeline,
+    timeline_shape,
+)
 from simulator.runtime_spec import AnyRuntimeSpec
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.trace import (
@@ -168,6 +177,8 @@ __all__ = [
     "SPECS",
     "TRANSCRIPT_SUFFIXES",
     "AnyRuntimeSpec",
+    "Bar",
+    "BarShape",
     "BudgetExplanation",
     "CacheBreak",
     "CacheTtl",

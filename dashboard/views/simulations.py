@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
+from dashboard.presenters.timeline_svg import timeline_bars_html
 from dashboard.selectors.simulations import SimulationScreen
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import CostParams, cost_context, cost_params
@@ -120,6 +121,9 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "call": screen.call.call,
             "call_view": screen.call,
             "shape": (shape := timeline_shape(screen.timeline, selected=number)),
+            "timeline_bars": timeline_bars_html(
+                shape, base_query=urlencode(base), page_url=reverse("simulation")
+            ),
             "rows_page": page,
             "knobs": knobs,
             "knob_runtime": runtime,
