@@ -158,7 +158,7 @@ def compare_profiles(request: HttpRequest, payload: CompareIn) -> dict[str, obje
         "transcript_id": transcript.pk,
         "profile_ids": [*payload.profile_ids, *(None for _ in payload.profiles)],
         "first_difference": comparison.first_difference,
-        "rows": comparison.rows,
+        "rows": list(comparison.rows),
         "summaries": comparison.summaries,
         "cost": {
             "pricing": pricing_json(costs[0].lookup.pricing, costs[0].session.ttl),

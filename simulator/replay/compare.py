@@ -9,8 +9,9 @@ always send them, so they count as sent.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from simulator.replay.counts import CallCounter
 from simulator.replay.model import CallRecord, Change, SimulationResult
@@ -96,44 +97,95 @@ class CompareSummary:
     """Transcript messages that the last call no longer sent."""
 
 
-@dataclass(frozen=True, slots=True)
+class CompareRows(Sequence[CompareRow]):
+    """The calls of several replays lined up, each row worked out when it is first asked for.
+
+    A page shows 100 rows of a session's tens of thousands of calls, and lining a call up costs a few
+    tens of microseconds per replay (its sent spans and changed messages in transcript terms): worked out
+    for every call, that was about a second of a 100,000-message comparison's first view. Rows are kept
+    once made; iterating makes them all, in order.
+    """
+
+    __slots__ = ("_made", "_results", "_systems", "_transcript", "counters")
+
+    def __init__(self, transcript: Transcript, results: Sequence[SimulationResult]) -> None:
+        self._transcript = transcript
+        self._results = tuple(results)
+        self._systems = system_indices(transcript)
+        self.counters = tuple(CallCounter(r) for r in results)
+        """Per replay, the counts of any of its calls."""
+        self._made: list[CompareRow | None] = [None] * min(len(r.calls) for r in results)
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    @overload
+    def __getitem__(self, index: int) -> CompareRow: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[CompareRow]: ...
+    def __getitem__(self, index: int | slice) -> CompareRow | list[CompareRow]:
+        if isinstance(index, slice):
+            return [self._row(k) for k in range(*index.indices(len(self._made)))]
+        if index < 0:
+            index += len(self._made)
+        if not 0 <= index < len(self._made):
+            raise IndexError("comparison row out of range")
+        return self._row(index)
+
+    def __iter__(self) -> Iterator[CompareRow]:
+        return (self._row(k) for k in range(len(self._made)))
+
+    def _row(self, k: int) -> CompareRow:
+        made = self._made[k]
+        if made is None:
+            made = self._made[k] = self._line_up(k)
+        return made
+
+    def _line_up(self, k: int) -> CompareRow:
+        calls = [r.calls[k] for r in self._results]
+        views = [
+            (
+                sent_transcript_spans(r, c, self._transcript, systems=self._systems),
+                changed_transcript_indices(r, c),
+            )
+            for r, c in zip(self._results, calls, strict=True)
+        ]
+        return CompareRow(
+            number=calls[0].number,
+            message_index=calls[0].message_index,
+            tokens_sent=tuple(c.tokens_sent for c in calls),
+            sent_counts=tuple(n.counts(c).sent for n, c in zip(self.counters, calls, strict=True)),
+            trimmed=tuple(c.trimmed for c in calls),
+            differs=any(v != views[0] for v in views[1:]),
+        )
+
+
 class Comparison:
-    rows: tuple[CompareRow, ...]
-    first_difference: int | None
-    """1-based number of the first call whose sent context differs, or None."""
-    summaries: tuple[CompareSummary, ...]
+    """Several replays of one transcript side by side: rows per call (made as they are read), the first
+    call whose sent context differs, and a summary per replay."""
+
+    __slots__ = ("_first", "rows", "summaries")
+
+    def __init__(self, rows: CompareRows, summaries: tuple[CompareSummary, ...]) -> None:
+        self.rows = rows
+        self.summaries = summaries
+        self._first: tuple[int | None] | None = None
+
+    @property
+    def first_difference(self) -> int | None:
+        """1-based number of the first call whose sent context differs, or None (rows up to it are made)."""
+        if self._first is None:
+            self._first = (next((row.number for row in self.rows if row.differs), None),)
+        return self._first[0]
 
 
 def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comparison:
-    """Line the calls of several replays of ``transcript`` up and find where they first differ."""
+    """Line the calls of several replays of ``transcript`` up; rows are made as they are read."""
     if len(results) < 2:
         raise ValueError("a comparison needs at least two results")
-    count = min(len(r.calls) for r in results)
-    systems = system_indices(transcript)
-    counters = [CallCounter(r) for r in results]
-    rows: list[CompareRow] = []
-    first: int | None = None
-    for k in range(count):
-        calls = [r.calls[k] for r in results]
-        views = [
-            (sent_transcript_spans(r, c, transcript, systems=systems), changed_transcript_indices(r, c))
-            for r, c in zip(results, calls, strict=True)
-        ]
-        differs = any(v != views[0] for v in views[1:])
-        if differs and first is None:
-            first = calls[0].number
-        rows.append(
-            CompareRow(
-                number=calls[0].number,
-                message_index=calls[0].message_index,
-                tokens_sent=tuple(c.tokens_sent for c in calls),
-                sent_counts=tuple(n.counts(c).sent for n, c in zip(counters, calls, strict=True)),
-                trimmed=tuple(c.trimmed for c in calls),
-                differs=differs,
-            )
-        )
+    rows = CompareRows(transcript, results)
     summaries = []
-    for r, counter in zip(results, counters, strict=True):
+    for r, counter in zip(results, rows.counters, strict=True):
         lost = 0
         if r.calls:
             last = r.calls[-1]
@@ -141,7 +193,7 @@ def compare(transcript: Transcript, results: Sequence[SimulationResult]) -> Comp
         summaries.append(
             CompareSummary(r.profile_name, r.runtime, r.total_tokens_sent, r.trims, r.overflow_failures, lost)
         )
-    return Comparison(tuple(rows), first, tuple(summaries))
+    return Comparison(rows, tuple(summaries))
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,6 +216,41 @@ def test_compare_finds_the_first_call_where_profiles_differ():
     assert rows[0].index == 1  # the first user turn went first (index 0 is the system prompt)
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    turns=st.integers(1, 12),
+    budgets=st.lists(st.integers(0, 8000), min_size=2, max_size=3),
+    order=st.randoms(use_true_random=False),
+)
+def test_comparison_rows_are_the_same_in_any_order_they_are_read(turns, budgets, order):
+    """Rows are made when first read: read shuffled, by slices and from the end, each is the row read in
+    order in a fresh comparison, and the first difference is the first row that differs."""
+    transcript = parse_transcript(_chat(turns, result_chars=400))
+    results = [
+        simulate(transcript, _profile({"runtime_profiles": {"d": {"max_context_tokens": b}}}, f"p{i}"))
+        for i, b in enumerate(budgets)
+    ]
+    in_order = list(compare(transcript, results).rows)
+    assert len(in_order) == min(len(r.calls) for r in results)
+    assert [row.number for row in in_order] == list(range(1, len(in_order) + 1))
+    for row in in_order:
+        calls = [r.calls[row.number - 1] for r in results]
+        assert row.tokens_sent == tuple(c.tokens_sent for c in calls)
+        spans = [sent_transcript_spans(r, c, transcript) for r, c in zip(results, calls, strict=True)]
+        if len(set(spans)) > 1:
+            assert row.differs
+    lazy = compare(transcript, results)
+    shuffled = list(range(len(in_order)))
+    order.shuffle(shuffled)
+    assert all(lazy.rows[k] == in_order[k] for k in shuffled)
+    again = compare(transcript, results)
+    assert again.rows[-1] == in_order[-1]
+    assert again.rows[1:3] == in_order[1:3]
+    assert again.first_difference == next((r.number for r in in_order if r.differs), None)
+    with pytest.raises(IndexError):
+        again.rows[len(in_order)]
+
+
 @settings(max_examples=40, deadline=None)
 @given(turns=st.integers(1, 15), budget=st.integers(0, 6000), size=st.integers(0, 3000))
 def test_zeroclaw_replay_never_splits_tool_pairs_and_keeps_the_newest_turn(turns, budget, size):
