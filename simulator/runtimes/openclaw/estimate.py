@@ -54,8 +54,8 @@ def estimate_string_chars(text: str) -> int:
     Returns:
         The weighted character count.
     """
-    if not text:
-        return 0
+    if text.isascii():  # a flag CPython keeps: no non-Latin character, one code unit each
+        return len(text)
     non_latin = len(_NON_LATIN_RE.findall(text))
     length = js_len(text)
     if non_latin == 0:
