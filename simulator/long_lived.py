@@ -14,9 +14,9 @@ reference cycles would stay).
 :func:`collector_paused` is the pause alone, without the freeze: what the library itself does while it
 builds a transcript (:func:`simulator.importers.parse_transcript`). The collections it skips would only
 have walked the growing transcript again and again (about half of a 100,000-message parse); once the
-collector is back, the next collection walks it once. Nothing is kept out of later collections. The
-replays pause it the same way (12-37 % of a 100,000-message replay went to collections that freed
-nothing).
+collector is back, what the block built is moved to the oldest generation in constant time, so only a
+full collection walks it. Nothing is kept out of later collections. The replays pause it the same way
+(12-37 % of a 100,000-message replay went to collections that freed nothing).
 """
 
 from __future__ import annotations
@@ -53,7 +53,23 @@ def collector_paused() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0 and _was_enabled:
+                _promote_to_oldest()
                 gc.enable()
+
+
+def _promote_to_oldest() -> None:
+    """Move every tracked object into the oldest generation, without walking any of them.
+
+    What a paused block built (a replay's records, a prepared transcript) would otherwise all sit in
+    the youngest generation: the first collection after the pause walks every one of them, and the
+    next older one walks them again (about 0.1 s after a 100,000-message replay, for nothing). Freezing
+    and unfreezing splices the generations' lists into the oldest one in constant time; cycles that
+    were young are found by the next full collection instead. Skipped when something is frozen on
+    purpose (:func:`building_long_lived`), which unfreezing would undo.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 @contextmanager

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from simulator.long_lived import building_long_lived
+from simulator.long_lived import building_long_lived, collector_paused
 
 
 def test_the_collector_is_paused_inside_and_restored_after() -> None:
@@ -19,6 +19,28 @@ def test_what_was_built_inside_is_frozen_out_of_later_collections() -> None:
     with building_long_lived():
         built = [[i] for i in range(1000)]
     assert gc.get_freeze_count() >= before + len(built)
+    gc.unfreeze()
+
+
+def test_what_a_pause_built_goes_to_the_oldest_generation_without_a_walk() -> None:
+    gc.unfreeze()  # nothing frozen on purpose here
+    with collector_paused():
+        built = [[i] for i in range(1000)]
+    young = gc.get_count()[0]
+    oldest = {id(o) for o in gc.get_objects(generation=2)}
+    assert gc.get_freeze_count() == 0
+    assert all(id(item) in oldest for item in built)
+    assert young < 100  # the young generation was emptied, not left holding the 1,000 lists
+
+
+def test_a_pause_leaves_what_was_frozen_on_purpose_frozen() -> None:
+    with building_long_lived():
+        kept = [[i] for i in range(100)]
+    frozen = gc.get_freeze_count()
+    with collector_paused():
+        more = [[i] for i in range(100)]
+    assert gc.get_freeze_count() == frozen
+    assert kept and more
     gc.unfreeze()
 
 
