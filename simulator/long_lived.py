@@ -29,6 +29,8 @@ from contextlib import contextmanager
 _lock = threading.Lock()
 _depth = 0
 _was_enabled = False
+_frozen_on_purpose = False
+"""Set for good once :func:`building_long_lived` has frozen something in this process."""
 
 
 @contextmanager
@@ -64,10 +66,12 @@ def _promote_to_oldest() -> None:
     the youngest generation: the first collection after the pause walks every one of them, and the
     next older one walks them again (about 0.1 s after a 100,000-message replay, for nothing). Freezing
     and unfreezing splices the generations' lists into the oldest one in constant time; cycles that
-    were young are found by the next full collection instead. Skipped when something is frozen on
-    purpose (:func:`building_long_lived`), which unfreezing would undo.
+    were young are found by the next full collection instead. Skipped once this process has frozen
+    something on purpose (:func:`building_long_lived`), which unfreezing would undo. That is a flag,
+    not ``gc.get_freeze_count()``: counting walks the whole frozen list (about 50 ms with a frozen
+    corpus of 2 million objects, at every replay).
     """
-    if gc.get_freeze_count() == 0:
+    if not _frozen_on_purpose:
         gc.freeze()
         gc.unfreeze()
 
@@ -75,10 +79,12 @@ def _promote_to_oldest() -> None:
 @contextmanager
 def building_long_lived() -> Iterator[None]:
     """Pause the cyclic collector for the block; then freeze what is alive and restore the collector."""
+    global _frozen_on_purpose
     with collector_paused():
         try:
             yield
         finally:
+            _frozen_on_purpose = True
             gc.freeze()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 
+from simulator import long_lived
 from simulator.long_lived import building_long_lived, collector_paused
 
 
@@ -22,8 +23,9 @@ def test_what_was_built_inside_is_frozen_out_of_later_collections() -> None:
     gc.unfreeze()
 
 
-def test_what_a_pause_built_goes_to_the_oldest_generation_without_a_walk() -> None:
+def test_what_a_pause_built_goes_to_the_oldest_generation_without_a_walk(monkeypatch) -> None:
     gc.unfreeze()  # nothing frozen on purpose here
+    monkeypatch.setattr(long_lived, "_frozen_on_purpose", False)
     with collector_paused():
         built = [[i] for i in range(1000)]
     young = gc.get_count()[0]
@@ -33,7 +35,8 @@ def test_what_a_pause_built_goes_to_the_oldest_generation_without_a_walk() -> No
     assert young < 100  # the young generation was emptied, not left holding the 1,000 lists
 
 
-def test_a_pause_leaves_what_was_frozen_on_purpose_frozen() -> None:
+def test_a_pause_leaves_what_was_frozen_on_purpose_frozen(monkeypatch) -> None:
+    monkeypatch.setattr(long_lived, "_frozen_on_purpose", False)
     with building_long_lived():
         kept = [[i] for i in range(100)]
     frozen = gc.get_freeze_count()
@@ -41,6 +44,7 @@ def test_a_pause_leaves_what_was_frozen_on_purpose_frozen() -> None:
         more = [[i] for i in range(100)]
     assert gc.get_freeze_count() == frozen
     assert kept and more
+    assert long_lived._frozen_on_purpose
     gc.unfreeze()
 
 
