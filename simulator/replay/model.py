@@ -235,6 +235,11 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
     return built  # type: ignore[return-value]
 
 
+call_record: Callable[..., CallRecord] = slot_builder(CallRecord)
+"""``CallRecord(...)`` from every field, positionally in field order: a replay's step builds one per model
+call (see :func:`slot_builder`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SimulationResult:
     runtime: str

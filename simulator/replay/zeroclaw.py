@@ -40,7 +40,7 @@ from simulator.replay.model import (
     Overflow,
     RetryStep,
     SimulationResult,
-    slot_builder,
+    call_record,
 )
 from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, MessageFacts, RecountedFacts
 from simulator.replay.zeroclaw_legacy import SweepWatch, legacy_cut
@@ -231,10 +231,6 @@ def _session(
     )
 
 
-_record = slot_builder(CallRecord)
-"""``CallRecord(...)`` positionally, in field order (one per model call: see :func:`slot_builder`)."""
-
-
 def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[CallRecord, ZeroClawState]:
     """One model call, in the turn loop's order: entry, history cap, token budget, provider, reply."""
     reply = session.transcript.messages[call.message_index]
@@ -246,7 +242,7 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
     retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
     usage = reply.usage
     reported = usage.prompt_tokens if usage is not None else None
-    record = _record(
+    record = call_record(
         call.number,
         call.message_index,
         call.available,
