@@ -42,6 +42,8 @@ from simulator.jsonvalue import JSON
 from simulator.transcript import ImagePart, Message, Role, TextPart, ThinkingPart, ToolCall
 
 _OPENCLAW_STOP_REASONS = {"stop", "length", "toolUse", "error", "aborted"}
+_ROLE_NAMES = {role: role.value for role in Role}
+"""Each role's ``value``, read once: the enum's ``value`` is a property, a call per message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,27 @@ def tool_result_envelope(call_id: str, text: str) -> str:
     """``compact_json({"tool_call_id": call_id, "content": text})``, written without the encoder's
     per-call set-up (a long session has one per tool result): the same two strings, escaped alike."""
     return '{"tool_call_id":' + _STRING(call_id) + ',"content":' + _STRING(text) + "}"
+
+
+def tool_calls_envelope(content: str | None, calls: Sequence[ToolCall], reasoning: str | None = None) -> str:
+    """``compact_json`` of ZeroClaw's assistant tool-call envelope (``content``, ``tool_calls`` and, when
+    given, ``reasoning_content``), written without the encoder's per-call set-up like
+    :func:`tool_result_envelope` (a long session has one per tool call)."""
+    written = []
+    for call in calls:
+        id_, name, arguments = call.id, call.name, call.arguments
+        if type(id_) is not str or type(name) is not str or type(arguments) is not str:
+            # Not three strings (a caller-built call): the encoder writes it, or refuses it, as it would.
+            envelope: dict[str, JSON] = {"content": content, "tool_calls": _zeroclaw_calls(calls)}
+            if reasoning is not None:
+                envelope["reasoning_content"] = reasoning
+            return _COMPACT(envelope)
+        written.append(
+            '{"id":' + _STRING(id_) + ',"name":' + _STRING(name) + ',"arguments":' + _STRING(arguments) + "}"
+        )
+    head = '{"content":' + ("null" if content is None else _STRING(content)) + ',"tool_calls":['
+    tail = "]}" if reasoning is None else '],"reasoning_content":' + _STRING(reasoning) + "}"
+    return head + ",".join(written) + tail
 
 
 def compact_json(value: JSON) -> str:
@@ -140,27 +163,37 @@ def to_zeroclaw_chat(messages: Sequence[Message]) -> Converted:
 def zeroclaw_chat_rows(
     messages: Sequence[Message],
 ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[int, ...], ...]]:
-    """:func:`to_zeroclaw_chat` as ``(role, content)`` pairs, for a caller that builds the messages itself."""
+    """:func:`to_zeroclaw_chat` as ``(role, content)`` pairs, for a caller that builds the messages itself.
+
+    Every replay converts every message once, so the loop keeps per-message overhead down: the roles
+    and their names are looked up once (``Role.value`` is a property), and a message of one text part
+    -- most of them -- is its text, with nothing else to render.
+    """
     out: list[tuple[str, str]] = []
     origins: list[tuple[int, ...]] = []
+    assistant, tool, names = Role.ASSISTANT, Role.TOOL, _ROLE_NAMES
     for index, message in enumerate(messages):
-        if _failed(message):
-            continue
-        text = render_text(message)
-        if message.role is Role.ASSISTANT and message.tool_calls:
-            envelope: dict[str, JSON] = {
-                "content": text if _has_visible(message) else None,
-                "tool_calls": _zeroclaw_calls(message.tool_calls),
-            }
-            reasoning = _thinking(message)
-            if reasoning is not None:
-                envelope["reasoning_content"] = reasoning
-            content = _COMPACT(envelope)
-        elif message.role is Role.TOOL and message.tool_result is not None and message.tool_result.call_id:
+        role = message.role
+        if role is assistant and message.error is not None:
+            continue  # a failed call (``_failed``)
+        parts = message.parts
+        # One text part: render_text would give its text, alone (a caller-built part is rendered).
+        first = parts[0] if len(parts) == 1 else None
+        if type(first) is TextPart and type(first.text) is str:
+            plain, text = True, first.text
+        else:
+            plain, text = False, render_text(message)
+        if role is assistant and message.tool_calls:
+            if plain:  # visible text and no thinking
+                content = tool_calls_envelope(text, message.tool_calls)
+            else:
+                visible = text if _has_visible(message) else None
+                content = tool_calls_envelope(visible, message.tool_calls, _thinking(message))
+        elif role is tool and message.tool_result is not None and message.tool_result.call_id:
             content = tool_result_envelope(message.tool_result.call_id, text)
         else:
             content = text
-        out.append((message.role.value, content))
+        out.append((names[role], content))
         origins.append((index,))
     return tuple(out), tuple(origins)
 

@@ -135,9 +135,10 @@ def _native_turns(prepared: PreparedTranscript, result: SimulationResult) -> lis
     """Turn ordinal per native message (a native built from several messages takes its first one's)."""
     out: list[int] = []
     last = -1
+    turn_of = prepared.turn_of
     for origin in result.origins:
-        if origin:
-            last = max(last, prepared.turn_of[origin[0]])
+        if origin and turn_of[origin[0]] > last:  # ``max`` without its call, once per native
+            last = turn_of[origin[0]]
         out.append(last)
     return out
 
@@ -149,11 +150,17 @@ def _kept_turns(sent: Sequence[tuple[int, int]], tid: Sequence[int]) -> int:
     for start, end in sent:
         if end <= start:
             continue
-        low = max(tid[start], last + 1, 0)
+        # ``max(tid[start], last + 1, 0)``, spelled out: this runs for every range of every call.
+        low = tid[start]
+        if low <= last:
+            low = last + 1
+        if low < 0:
+            low = 0
         high = tid[end - 1]
         if high >= low:
             kept += high - low + 1
-        last = max(last, high)
+        if high > last:
+            last = high
     return kept
 
 
@@ -176,11 +183,8 @@ def _price(
 def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationResult) -> SessionMetrics:
     """The metrics of ``result``, the replay of ``prepared`` under ``profile``."""
     tid = _native_turns(prepared, result)
-    prefix_turns: list[int] = []
-    seen = -1
-    for t in tid:
-        seen = max(seen, t)
-        prefix_turns.append(seen + 1)
+    # Turns so far before each native: ``tid`` already never decreases (nor goes below -1).
+    prefix_turns = [t + 1 for t in tid]
     histogram = [0] * KEPT_BINS
     messages_dropped = turns_dropped = 0
     fraction_sum = 0.0
@@ -188,16 +192,24 @@ def measure(prepared: PreparedTranscript, profile: Profile, result: SimulationRe
     first_trim: int | None = None
     turns = 0
     for call in result.calls:
-        available_turns = prefix_turns[call.available - 1] if call.available else 0
+        # ``min`` and ``max`` spelled out as comparisons: this loop runs once per model call.
+        available = call.available
+        available_turns = prefix_turns[available - 1] if available else 0
         kept = _kept_turns(call.sent, tid)
         fraction = kept / available_turns if available_turns else 1.0
-        fraction = min(fraction, 1.0)
+        if fraction > 1.0:
+            fraction = 1.0
         fraction_sum += fraction
-        fraction_min = min(fraction_min, fraction)
+        if fraction < fraction_min:
+            fraction_min = fraction
         histogram[min(int(fraction * KEPT_BINS), KEPT_BINS - 1)] += 1
-        sent_messages = sum(end - start for start, end in call.sent)
-        messages_dropped = max(messages_dropped, call.available - sent_messages)
-        turns_dropped = max(turns_dropped, available_turns - kept)
+        unsent = available
+        for start, end in call.sent:
+            unsent -= end - start
+        if unsent > messages_dropped:
+            messages_dropped = unsent
+        if available_turns - kept > turns_dropped:
+            turns_dropped = available_turns - kept
         turns = available_turns
         if call.trimmed and first_trim is None:
             first_trim = call.number

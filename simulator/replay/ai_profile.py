@@ -29,7 +29,15 @@ from simulator.convert import to_ai_profile
 from simulator.replay.ai_profile_fast import PrefixTrim, PrefixTrimmer, ReferenceTrimmer
 from simulator.replay.common import fmt, ranges
 from simulator.replay.loop import ModelCall, model_calls, run_calls
-from simulator.replay.model import CallRecord, Fate, FateGroup, Overflow, RetryStep, SimulationResult
+from simulator.replay.model import (
+    CallRecord,
+    Fate,
+    FateGroup,
+    Overflow,
+    RetryStep,
+    SimulationResult,
+    call_record,
+)
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     Message,
@@ -189,27 +197,28 @@ def step(session: _Session, state: _Retry | None, call: ModelCall) -> tuple[Call
             sent = _overflow_rounds(session, sent, window)
     retry, notes = _after_error(session, call, sent, state)
     usage = session.transcript.messages[call.message_index].usage
-    record = CallRecord(
-        number=call.number,
-        message_index=call.message_index,
-        available=call.available,
-        sent=sent.spans,
-        breadcrumb_at=None,
-        fated=_reinserted(session, cut),
-        budget=session.budget,
-        tokens_full=full,
-        tokens_sent=sent.tokens,
-        trimmed=sent.trimmed,
-        drop_rule=sent.drop_rule,
-        retries=sent.retries,
-        overflow=sent.overflow,
-        provider_input_tokens=usage.prompt_tokens if usage is not None else None,
-        notes=(
-            (f"the provider rejected the request after {len(sent.retries)} retries",)
-            if sent.overflow == "failed"
-            else ()
-        )
-        + notes,
+    if sent.overflow == "failed":
+        notes = (f"the provider rejected the request after {len(sent.retries)} retries", *notes)
+    record = call_record(
+        call.number,
+        call.message_index,
+        call.available,
+        sent.spans,  # sent
+        None,  # breadcrumb_at
+        _reinserted(session, cut),  # fated
+        session.budget,
+        full,  # tokens_full
+        sent.tokens,  # tokens_sent
+        sent.trimmed,
+        sent.drop_rule,
+        (),  # events
+        sent.retries,
+        sent.overflow,
+        usage.prompt_tokens if usage is not None else None,  # provider_input_tokens
+        notes,
+        (),  # marks
+        0,  # tokens_outside
+        None,  # error (the loop records a failed call's)
     )
     return record, retry
 

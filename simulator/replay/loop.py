@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from simulator.replay.common import call_starts
 from simulator.replay.model import CallRecord
-from simulator.transcript import Role, Transcript
+from simulator.transcript import Message, Role, Transcript
 
 State = TypeVar("State")
 
@@ -48,6 +48,13 @@ def model_calls(transcript: Transcript, origins: Sequence[Sequence[int]]) -> tup
 
     Error turns the runtime holds no native message for are calls as well, in transcript order.
     """
+    one_to_one = _one_to_one_calls(transcript.messages, origins)
+    return one_to_one if one_to_one is not None else sorted_model_calls(transcript, origins)
+
+
+def sorted_model_calls(transcript: Transcript, origins: Sequence[Sequence[int]]) -> tuple[ModelCall, ...]:
+    """:func:`model_calls` for any native space: the calls found from the natives and the error turns
+    apart, then put in transcript order."""
     messages = transcript.messages
     starts = call_starts(transcript, origins)
     in_history = {index for origin in origins for index in origin}
@@ -63,6 +70,28 @@ def model_calls(transcript: Transcript, origins: Sequence[Sequence[int]]) -> tup
         ModelCall(n, available, index, messages[index].error)
         for n, (available, index) in enumerate(starts, start=1)
     )
+
+
+def _one_to_one_calls(
+    messages: Sequence[Message], origins: Sequence[Sequence[int]]
+) -> tuple[ModelCall, ...] | None:
+    """:func:`model_calls` in one pass, when each native comes from one message and in transcript order
+    (ZeroClaw's messages): ``None`` for any other native space.
+
+    Then the natives held before a message are the ones matched so far, so every call -- a held reply, or
+    an error turn the runtime does not hold -- is told as the pass reaches it, in transcript order.
+    """
+    calls: list[ModelCall] = []
+    held, count, assistant = 0, len(origins), Role.ASSISTANT
+    for index, message in enumerate(messages):
+        native = held < count and len(origin := origins[held]) == 1 and origin[0] == index
+        if message.role is assistant and (native or message.error is not None):
+            calls.append(ModelCall(len(calls) + 1, held, index, message.error))
+        if native:
+            held += 1
+        elif held < count and (len(origins[held]) != 1 or origins[held][0] < index):
+            return None  # a native from several messages, none, or out of order
+    return tuple(calls) if held == count else None
 
 
 def run_calls(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, starmap
 
 from simulator.convert import to_zeroclaw_chat, zeroclaw_chat_rows
 from simulator.replay.common import fmt
@@ -40,6 +40,7 @@ from simulator.replay.model import (
     Overflow,
     RetryStep,
     SimulationResult,
+    call_record,
 )
 from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, MessageFacts, RecountedFacts
 from simulator.replay.zeroclaw_legacy import SweepWatch, legacy_cut
@@ -59,6 +60,7 @@ from simulator.runtimes.zeroclaw import (
 from simulator.runtimes.zeroclaw.breadcrumb import breadcrumb, insert_breadcrumb_flagged
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens, estimate_text_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
+from simulator.runtimes.zeroclaw.messages import USER
 from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.runtimes.zeroclaw.texts import context_floor_remediation
@@ -95,9 +97,13 @@ class _Session:
         return self.transcript.session_id
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class ZeroClawState:
-    """What carries from one call to the next; ``history`` is the one growing buffer (owned by the state)."""
+    """What carries from one call to the next; ``history`` is the one growing buffer (owned by the state).
+
+    Mutable, like the history it holds: the step owns the state (``replay/loop.py``) and updates this one
+    in place rather than building a new one per model call.
+    """
 
     history: History
     flag: bool = False
@@ -111,12 +117,15 @@ class ZeroClawState:
 
 @dataclass(slots=True)
 class _CallLog:
-    """What one call gathers as its steps run: events, notes, the rules that dropped messages."""
+    """What one call gathers as its steps run: events, notes, the rules that dropped messages.
+
+    Tuples, grown by the few calls that add to them: most calls add nothing, and then nothing is
+    built (a replay makes one log per model call)."""
 
     stamp: int | None
-    events: list[TrimEvent] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)
+    events: tuple[TrimEvent, ...] = ()
+    notes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
     trimmed: bool = False
 
 
@@ -135,9 +144,9 @@ class ZeroClawNatives:
 def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
     """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
     rows, origins = zeroclaw_chat_rows(transcript.messages)
-    natives = tuple(ChatMessage(role, content) for role, content in rows)
+    natives = tuple(starmap(ChatMessage, rows))
     # Each message sized once, without the estimator's memo (every message is new here).
-    tokens = tuple(estimate_text_tokens(m.content) for m in natives)
+    tokens = tuple([estimate_text_tokens(content) for _, content in rows])
     prefix = list(accumulate(tokens, initial=0))
     return ZeroClawNatives(natives, origins, tokens, tuple(prefix), model_calls(transcript, origins))
 
@@ -224,38 +233,43 @@ def _session(
 
 def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[CallRecord, ZeroClawState]:
     """One model call, in the turn loop's order: entry, history cap, token budget, provider, reply."""
-    log = _CallLog(session.transcript.messages[call.message_index].timestamp_ms)
+    reply = session.transcript.messages[call.message_index]
+    log = _CallLog(reply.timestamp_ms)
     history = state.history
     iteration = _enter(session, state, call)
     flag = _history_cap(session, state, call, log)
     flag = _token_budget(session, history, flag, iteration, call, log)
     retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
-    usage = session.transcript.messages[call.message_index].usage
+    usage = reply.usage
     reported = usage.prompt_tokens if usage is not None else None
-    record = CallRecord(
-        number=call.number,
-        message_index=call.message_index,
-        available=call.available,
-        sent=tuple(history.spans),
-        breadcrumb_at=history.crumb_at,
-        fated=(),
-        budget=session.budget,
-        tokens_full=session.prefix[call.available],
-        tokens_sent=history.tokens,
-        trimmed=log.trimmed,
-        drop_rule="; ".join(log.rules),
-        events=tuple(log.events),
-        retries=retries,
-        overflow=overflow,
-        provider_input_tokens=reported,
-        notes=tuple(log.notes),
+    record = call_record(
+        call.number,
+        call.message_index,
+        call.available,
+        tuple(history.spans),  # sent
+        history.crumb_at,  # breadcrumb_at
+        (),  # fated
+        session.budget,
+        session.prefix[call.available],  # tokens_full
+        history.tokens,  # tokens_sent
+        log.trimmed,
+        "; ".join(log.rules),  # drop_rule
+        log.events,
+        retries,
+        overflow,
+        reported,  # provider_input_tokens
+        log.notes,
+        (),  # marks
+        0,  # tokens_outside
+        None,  # error (the loop records a failed call's)
     )
     next_native = call.available
     if call.error is not None:
         record, flag = _failed_call(session, history, flag, call, record, log)
     elif reported is not None and session.budget > 0 and reported > session.budget:
         record, flag, next_native = _reported_budget(session, history, flag, call, record, reported, log)
-    return record, ZeroClawState(history, flag, iteration + 1, next_native, state.sweep)
+    state.flag, state.iteration, state.next_native = flag, iteration + 1, next_native
+    return record, state
 
 
 def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
@@ -266,17 +280,17 @@ def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
     """
     iteration = state.iteration
     max_chars = session.settings.max_tool_result_chars
+    natives, history = session.natives, state.history
     for i in range(state.next_native, call.available):
-        message = _truncate(session.natives[i], max_chars)
-        if message is not session.natives[i]:
+        native = natives[i]
+        message = _truncate(native, max_chars) if max_chars > 0 else native
+        if message is not native:
             after = estimate_message_tokens(message)
             rule = f"max_tool_result_chars {fmt(max_chars)}"
-            state.history.changes.append(
-                Change(i, Fate.TRUNCATED, rule, session.tokens[i], after, call.number)
-            )
-        if message.role == "user" and not message.content.startswith(TOOL_RESULTS_PREFIX):
+            history.changes.append(Change(i, Fate.TRUNCATED, rule, session.tokens[i], after, call.number))
+        if message.role == USER and not message.content.startswith(TOOL_RESULTS_PREFIX):
             iteration = 0  # a new user turn restarts the tool loop
-        state.history.enter(i, message)
+        history.enter(i, message)
     return iteration
 
 
@@ -289,7 +303,7 @@ def _adopt(
     rule: str,
 ) -> None:
     history.adopt(trimmed, sources, call.number, rule)
-    log.rules.append(rule)
+    log.rules += (rule,)
     log.trimmed = True
 
 
@@ -314,10 +328,10 @@ def _history_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: 
                 return flag
             prefix, start, kept = told
             history.cut(prefix, start, None if flag else breadcrumb(), call.number, rule)
-            log.rules.append(rule)
+            log.rules += (rule,)
             log.trimmed = True
             event = HistoryTrimmed.message_cap(start - prefix, kept)
-            log.events.append(TrimEvent(event, "history_cap", session.session_id, log.stamp))
+            log.events += (TrimEvent(event, "history_cap", session.session_id, log.stamp),)
             return True
     count = trim_to_recent_turn_count(history.held, cap, flag)
     if not count.trimmed:
@@ -328,7 +342,7 @@ def _history_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: 
         sources.insert(crumb.index, None)
     _adopt(history, log, crumb.history, sources, call, rule)
     event = HistoryTrimmed.message_cap(count.dropped_messages, count.kept_turns)
-    log.events.append(TrimEvent(event, "history_cap", session.session_id, log.stamp))
+    log.events += (TrimEvent(event, "history_cap", session.session_id, log.stamp),)
     return True
 
 
@@ -340,7 +354,7 @@ def _legacy_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: _
     if cut is not None:
         history.cut(*cut, None, call.number, rule)
         state.sweep.after_cut(history)
-        log.rules.append(rule)
+        log.rules += (rule,)
         log.trimmed = True
     else:
         legacy = trim_history(history.held, cap)
@@ -348,7 +362,7 @@ def _legacy_cap(session: _Session, state: ZeroClawState, call: ModelCall, log: _
             return
         sources = _legacy_sources(legacy.history, legacy.kept_indices, history.held, history.src)
         _adopt(history, log, legacy.history, sources, call, rule)
-    log.notes.append("legacy history cap: logs only, no breadcrumb, no event")
+    log.notes += ("legacy history cap: logs only, no breadcrumb, no event",)
 
 
 def _token_budget(
@@ -365,7 +379,7 @@ def _token_budget(
         elif iteration == 0 and budget > 0 and (floor := history.system_tokens()) >= budget:
             warning = context_floor_remediation(floor, budget)
         if warning:
-            log.notes.append(warning)
+            log.notes += (warning,)
         return flag
     if session.fast and session.documented:
         try:
@@ -379,12 +393,12 @@ def _token_budget(
         version=session.settings.version,
         has_leading_breadcrumb=flag,
     )
-    log.notes.extend(result.warnings)
+    log.notes += tuple(result.warnings)
     if result.trim is not None and result.trim.trimmed:
         rule = f"token budget {fmt(budget)}: {fmt(result.trim.tokens_before)} est. held"
         _adopt(history, log, result.history, history.sources(result.source_indices), call, rule)
         if result.event is not None:
-            log.events.append(TrimEvent(result.event, "token_budget", session.session_id, log.stamp))
+            log.events += (TrimEvent(result.event, "token_budget", session.session_id, log.stamp),)
     return result.has_leading_breadcrumb
 
 
@@ -399,16 +413,16 @@ def _token_budget_told(
     budget = session.budget
     told = history.recent_turns_within(budget, flag)
     if iteration == 0 and budget > 0 and (floor := history.system_tokens()) >= budget:
-        log.notes.append(context_floor_remediation(floor, budget))
+        log.notes += (context_floor_remediation(floor, budget),)
     if told is None:
         return flag
     prefix, start, kept, _ = told
     rule = f"token budget {fmt(budget)}: {fmt(history.tokens)} est. held"
     history.cut(prefix, start, None if flag else breadcrumb(), call.number, rule)
-    log.rules.append(rule)
+    log.rules += (rule,)
     log.trimmed = True
     event = HistoryTrimmed.budget(start - prefix, kept)
-    log.events.append(TrimEvent(event, "token_budget", session.session_id, log.stamp))
+    log.events += (TrimEvent(event, "token_budget", session.session_id, log.stamp),)
     return True
 
 
@@ -432,20 +446,20 @@ def _provider_overflow(
         if not recovery.recovered:
             retries.append(RetryStep(attempt, recovery.recovery_budget or 0, before, before, 0, False))
             if recovery.log:
-                log.notes.append(recovery.log)
+                log.notes += (recovery.log,)
             break
         rule = f"provider overflow: window {fmt(window)} < {fmt(before)} est.; recovery to 2/3"
         _adopt(history, log, recovery.history, _recovery_sources(recovery, history.src), call, rule)
         flag = True
         if recovery.event is not None:
-            log.events.append(TrimEvent(recovery.event, "overflow_recovery", session.session_id, log.stamp))
+            log.events += (TrimEvent(recovery.event, "overflow_recovery", session.session_id, log.stamp),)
         dropped = recovery.event.dropped_messages if recovery.event else 0
         retries.append(
             RetryStep(attempt, recovery.recovery_budget or 0, before, history.tokens, dropped, True)
         )
         if history.tokens <= window:
             return tuple(retries), "recovered", flag
-    log.notes.append(f"the provider rejected the request: {fmt(history.tokens)} est. > window {fmt(window)}")
+    log.notes += (f"the provider rejected the request: {fmt(history.tokens)} est. > window {fmt(window)}",)
     return tuple(retries), "failed", flag
 
 

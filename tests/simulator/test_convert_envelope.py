@@ -1,11 +1,12 @@
-"""ZeroClaw's tool-result envelope, written by hand, is the compact JSON the encoder writes."""
+"""ZeroClaw's tool-result and tool-call envelopes, written by hand, are the encoder's compact JSON."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.convert import compact_json, tool_result_envelope
+from simulator.convert import compact_json, tool_calls_envelope, tool_result_envelope
+from simulator.transcript import ToolCall
 
 
 @settings(max_examples=500, deadline=None)
@@ -18,3 +19,26 @@ def test_quotes_controls_and_non_ascii_are_written_as_the_encoder_writes_them():
     text = 'a "quoted" \\ line\n\ttab \x00 é 日本 \u2028 \ud83d\ude00'
     assert tool_result_envelope('c"1', text) == compact_json({"tool_call_id": 'c"1', "content": text})
     assert tool_result_envelope("c1", "é") == '{"tool_call_id":"c1","content":"é"}'
+
+
+_calls = st.lists(st.builds(ToolCall, st.text(), st.text(), st.text()), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.none() | st.text(), _calls, st.none() | st.text())
+def test_the_tool_call_envelope_is_the_encoders_compact_json(content, calls, reasoning):
+    envelope: dict = {
+        "content": content,
+        "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+    }
+    if reasoning is not None:
+        envelope["reasoning_content"] = reasoning
+    assert tool_calls_envelope(content, calls, reasoning) == compact_json(envelope)
+
+
+def test_a_tool_call_that_is_not_three_strings_is_left_to_the_encoder():
+    call = ToolCall("c1", "f", {"a": 1})  # type: ignore[arg-type] - a caller-built call
+    expected = compact_json(
+        {"content": None, "tool_calls": [{"id": "c1", "name": "f", "arguments": {"a": 1}}]}
+    )
+    assert tool_calls_envelope(None, [call]) == expected

@@ -74,6 +74,36 @@ def quote_string_reference(text: str) -> str:
 
 
 def _write(value: JSON, parts: list[str]) -> None:
+    # The three kinds nearly every value is, told by exact type first (a message's content is strings,
+    # lists and objects; the chain of ``isinstance`` below is most of the estimate's cost otherwise).
+    if type(value) is str:
+        parts.append(encode_basestring(value))
+    elif type(value) is dict:
+        parts.append("{")
+        first = True
+        for key in sorted(value):
+            if not first:
+                parts.append(",")
+            first = False
+            parts.append(quote_string(key))
+            parts.append(":")
+            _write(value[key], parts)
+        parts.append("}")
+    elif type(value) is list:
+        parts.append("[")
+        first = True
+        for item in value:
+            if not first:
+                parts.append(",")
+            first = False
+            _write(item, parts)
+        parts.append("]")
+    else:
+        _write_other(value, parts)
+
+
+def _write_other(value: JSON, parts: list[str]) -> None:
+    """:func:`_write` of any value (subclasses of ``str``, ``list``, ``dict`` too)."""
     if value is None:
         parts.append("null")
     elif isinstance(value, bool):
