@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -151,27 +152,44 @@ def _first_content_line(text: str) -> int:
 
 
 def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     records: list[tuple[int, JSON]] = []
     others: list[tuple[int, str, str | None]] = []
     warnings: list[str] = []
-    for number, line in lines:
-        if line[0] != "{" and not line.lstrip().startswith("{"):
-            # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
-            others.append((number, line, None))
-            continue
+    first_line = 0  # the first non-blank line
+    count = 0  # non-blank lines
+    decode_json = _decode_json
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line[:1] != "{":
+            if not line.strip():
+                continue
+            if not line.lstrip().startswith("{"):
+                # Cannot be an object; why it is skipped is only worked out once the text is known to be
+                # JSONL.
+                count += 1
+                first_line = first_line or number
+                others.append((number, line, None))
+                continue
+        count += 1
+        first_line = first_line or number
+        # _loads inlined for the common line (msgspec takes it, too few brackets to nest too deep): a session
+        # file is tens of thousands of lines. Anything else goes through _loads itself.
         try:
-            value: JSON = _loads(line, number)
-        except json.JSONDecodeError as exc:
-            others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
-            continue
+            value: JSON = decode_json(line)
+            if len(line) >= MAX_DEPTH and line.count("{") + line.count("[") >= MAX_DEPTH:
+                value = _loads(line, number)
+        except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
+            try:
+                value = _loads(line, number)
+            except json.JSONDecodeError as exc:
+                others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+                continue
         if _may_name_usage(line):
             _drop_bad_counts(value, f"line {number}", warnings)
         records.append((number, value))
-    first_is_record = bool(records) and records[0][0] == lines[0][0]
+    first_is_record = bool(records) and records[0][0] == first_line
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
     # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
-    if len(lines) < 2 or not records or not (first_is_record or 2 * len(records) >= len(lines)):
+    if count < 2 or not records or not (first_is_record or 2 * len(records) >= count):
         opener = len(text) - len(text.lstrip())
         after = text[opener + 1 :]
         first_token = opener + 1 + len(after) - len(after.lstrip())
@@ -220,7 +238,12 @@ def _may_name_usage(text: str) -> bool:
 
     A key spelled with ``\\u`` escapes is not visible in the text, so any escape counts as a maybe.
     """
-    return "usage" in text.lower() or "\\u" in text
+    return _USAGE.search(text.lower()) is not None or _ESCAPE.search(text) is not None
+
+
+# Searched with re rather than ``in``: re looks for the first character alone, which is faster here.
+_USAGE = re.compile("usage")
+_ESCAPE = re.compile(r"\\u")
 
 
 def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
@@ -299,9 +322,56 @@ def relocated(exc: Exception, *, index: int | None = None, line: int | None = No
     return exc
 
 
+# What json.dumps(value, separators=(",", ":"), ensure_ascii=False) builds on every call, built once.
+_compact_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def compact_json(value: JSON) -> str:
     """Compact JSON text (no spaces, raw non-ASCII), the form tool arguments are kept in."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _compact_encode(value)
+
+
+_ISO_MINUTE = re.compile(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:", re.ASCII)
+_ISO_SECOND = re.compile(r"[0-5]\d(?:\.\d{3})?Z", re.ASCII)
+_minute_ms: dict[str, int] = {}
+_second_ms: dict[str, int] = {}
+
+
+def iso_ms(value: str) -> int | None:
+    """Epoch milliseconds of ``YYYY-MM-DDTHH:MM:SS.mmmZ`` or ``YYYY-MM-DDTHH:MM:SSZ`` (what JavaScript's
+    ``toISOString`` writes, so nearly every timestamp of a session file), else ``None``.
+
+    The same number :func:`parse_timestamp` works out through ``datetime`` (tests pin it), from two memos:
+    the minute (``YYYY-MM-DDTHH:MM:``, a few per session) and the seconds with milliseconds (at most 60,060
+    spellings), so a timestamp costs two slices and two lookups instead of building a ``datetime``.
+    """
+    minute = _minute_ms.get(value[:17])
+    if minute is None:
+        minute = _minute_start(value[:17])
+        if minute is None:
+            return None
+    tail = value[17:]
+    second = _second_ms.get(tail)
+    if second is None:
+        if _ISO_SECOND.fullmatch(tail) is None:
+            return None
+        second = int(tail[:2]) * 1000 + (int(tail[3:6]) if len(tail) == 7 else 0)
+        _second_ms[tail] = second
+    return minute + second
+
+
+def _minute_start(prefix: str) -> int | None:
+    if _ISO_MINUTE.fullmatch(prefix) is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(prefix + "00+00:00")
+    except ValueError:  # no such day (month 13, February 30): parse_timestamp says so
+        return None
+    if len(_minute_ms) >= 100_000:  # a long-running process reading many files: keep the memo bounded
+        _minute_ms.clear()
+    start = round(moment.timestamp() * 1000)
+    _minute_ms[prefix] = start
+    return start
 
 
 def parse_timestamp(value: JSON, what: str = "timestamp") -> int | None:
@@ -310,6 +380,8 @@ def parse_timestamp(value: JSON, what: str = "timestamp") -> int | None:
         return None
     if type(value) is int:
         return value
+    if type(value) is str and (quick := iso_ms(value)) is not None:
+        return quick
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an ISO string or epoch milliseconds, got boolean")
     if isinstance(value, int | float):

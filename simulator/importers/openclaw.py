@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-import msgspec
-
+from simulator.importers import _openclaw_fast as _fast
 from simulator.importers._common import (
     BadInput,
     Document,
@@ -55,6 +54,10 @@ from simulator.transcript import (
 
 NAME = "openclaw"
 
+FAST_PATHS = True
+"""Whether the common entry shapes go through :mod:`simulator.importers._openclaw_fast` first (tests turn it
+off to compare both paths; the result is the same either way)."""
+
 CURRENT_SESSION_VERSION = 3
 
 CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
@@ -80,12 +83,7 @@ _ENTRY_TYPES = {
 }
 
 
-class _Entry(msgspec.Struct, frozen=True, gc=False):
-    line: int
-    id: str
-    parent: str | None
-    kind: str
-    record: dict[str, JSON]
+_Entry = _fast.Entry
 
 
 def _blocks(raw: JSON, where: str, *, assistant: bool) -> tuple[tuple[Part, ...], tuple[ToolCall, ...]]:
@@ -279,6 +277,10 @@ def agent_message(
 def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], list[str]]:
     if doc.records is None:
         raise BadInput("expected JSON lines (one object per line)")
+    if FAST_PATHS:
+        read = _fast.v3_entries(doc.records)
+        if read is not None:
+            return read[0], read[1], []
     header: dict[str, JSON] | None = None
     raw_entries: list[tuple[int, dict[str, JSON]]] = []
     warnings: list[str] = []
@@ -467,12 +469,30 @@ def _emit(
 ) -> None:
     """The model messages (and cache-ttl markers) of the entries of ``path`` at ``positions``."""
     entry: _Entry | None = None
+    fast = FAST_PATHS
+    message_entry, plain_stamp = _fast.message_entry, _fast.plain_stamp
     try:
         for pos in positions:
             entry = path[pos]
+            if fast:
+                kind = entry.kind
+                if kind == "message":
+                    msg = message_entry(entry.record, entry.id, entry.line)
+                    if msg is not None:
+                        produced.append((pos, msg))
+                        continue
+                elif kind not in _TEXT_ENTRIES and plain_stamp(entry.record.get("timestamp")):
+                    # What _emit_entry does with it: check its timestamp, keep it if it is a cache-ttl marker.
+                    if kind == "custom" and entry.record.get("customType") == CACHE_TTL_CUSTOM_TYPE:
+                        markers.append((pos, entry))
+                    continue
             _emit_entry(entry, pos, produced, markers)
     except (BadInput, TypeError, ValueError) as exc:
         raise relocated(exc, line=None if entry is None else entry.line) from None
+
+
+# Entries other than ``message`` that _emit_entry turns into a model message.
+_TEXT_ENTRIES = frozenset({"custom_message", "branch_summary"})
 
 
 def _emit_entry(
