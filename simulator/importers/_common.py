@@ -155,8 +155,6 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
     records: list[tuple[int, JSON]] = []
     others: list[tuple[int, str, str | None]] = []
     warnings: list[str] = []
-    first_line = 0  # the first non-blank line
-    count = 0  # non-blank lines
     decode_json = _decode_json
     for number, line in enumerate(text.splitlines(), start=1):
         if line[:1] != "{":
@@ -165,12 +163,8 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
             if not line.lstrip().startswith("{"):
                 # Cannot be an object; why it is skipped is only worked out once the text is known to be
                 # JSONL.
-                count += 1
-                first_line = first_line or number
                 others.append((number, line, None))
                 continue
-        count += 1
-        first_line = first_line or number
         # _loads inlined for the common line (msgspec takes it, too few brackets to nest too deep): a session
         # file is tens of thousands of lines. Anything else goes through _loads itself.
         try:
@@ -183,10 +177,12 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
             except json.JSONDecodeError as exc:
                 others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
                 continue
-        if _may_name_usage(line):
+        if _USAGE.search(line.lower()) is not None or _ESCAPE.search(line) is not None:  # _may_name_usage
             _drop_bad_counts(value, f"line {number}", warnings)
         records.append((number, value))
-    first_is_record = bool(records) and records[0][0] == first_line
+    # Every non-blank line is a record or another line, both in file order.
+    count = len(records) + len(others)
+    first_is_record = bool(records) and (not others or records[0][0] < others[0][0])
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
     # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
     if count < 2 or not records or not (first_is_record or 2 * len(records) >= count):

@@ -214,6 +214,10 @@ def _blocks(raw: JSON, assistant: bool) -> tuple[tuple[Part, ...], tuple[ToolCal
         return ((TextPart(raw),) if raw else ()), ()
     if type(raw) is not list:
         return None
+    if len(raw) == 1:  # most often one text block
+        item = raw[0]
+        if type(item) is dict and item.get("type") == "text" and type(text := item.get("text")) is str:
+            return (TextPart(text),), ()
     parts: list[Part] = []
     calls: list[ToolCall] = []
     for item in raw:

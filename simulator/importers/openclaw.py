@@ -366,6 +366,11 @@ def _migrate_v2_to_v3(rec: dict[str, JSON]) -> dict[str, JSON]:
 
 
 def _active_path(entries: list[_Entry]) -> list[_Entry]:
+    ids = [e.id for e in entries]
+    if [e.parent for e in entries[1:]] == ids[:-1] and len(set(ids)) == len(ids):
+        # A chain (each entry the child of the one before) of distinct ids, as most files are: the walk
+        # from the last entry back would visit every entry.
+        return list(entries)
     by_id = {e.id: e for e in entries}
     path: list[_Entry] = []
     seen: set[str] = set()
@@ -388,7 +393,9 @@ def parse(doc: Document) -> Transcript:
     path = _active_path(entries)
     if len(path) < len(entries):
         warnings.append(f"{len(entries) - len(path)} entries are off the active branch and were left out")
-    compaction_at = max((i for i, e in enumerate(path) if e.kind == "compaction"), default=None)
+    kinds = [e.kind for e in path]
+    # The newest compaction (list methods: no Python loop over a long path).
+    compaction_at = len(kinds) - 1 - kinds[::-1].index("compaction") if "compaction" in kinds else None
     # (position on the path used to place cache-ttl markers, message)
     produced: list[tuple[float, Message]] = []
     markers: list[tuple[int, _Entry]] = []
@@ -421,7 +428,7 @@ def parse(doc: Document) -> Transcript:
         start = compaction_at + 1
     _emit(path, range(start, len(path)), produced, markers)
     messages = [m for _, m in produced]
-    positions = sorted(p for p, _ in produced)
+    positions = sorted(p for p, _ in produced) if markers else []
     cache_markers: list[CacheTtlMarker] = []
     for pos, entry in sorted(markers, key=lambda pe: pe[0]):
         with located(line=entry.line):
@@ -442,7 +449,7 @@ def parse(doc: Document) -> Transcript:
     model, provider = last_model(messages)
     session_id = opt_str(header, "id") if header is not None else None
     title = None
-    for entry in path:
+    for entry in path if "session_info" in kinds else ():
         if entry.kind == "session_info":
             title = opt_str(entry.record, "name") or title
     return Transcript(
