@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
 from types import TracebackType
+from typing import TypeAlias
 
 import msgspec
 from msgspec.structs import replace
@@ -242,38 +244,77 @@ _USAGE = re.compile("usage")
 _ESCAPE = re.compile(r"\\u")
 
 
+# A path into a JSON value, spelled out only when a warning names it: (parent path, key or list index).
+_Path: TypeAlias = "tuple[_Path | None, str | int] | None"
+
+
 def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
     """Replace implausible numbers inside any ``*usage*`` object of ``root`` by ``null``, with a warning.
 
-    A usage object's numbers are token counts (costs excepted). Iterative: the tree may be deep.
+    A usage object's numbers are token counts (costs excepted). Iterative: the tree may be deep. Every
+    assistant line of an OpenClaw session names its usage, so this walks most of a real session: the
+    places are kept as parent links and spelled out only for a warning, and what a key says is memoised.
     """
-    stack: list[tuple[JSON, str, bool]] = [(root, "", False)]
+    stack: list[tuple[JSON, _Path, bool]] = [(root, None, False)]
+    names_usage = _KEY_NAMES_USAGE
     while stack:
         node, path, in_usage = stack.pop()
-        if isinstance(node, dict):
+        # Exact types: the values come from the JSON decoders, which build no subclasses.
+        if type(node) is dict:
             for key, item in node.items():
-                usage = in_usage or "usage" in key.lower()
-                if usage and isinstance(item, int | float) and "cost" not in key.lower():
+                kind = type(item)
+                if kind is dict or kind is list:
+                    usage = in_usage or names_usage.get(key)
+                    if usage is None:
+                        usage = _key_names_usage(key)
+                    stack.append((item, (path, key), usage))
+                elif kind is int or kind is float or kind is bool:
+                    usage = in_usage or names_usage.get(key)
+                    if usage is None:
+                        usage = _key_names_usage(key)
+                    if not usage or (kind is int and 0 <= item <= MAX_TOKEN_COUNT):  # type: ignore[operator]
+                        continue
                     problem = _count_problem(item)
-                    if problem is not None:
+                    if problem is not None and "cost" not in key.lower():
                         shown = (
                             repr(item)
                             if not isinstance(item, int) or abs(item) < 10**30
                             else (f"a {len(str(abs(item)))}-digit number")
                         )
-                        here = f"{path}.{key}" if path else key
+                        here = _spelled((path, key))
                         warnings.append(f"{place}: {here} = {shown} is {problem}; not taken as a token count")
                         node[key] = None
-                        continue
-                # The path is only spelled out for containers: only a dict's numbers are ever replaced.
-                if isinstance(item, dict | list):
-                    stack.append((item, f"{path}.{key}" if path else key, usage))
-        elif isinstance(node, list):
+        elif type(node) is list:
             stack.extend(
-                (item, f"{path}[{i}]", in_usage)
+                (item, (path, i), in_usage)
                 for i, item in enumerate(node)
-                if isinstance(item, dict | list)
+                if type(item) is dict or type(item) is list
             )
+
+
+_KEY_NAMES_USAGE: dict[str, bool] = {}
+
+
+def _key_names_usage(key: str) -> bool:
+    if len(_KEY_NAMES_USAGE) >= 10_000:  # keys of other documents' own making: keep the memo bounded
+        _KEY_NAMES_USAGE.clear()
+    usage = _KEY_NAMES_USAGE[key] = "usage" in key.lower()
+    return usage
+
+
+def _spelled(path: _Path) -> str:
+    """``a.b[0].c``: keys joined by dots (a key after an empty place stands alone), list indices bracketed."""
+    steps: list[str | int] = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    text = ""
+    for step in reversed(steps):
+        if isinstance(step, int):
+            text = f"{text}[{step}]"
+        else:
+            text = f"{text}.{step}" if text else step
+    return text
 
 
 class _Located:
@@ -319,12 +360,30 @@ def relocated(exc: Exception, *, index: int | None = None, line: int | None = No
 
 
 # What json.dumps(value, separators=(",", ":"), ensure_ascii=False) builds on every call, built once.
-_compact_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# The C encoder JSONEncoder.encode uses (None where the interpreter has no _json accelerator).
+_c_make_encoder: Callable[..., Callable[[JSON, int], Iterable[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
 
 
 def compact_json(value: JSON) -> str:
     """Compact JSON text (no spaces, raw non-ASCII), the form tool arguments are kept in."""
-    return _compact_encode(value)
+    return _compact.encode(value)
+
+
+def _tree_encoder() -> Callable[[JSON], str] | None:
+    if _c_make_encoder is None:
+        return None
+    # The C encoder JSONEncoder.encode builds on every call, built once and without the circular-reference
+    # memo (so it keeps no state between calls); the memo only ever matters for a value with a cycle.
+    encode = _c_make_encoder(None, _compact.default, encode_basestring, None, ":", ",", False, False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+compact_json_tree: Callable[[JSON], str] = _tree_encoder() or compact_json
+""":func:`compact_json` for a value known to hold no cycle, such as one just decoded from JSON text (the same
+text, a little sooner: tool arguments are many small objects)."""
 
 
 _ISO_MINUTE = re.compile(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:", re.ASCII)

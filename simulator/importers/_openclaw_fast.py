@@ -16,7 +16,7 @@ from typing import cast
 
 import msgspec
 
-from simulator.importers._common import compact_json, iso_ms
+from simulator.importers._common import compact_json_tree, iso_ms
 from simulator.jsonvalue import JSON
 from simulator.transcript import (
     ImagePart,
@@ -239,7 +239,7 @@ def _blocks(raw: JSON, assistant: bool) -> tuple[tuple[Part, ...], tuple[ToolCal
                 arguments = {}
             elif type(arguments) is not dict:
                 return None
-            calls.append(ToolCall(call_id, name, compact_json(arguments)))
+            calls.append(ToolCall(call_id, name, compact_json_tree(arguments)))  # decoded: no cycle
         elif kind == "thinking" and assistant:
             thinking = item.get("thinking")
             signature = item.get("thinkingSignature")

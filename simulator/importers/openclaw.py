@@ -21,6 +21,7 @@ are skipped.
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import itemgetter
 
 from simulator.importers import _openclaw_fast as _fast
 from simulator.importers._common import (
@@ -429,23 +430,7 @@ def parse(doc: Document) -> Transcript:
     _emit(path, range(start, len(path)), produced, markers)
     messages = [m for _, m in produced]
     positions = sorted(p for p, _ in produced) if markers else []
-    cache_markers: list[CacheTtlMarker] = []
-    for pos, entry in sorted(markers, key=lambda pe: pe[0]):
-        with located(line=entry.line):
-            data = as_object(entry.record.get("data"), "data")
-            ts = parse_timestamp(data.get("timestamp"), "data.timestamp")
-            if ts is None:
-                ts = parse_timestamp(entry.record.get("timestamp"))
-            if ts is None:
-                raise BadInput("cache-ttl marker has no timestamp")
-            cache_markers.append(
-                CacheTtlMarker(
-                    timestamp_ms=ts,
-                    provider=opt_str(data, "provider"),
-                    model_id=opt_str(data, "modelId"),
-                    after_message=bisect_left(positions, pos),
-                )
-            )
+    cache_markers = _cache_markers(markers, positions)
     model, provider = last_model(messages)
     session_id = opt_str(header, "id") if header is not None else None
     title = None
@@ -462,6 +447,39 @@ def parse(doc: Document) -> Transcript:
         cache_ttl_markers=tuple(cache_markers),
         warnings=tuple(warnings),
     )
+
+
+def _cache_markers(markers: list[tuple[int, _Entry]], positions: list[float]) -> list[CacheTtlMarker]:
+    """The cache-ttl markers, in path order, each placed after the messages before it on the path."""
+    cache_markers: list[CacheTtlMarker] = []
+    for pos, entry in sorted(markers, key=itemgetter(0)):
+        data = entry.record.get("data")
+        if FAST_PATHS and type(data) is dict:
+            # The common marker (what OpenClaw writes): epoch milliseconds, provider and model id strings.
+            ts, provider, model_id = data.get("timestamp"), data.get("provider"), data.get("modelId")
+            if (
+                type(ts) is int
+                and (provider is None or type(provider) is str)
+                and (model_id is None or type(model_id) is str)
+            ):
+                cache_markers.append(CacheTtlMarker(ts, provider, model_id, bisect_left(positions, pos)))
+                continue
+        with located(line=entry.line):
+            data = as_object(data, "data")
+            ts = parse_timestamp(data.get("timestamp"), "data.timestamp")
+            if ts is None:
+                ts = parse_timestamp(entry.record.get("timestamp"))
+            if ts is None:
+                raise BadInput("cache-ttl marker has no timestamp")
+            cache_markers.append(
+                CacheTtlMarker(
+                    timestamp_ms=ts,
+                    provider=opt_str(data, "provider"),
+                    model_id=opt_str(data, "modelId"),
+                    after_message=bisect_left(positions, pos),
+                )
+            )
+    return cache_markers
 
 
 def _is_marker(entry: _Entry) -> bool:

@@ -4,11 +4,13 @@ Every input is parsed twice, with ``openclaw.FAST_PATHS`` on and off, and the tw
 errors, with their reason and line) must have the same ``repr``: fixtures, shared samples, the
 conformance vectors' messages written as session files, synthetic sessions of several sizes, hand-made
 odd-but-valid (and invalid) lines, and generated entries. The ISO timestamp memo is pinned against
-``datetime`` separately.
+``datetime``, the reused JSON encoder against ``json.dumps`` and the token-count walk against the walk as
+it was written before, separately.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -19,7 +21,13 @@ from hypothesis import strategies as st
 from simulator.errors import TranscriptParseError
 from simulator.importers import _openclaw_fast as _fast
 from simulator.importers import openclaw, parse_transcript
-from simulator.importers._common import iso_ms
+from simulator.importers._common import (
+    _count_problem,
+    _drop_bad_counts,
+    compact_json,
+    compact_json_tree,
+    iso_ms,
+)
 from simulator.synthetic import synthetic_openclaw_session
 from tests.simulator.test_importers_openclaw import BRANCHED
 from tests.support import CONFORMANCE_DIR, REPO_DIR, SAMPLES_DIR
@@ -416,3 +424,112 @@ def test_the_iso_timestamp_memo_leaves_every_other_form_to_datetime():
         "2026",
     ):
         assert iso_ms(other) is None, other
+
+
+_json_values = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(), st.text(alphabet=st.characters(codec="utf-8"))
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_json_values)
+def test_compact_json_is_what_json_dumps_writes(value):
+    dumped = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    assert compact_json(value) == dumped
+    assert compact_json_tree(value) == dumped
+
+
+ODD_MARKER_DATA: list[object] = [
+    {"timestamp": 1772974802000, "provider": "anthropic", "modelId": "m"},
+    {"timestamp": 1772974802000},
+    {"timestamp": "2026-03-08T13:00:02.000Z", "provider": "anthropic"},
+    {"timestamp": 1772974802000.0},
+    {"timestamp": True},
+    {"timestamp": None, "provider": "p"},
+    {"provider": "p"},
+    {"timestamp": 1772974802000, "provider": 5},
+    {"timestamp": 1772974802000, "modelId": ["m"]},
+    "not an object",
+    None,
+]
+
+
+@pytest.mark.parametrize("data", ODD_MARKER_DATA, ids=range(len(ODD_MARKER_DATA)))
+@pytest.mark.parametrize("stamp", [None, "2026-03-08T13:00:03.000Z"])
+def test_odd_cache_ttl_markers_parse_the_same_either_way(data, stamp, monkeypatch):
+    entries = _chain([{"role": "user", "content": "start"}, ASSISTANT])
+    entries.append(
+        {
+            "type": "custom",
+            "customType": "openclaw.cache-ttl",
+            "data": data,
+            "id": "m1",
+            "parentId": "e1",
+            "timestamp": stamp,
+        }
+    )
+    entries.append(_entry("message", "e9", "m1", message={"role": "user", "content": "again"}))
+    _assert_same(_session(entries), monkeypatch)
+
+
+def _drop_bad_counts_as_before(root, place, warnings):
+    """The walk as it was written before it kept parent links (the reference for the faster one)."""
+    stack = [(root, "", False)]
+    while stack:
+        node, path, in_usage = stack.pop()
+        if isinstance(node, dict):
+            for key, item in node.items():
+                usage = in_usage or "usage" in key.lower()
+                if usage and isinstance(item, int | float) and "cost" not in key.lower():
+                    problem = _count_problem(item)
+                    if problem is not None:
+                        shown = (
+                            repr(item)
+                            if not isinstance(item, int) or abs(item) < 10**30
+                            else (f"a {len(str(abs(item)))}-digit number")
+                        )
+                        here = f"{path}.{key}" if path else key
+                        warnings.append(f"{place}: {here} = {shown} is {problem}; not taken as a token count")
+                        node[key] = None
+                        continue
+                if isinstance(item, dict | list):
+                    stack.append((item, f"{path}.{key}" if path else key, usage))
+        elif isinstance(node, list):
+            stack.extend(
+                (item, f"{path}[{i}]", in_usage)
+                for i, item in enumerate(node)
+                if isinstance(item, dict | list)
+            )
+
+
+_usage_keys = st.sampled_from(["", "usage", "Usage", "tokenUsage", "input", "cost", "costUsage", "x", "0"])
+_usage_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(10**40), max_value=10**40),
+        st.sampled_from([0, 1, 10**9, 10**9 + 1, -1, 10**31]),
+        st.floats(),
+        st.text(max_size=3),
+    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_usage_keys, inner, max_size=5)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=_usage_values)
+def test_bad_token_counts_are_dropped_as_before(value):
+    before, after = copy.deepcopy(value), copy.deepcopy(value)
+    warned_before: list[str] = []
+    warned_after: list[str] = []
+    _drop_bad_counts_as_before(before, "line 3", warned_before)
+    _drop_bad_counts(after, "line 3", warned_after)
+    assert warned_after == warned_before
+    assert repr(after) == repr(before)
