@@ -167,18 +167,22 @@ def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
                 # JSONL.
                 others.append((number, line, None))
                 continue
-        # _loads inlined for the common line (msgspec takes it, too few brackets to nest too deep): a session
-        # file is tens of thousands of lines. Anything else goes through _loads itself.
+        # _loads inlined for the line msgspec takes (a session file is tens of thousands of lines); anything
+        # else goes through _loads itself.
         try:
             value: JSON = decode_json(line)
-            if len(line) >= MAX_DEPTH and line.count("{") + line.count("[") >= MAX_DEPTH:
-                value = _loads(line, number)
         except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
             try:
                 value = _loads(line, number)
             except json.JSONDecodeError as exc:
                 others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
                 continue
+        else:
+            if len(line) >= MAX_DEPTH and line.count("{") + line.count("[") >= MAX_DEPTH:
+                try:
+                    check_tree(value, strings=False)
+                except DocumentRejected as exc:
+                    raise JsonDecodeFailure(exc.reason, number) from None
         if _USAGE.search(line.lower()) is not None or _ESCAPE.search(line) is not None:  # _may_name_usage
             _drop_bad_counts(value, f"line {number}", warnings)
         records.append((number, value))
