@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
 from types import TracebackType
+from typing import TypeAlias
 
 import msgspec
 from msgspec.structs import replace
@@ -151,27 +154,44 @@ def _first_content_line(text: str) -> int:
 
 
 def _decode_lines(text: str, whole_error: json.JSONDecodeError) -> Document:
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     records: list[tuple[int, JSON]] = []
     others: list[tuple[int, str, str | None]] = []
     warnings: list[str] = []
-    for number, line in lines:
-        if line[0] != "{" and not line.lstrip().startswith("{"):
-            # Cannot be an object; why it is skipped is only worked out once the text is known to be JSONL.
-            others.append((number, line, None))
-            continue
+    decode_json = _decode_json
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line[:1] != "{":
+            if not line.strip():
+                continue
+            if not line.lstrip().startswith("{"):
+                # Cannot be an object; why it is skipped is only worked out once the text is known to be
+                # JSONL.
+                others.append((number, line, None))
+                continue
+        # _loads inlined for the line msgspec takes (a session file is tens of thousands of lines); anything
+        # else goes through _loads itself.
         try:
-            value: JSON = _loads(line, number)
-        except json.JSONDecodeError as exc:
-            others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
-            continue
-        if _may_name_usage(line):
+            value: JSON = decode_json(line)
+        except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
+            try:
+                value = _loads(line, number)
+            except json.JSONDecodeError as exc:
+                others.append((number, line, f"invalid JSON: {exc.msg} (column {exc.colno})"))
+                continue
+        else:
+            if len(line) >= MAX_DEPTH and line.count("{") + line.count("[") >= MAX_DEPTH:
+                try:
+                    check_tree(value, strings=False)
+                except DocumentRejected as exc:
+                    raise JsonDecodeFailure(exc.reason, number) from None
+        if _USAGE.search(line.lower()) is not None or _ESCAPE.search(line) is not None:  # _may_name_usage
             _drop_bad_counts(value, f"line {number}", warnings)
         records.append((number, value))
-    first_is_record = bool(records) and records[0][0] == lines[0][0]
+    # Every non-blank line is a record or another line, both in file order.
+    count = len(records) + len(others)
+    first_is_record = bool(records) and (not others or records[0][0] < others[0][0])
     # A JSON-lines file keeps its valid entries (pi's session loader skips malformed lines the same way);
     # a one-value document that fails to parse (most of its lines are not objects) is reported as such.
-    if len(lines) < 2 or not records or not (first_is_record or 2 * len(records) >= len(lines)):
+    if count < 2 or not records or not (first_is_record or 2 * len(records) >= count):
         opener = len(text) - len(text.lstrip())
         after = text[opener + 1 :]
         first_token = opener + 1 + len(after) - len(after.lstrip())
@@ -220,41 +240,85 @@ def _may_name_usage(text: str) -> bool:
 
     A key spelled with ``\\u`` escapes is not visible in the text, so any escape counts as a maybe.
     """
-    return "usage" in text.lower() or "\\u" in text
+    return _USAGE.search(text.lower()) is not None or _ESCAPE.search(text) is not None
+
+
+# Searched with re rather than ``in``: re looks for the first character alone, which is faster here.
+_USAGE = re.compile("usage")
+_ESCAPE = re.compile(r"\\u")
+
+
+# A path into a JSON value, spelled out only when a warning names it: (parent path, key or list index).
+_Path: TypeAlias = "tuple[_Path | None, str | int] | None"
 
 
 def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
     """Replace implausible numbers inside any ``*usage*`` object of ``root`` by ``null``, with a warning.
 
-    A usage object's numbers are token counts (costs excepted). Iterative: the tree may be deep.
+    A usage object's numbers are token counts (costs excepted). Iterative: the tree may be deep. Every
+    assistant line of an OpenClaw session names its usage, so this walks most of a real session: the
+    places are kept as parent links and spelled out only for a warning, and what a key says is memoised.
     """
-    stack: list[tuple[JSON, str, bool]] = [(root, "", False)]
+    stack: list[tuple[JSON, _Path, bool]] = [(root, None, False)]
+    names_usage = _KEY_NAMES_USAGE
     while stack:
         node, path, in_usage = stack.pop()
-        if isinstance(node, dict):
+        # Exact types: the values come from the JSON decoders, which build no subclasses.
+        if type(node) is dict:
             for key, item in node.items():
-                usage = in_usage or "usage" in key.lower()
-                if usage and isinstance(item, int | float) and "cost" not in key.lower():
+                kind = type(item)
+                if kind is dict or kind is list:
+                    usage = in_usage or names_usage.get(key)
+                    if usage is None:
+                        usage = _key_names_usage(key)
+                    stack.append((item, (path, key), usage))
+                elif kind is int or kind is float or kind is bool:
+                    usage = in_usage or names_usage.get(key)
+                    if usage is None:
+                        usage = _key_names_usage(key)
+                    if not usage or (kind is int and 0 <= item <= MAX_TOKEN_COUNT):  # type: ignore[operator]
+                        continue
                     problem = _count_problem(item)
-                    if problem is not None:
+                    if problem is not None and "cost" not in key.lower():
                         shown = (
                             repr(item)
                             if not isinstance(item, int) or abs(item) < 10**30
                             else (f"a {len(str(abs(item)))}-digit number")
                         )
-                        here = f"{path}.{key}" if path else key
+                        here = _spelled((path, key))
                         warnings.append(f"{place}: {here} = {shown} is {problem}; not taken as a token count")
                         node[key] = None
-                        continue
-                # The path is only spelled out for containers: only a dict's numbers are ever replaced.
-                if isinstance(item, dict | list):
-                    stack.append((item, f"{path}.{key}" if path else key, usage))
-        elif isinstance(node, list):
+        elif type(node) is list:
             stack.extend(
-                (item, f"{path}[{i}]", in_usage)
+                (item, (path, i), in_usage)
                 for i, item in enumerate(node)
-                if isinstance(item, dict | list)
+                if type(item) is dict or type(item) is list
             )
+
+
+_KEY_NAMES_USAGE: dict[str, bool] = {}
+
+
+def _key_names_usage(key: str) -> bool:
+    if len(_KEY_NAMES_USAGE) >= 10_000:  # keys of other documents' own making: keep the memo bounded
+        _KEY_NAMES_USAGE.clear()
+    usage = _KEY_NAMES_USAGE[key] = "usage" in key.lower()
+    return usage
+
+
+def _spelled(path: _Path) -> str:
+    """``a.b[0].c``: keys joined by dots (a key after an empty place stands alone), list indices bracketed."""
+    steps: list[str | int] = []
+    while path is not None:
+        path, step = path
+        steps.append(step)
+    text = ""
+    for step in reversed(steps):
+        if isinstance(step, int):
+            text = f"{text}[{step}]"
+        else:
+            text = f"{text}.{step}" if text else step
+    return text
 
 
 class _Located:
@@ -299,9 +363,74 @@ def relocated(exc: Exception, *, index: int | None = None, line: int | None = No
     return exc
 
 
+# What json.dumps(value, separators=(",", ":"), ensure_ascii=False) builds on every call, built once.
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+# The C encoder JSONEncoder.encode uses (None where the interpreter has no _json accelerator).
+_c_make_encoder: Callable[..., Callable[[JSON, int], Iterable[str]]] | None = getattr(
+    json.encoder, "c_make_encoder", None
+)
+
+
 def compact_json(value: JSON) -> str:
     """Compact JSON text (no spaces, raw non-ASCII), the form tool arguments are kept in."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _compact.encode(value)
+
+
+def _tree_encoder() -> Callable[[JSON], str] | None:
+    if _c_make_encoder is None:
+        return None
+    # The C encoder JSONEncoder.encode builds on every call, built once and without the circular-reference
+    # memo (so it keeps no state between calls); the memo only ever matters for a value with a cycle.
+    encode = _c_make_encoder(None, _compact.default, encode_basestring, None, ":", ",", False, False, True)
+    return lambda value: "".join(encode(value, 0))
+
+
+compact_json_tree: Callable[[JSON], str] = _tree_encoder() or compact_json
+""":func:`compact_json` for a value known to hold no cycle, such as one just decoded from JSON text (the same
+text, a little sooner: tool arguments are many small objects)."""
+
+
+_ISO_MINUTE = re.compile(r"\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:", re.ASCII)
+_ISO_SECOND = re.compile(r"[0-5]\d(?:\.\d{3})?Z", re.ASCII)
+_minute_ms: dict[str, int] = {}
+_second_ms: dict[str, int] = {}
+
+
+def iso_ms(value: str) -> int | None:
+    """Epoch milliseconds of ``YYYY-MM-DDTHH:MM:SS.mmmZ`` or ``YYYY-MM-DDTHH:MM:SSZ`` (what JavaScript's
+    ``toISOString`` writes, so nearly every timestamp of a session file), else ``None``.
+
+    The same number :func:`parse_timestamp` works out through ``datetime`` (tests pin it), from two memos:
+    the minute (``YYYY-MM-DDTHH:MM:``, a few per session) and the seconds with milliseconds (at most 60,060
+    spellings), so a timestamp costs two slices and two lookups instead of building a ``datetime``.
+    """
+    minute = _minute_ms.get(value[:17])
+    if minute is None:
+        minute = _minute_start(value[:17])
+        if minute is None:
+            return None
+    tail = value[17:]
+    second = _second_ms.get(tail)
+    if second is None:
+        if _ISO_SECOND.fullmatch(tail) is None:
+            return None
+        second = int(tail[:2]) * 1000 + (int(tail[3:6]) if len(tail) == 7 else 0)
+        _second_ms[tail] = second
+    return minute + second
+
+
+def _minute_start(prefix: str) -> int | None:
+    if _ISO_MINUTE.fullmatch(prefix) is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(prefix + "00+00:00")
+    except ValueError:  # no such day (month 13, February 30): parse_timestamp says so
+        return None
+    if len(_minute_ms) >= 100_000:  # a long-running process reading many files: keep the memo bounded
+        _minute_ms.clear()
+    start = round(moment.timestamp() * 1000)
+    _minute_ms[prefix] = start
+    return start
 
 
 def parse_timestamp(value: JSON, what: str = "timestamp") -> int | None:
@@ -310,6 +439,8 @@ def parse_timestamp(value: JSON, what: str = "timestamp") -> int | None:
         return None
     if type(value) is int:
         return value
+    if type(value) is str and (quick := iso_ms(value)) is not None:
+        return quick
     if isinstance(value, bool):
         raise TypeError(f"{what} must be an ISO string or epoch milliseconds, got boolean")
     if isinstance(value, int | float):

@@ -21,9 +21,9 @@ are skipped.
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import itemgetter
 
-import msgspec
-
+from simulator.importers import _openclaw_fast as _fast
 from simulator.importers._common import (
     BadInput,
     Document,
@@ -55,6 +55,10 @@ from simulator.transcript import (
 
 NAME = "openclaw"
 
+FAST_PATHS = True
+"""Whether the common entry shapes go through :mod:`simulator.importers._openclaw_fast` first (tests turn it
+off to compare both paths; the result is the same either way)."""
+
 CURRENT_SESSION_VERSION = 3
 
 CACHE_TTL_CUSTOM_TYPE = "openclaw.cache-ttl"
@@ -80,12 +84,7 @@ _ENTRY_TYPES = {
 }
 
 
-class _Entry(msgspec.Struct, frozen=True, gc=False):
-    line: int
-    id: str
-    parent: str | None
-    kind: str
-    record: dict[str, JSON]
+_Entry = _fast.Entry
 
 
 def _blocks(raw: JSON, where: str, *, assistant: bool) -> tuple[tuple[Part, ...], tuple[ToolCall, ...]]:
@@ -279,6 +278,10 @@ def agent_message(
 def _read_entries(doc: Document) -> tuple[dict[str, JSON] | None, list[_Entry], list[str]]:
     if doc.records is None:
         raise BadInput("expected JSON lines (one object per line)")
+    if FAST_PATHS:
+        read = _fast.v3_entries(doc.records)
+        if read is not None:
+            return read[0], read[1], []
     header: dict[str, JSON] | None = None
     raw_entries: list[tuple[int, dict[str, JSON]]] = []
     warnings: list[str] = []
@@ -364,6 +367,11 @@ def _migrate_v2_to_v3(rec: dict[str, JSON]) -> dict[str, JSON]:
 
 
 def _active_path(entries: list[_Entry]) -> list[_Entry]:
+    ids = [e.id for e in entries]
+    if [e.parent for e in entries[1:]] == ids[:-1] and len(set(ids)) == len(ids):
+        # A chain (each entry the child of the one before) of distinct ids, as most files are: the walk
+        # from the last entry back would visit every entry.
+        return list(entries)
     by_id = {e.id: e for e in entries}
     path: list[_Entry] = []
     seen: set[str] = set()
@@ -386,7 +394,9 @@ def parse(doc: Document) -> Transcript:
     path = _active_path(entries)
     if len(path) < len(entries):
         warnings.append(f"{len(entries) - len(path)} entries are off the active branch and were left out")
-    compaction_at = max((i for i, e in enumerate(path) if e.kind == "compaction"), default=None)
+    kinds = [e.kind for e in path]
+    # The newest compaction (list methods: no Python loop over a long path).
+    compaction_at = len(kinds) - 1 - kinds[::-1].index("compaction") if "compaction" in kinds else None
     # (position on the path used to place cache-ttl markers, message)
     produced: list[tuple[float, Message]] = []
     markers: list[tuple[int, _Entry]] = []
@@ -419,28 +429,12 @@ def parse(doc: Document) -> Transcript:
         start = compaction_at + 1
     _emit(path, range(start, len(path)), produced, markers)
     messages = [m for _, m in produced]
-    positions = sorted(p for p, _ in produced)
-    cache_markers: list[CacheTtlMarker] = []
-    for pos, entry in sorted(markers, key=lambda pe: pe[0]):
-        with located(line=entry.line):
-            data = as_object(entry.record.get("data"), "data")
-            ts = parse_timestamp(data.get("timestamp"), "data.timestamp")
-            if ts is None:
-                ts = parse_timestamp(entry.record.get("timestamp"))
-            if ts is None:
-                raise BadInput("cache-ttl marker has no timestamp")
-            cache_markers.append(
-                CacheTtlMarker(
-                    timestamp_ms=ts,
-                    provider=opt_str(data, "provider"),
-                    model_id=opt_str(data, "modelId"),
-                    after_message=bisect_left(positions, pos),
-                )
-            )
+    positions = sorted(p for p, _ in produced) if markers else []
+    cache_markers = _cache_markers(markers, positions)
     model, provider = last_model(messages)
     session_id = opt_str(header, "id") if header is not None else None
     title = None
-    for entry in path:
+    for entry in path if "session_info" in kinds else ():
         if entry.kind == "session_info":
             title = opt_str(entry.record, "name") or title
     return Transcript(
@@ -455,6 +449,39 @@ def parse(doc: Document) -> Transcript:
     )
 
 
+def _cache_markers(markers: list[tuple[int, _Entry]], positions: list[float]) -> list[CacheTtlMarker]:
+    """The cache-ttl markers, in path order, each placed after the messages before it on the path."""
+    cache_markers: list[CacheTtlMarker] = []
+    for pos, entry in sorted(markers, key=itemgetter(0)):
+        data = entry.record.get("data")
+        if FAST_PATHS and type(data) is dict:
+            # The common marker (what OpenClaw writes): epoch milliseconds, provider and model id strings.
+            ts, provider, model_id = data.get("timestamp"), data.get("provider"), data.get("modelId")
+            if (
+                type(ts) is int
+                and (provider is None or type(provider) is str)
+                and (model_id is None or type(model_id) is str)
+            ):
+                cache_markers.append(CacheTtlMarker(ts, provider, model_id, bisect_left(positions, pos)))
+                continue
+        with located(line=entry.line):
+            data = as_object(data, "data")
+            ts = parse_timestamp(data.get("timestamp"), "data.timestamp")
+            if ts is None:
+                ts = parse_timestamp(entry.record.get("timestamp"))
+            if ts is None:
+                raise BadInput("cache-ttl marker has no timestamp")
+            cache_markers.append(
+                CacheTtlMarker(
+                    timestamp_ms=ts,
+                    provider=opt_str(data, "provider"),
+                    model_id=opt_str(data, "modelId"),
+                    after_message=bisect_left(positions, pos),
+                )
+            )
+    return cache_markers
+
+
 def _is_marker(entry: _Entry) -> bool:
     return entry.kind == "custom" and entry.record.get("customType") == CACHE_TTL_CUSTOM_TYPE
 
@@ -467,12 +494,30 @@ def _emit(
 ) -> None:
     """The model messages (and cache-ttl markers) of the entries of ``path`` at ``positions``."""
     entry: _Entry | None = None
+    fast = FAST_PATHS
+    message_entry, plain_stamp = _fast.message_entry, _fast.plain_stamp
     try:
         for pos in positions:
             entry = path[pos]
+            if fast:
+                kind = entry.kind
+                if kind == "message":
+                    msg = message_entry(entry.record, entry.id, entry.line)
+                    if msg is not None:
+                        produced.append((pos, msg))
+                        continue
+                elif kind not in _TEXT_ENTRIES and plain_stamp(entry.record.get("timestamp")):
+                    # What _emit_entry does with it: check its timestamp, keep it if it is a cache-ttl marker.
+                    if kind == "custom" and entry.record.get("customType") == CACHE_TTL_CUSTOM_TYPE:
+                        markers.append((pos, entry))
+                    continue
             _emit_entry(entry, pos, produced, markers)
     except (BadInput, TypeError, ValueError) as exc:
         raise relocated(exc, line=None if entry is None else entry.line) from None
+
+
+# Entries other than ``message`` that _emit_entry turns into a model message.
+_TEXT_ENTRIES = frozenset({"custom_message", "branch_summary"})
 
 
 def _emit_entry(
