@@ -95,6 +95,8 @@ def _rank_records(records: tuple[tuple[int, JSON], ...]) -> tuple[str, ...]:
         if not isinstance(rec, dict):
             continue
         kind = rec.get("type")
+        if not isinstance(kind, str):
+            continue  # a list or object is no line type (and cannot be looked up in a set)
         if kind in _OPENCLAW_TYPES and ("parentId" in rec or kind == "session"):
             signals[openclaw.NAME] = signals.get(openclaw.NAME, 0) + 1
         if kind in _CLAUDE_TYPES and ("message" in rec or "sessionId" in rec or "leafUuid" in rec):
@@ -122,6 +124,8 @@ def _rank_messages(items: list[JSON]) -> tuple[str, ...]:
             plain_chat = False
             continue
         kind = item.get("type")
+        if not isinstance(kind, str):
+            kind = None  # a list or object names no item type (and cannot be looked up in a set)
         if kind in ("Chat", "AssistantToolCalls", "ToolResults") and "data" in item:
             vote(zeroclaw_conversation.NAME, 3)
         if isinstance(item.get("data"), dict) and kind in (

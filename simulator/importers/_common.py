@@ -255,7 +255,8 @@ _Path: TypeAlias = "tuple[_Path | None, str | int] | None"
 def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
     """Replace implausible numbers inside any ``*usage*`` object of ``root`` by ``null``, with a warning.
 
-    A usage object's numbers are token counts (costs excepted). Iterative: the tree may be deep. Every
+    A usage object's numbers are token counts, except costs (a key naming "cost", or anything under one).
+    Iterative: the tree may be deep. Every
     assistant line of an OpenClaw session names its usage, so this walks most of a real session: the
     places are kept as parent links and spelled out only for a warning, and what a key says is memoised.
     """
@@ -268,6 +269,8 @@ def _drop_bad_counts(root: JSON, place: str, warnings: list[str]) -> None:
             for key, item in node.items():
                 kind = type(item)
                 if kind is dict or kind is list:
+                    if "cost" in key.lower():
+                        continue  # money, not token counts: pi's usage.cost holds dollar amounts
                     usage = in_usage or names_usage.get(key)
                     if usage is None:
                         usage = _key_names_usage(key)

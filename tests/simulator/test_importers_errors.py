@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simulator.errors import TranscriptParseError
 from simulator.importers import FORMATS, detect_format, parse_transcript
@@ -110,3 +113,46 @@ def test_invalid_json_keeps_the_standard_library_message_with_line_and_column():
         decode('{\n  "a": [1, 2,,]\n}')
     assert info.value.reason == "invalid JSON: Expecting value (line 2, column 14)"
     assert info.value.line == 2
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+_KEYS = st.sampled_from(
+    ["type", "role", "content", "data", "parentId", "id", "message", "call_id", "payload"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(st.dictionaries(_KEYS, _JSON_VALUES, min_size=1, max_size=5), min_size=1, max_size=4),
+    shape=st.sampled_from(["list", "document", "lines"]),
+)
+def test_detecting_odd_shapes_fails_with_a_parse_error_or_parses(items, shape):
+    """Any key the detector reads may hold any JSON value (a list-valued ``type`` used to raise a bare
+    ``TypeError`` from a set lookup): the answer is a transcript or a located parse error."""
+    if shape == "list":
+        text = json.dumps(items)
+    elif shape == "document":
+        text = json.dumps({"messages": items})
+    else:
+        text = "\n".join(json.dumps(item) for item in items)
+    with contextlib.suppress(TranscriptParseError):
+        parse_transcript(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"type": ["a"], "content": "x", "role": "user"}, {"type": {"k": 1}, "data": {}}]',
+        '{"messages": [{"type": ["a"], "role": "user", "content": "hi"}]}',
+        '{"type": ["a"], "id": "x", "parentId": null}\n{"type": {"b": 1}}\n',
+    ],
+)
+def test_a_type_that_is_a_list_or_object_is_no_crash(text):
+    try:
+        parse_transcript(text)
+    except TranscriptParseError as error:
+        assert error.reason

@@ -276,3 +276,57 @@ def test_an_entry_that_does_not_fit_after_good_ones_is_named_by_its_own_line(bad
         parse_transcript(_jsonl(records), format="openclaw")
     assert info.value.line == 5
     assert info.value.reason == reason
+
+
+def test_dollar_costs_in_usage_are_neither_warned_about_nor_dropped():
+    """pi writes ``usage.cost`` in dollars on every assistant line: floats that are no token counts."""
+    usage = _usage(1200, 80, read=900, write=40)
+    usage["cost"] = {
+        "input": 0.0036,
+        "output": 0.0012,
+        "cacheRead": 0.00027,
+        "cacheWrite": 0.00015,
+        "total": 0.005,
+    }
+    records = [
+        HEADER,
+        _entry("message", "b1", None, message={"role": "user", "content": "hi", "timestamp": 1772974800000}),
+        _entry(
+            "message",
+            "b2",
+            "b1",
+            message={
+                "role": "assistant",
+                "content": [{"type": "text", "text": "hello"}],
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-6",
+                "usage": usage,
+                "stopReason": "stop",
+                "timestamp": 1772974801000,
+            },
+        ),
+    ]
+    transcript = parse_transcript(_jsonl(records))
+    assert not [w for w in transcript.warnings if "cost" in w]
+    reply = transcript.messages[-1]
+    assert reply.usage is not None and reply.usage.prompt_tokens is not None
+    assert reply.raw["usage"]["cost"]["total"] == 0.005
+
+
+def test_a_fractional_token_count_beside_a_cost_is_still_refused():
+    usage = _usage(1200, 80)
+    usage["input"] = 12.5
+    usage["cost"] = {"total": 0.5}
+    records = [
+        HEADER,
+        _entry("message", "c1", None, message={"role": "user", "content": "hi", "timestamp": 1772974800000}),
+        _entry(
+            "message",
+            "c2",
+            "c1",
+            message={"role": "assistant", "content": "ok", "usage": usage, "timestamp": 1772974801000},
+        ),
+    ]
+    transcript = parse_transcript(_jsonl(records))
+    assert any("usage.input = 12.5" in w for w in transcript.warnings)
+    assert not [w for w in transcript.warnings if "cost" in w]

@@ -479,7 +479,8 @@ def test_odd_cache_ttl_markers_parse_the_same_either_way(data, stamp, monkeypatc
 
 
 def _drop_bad_counts_as_before(root, place, warnings):
-    """The walk as it was written before it kept parent links (the reference for the faster one)."""
+    """The walk as it was written before it kept parent links (the reference for the faster one), with
+    what sits below a key naming "cost" left alone (dollar amounts, not token counts)."""
     stack = [(root, "", False)]
     while stack:
         node, path, in_usage = stack.pop()
@@ -498,7 +499,7 @@ def _drop_bad_counts_as_before(root, place, warnings):
                         warnings.append(f"{place}: {here} = {shown} is {problem}; not taken as a token count")
                         node[key] = None
                         continue
-                if isinstance(item, dict | list):
+                if isinstance(item, dict | list) and "cost" not in key.lower():  # money below a cost key
                     stack.append((item, f"{path}.{key}" if path else key, usage))
         elif isinstance(node, list):
             stack.extend(
