@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from simulator.convert import to_openclaw
+from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
 from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
@@ -84,15 +85,22 @@ def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
 
 
 def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
-    converted = to_openclaw(transcript.messages)
-    raws = list(converted.messages)
-    origins = tuple(tuple(o) for o in converted.origins)
-    if transcript.format == "openclaw":
-        for position, origin in enumerate(origins):
-            raw = transcript.messages[origin[0]].raw if len(origin) == 1 else None
-            if isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES:
-                raws[position] = raw
-    return messages_from_json(raws), origins
+    if transcript.format != "openclaw":
+        converted = to_openclaw(transcript.messages)
+        return messages_from_json(list(converted.messages)), tuple(tuple(o) for o in converted.origins)
+    # An OpenClaw session's own payloads, as recorded; only a message without one is converted (each
+    # non-system message is one native of its own, so converting it alone gives what converting all would).
+    raws: list[JSON] = []
+    origins: list[tuple[int, ...]] = []
+    for index, message in enumerate(transcript.messages):
+        if message.role is Role.SYSTEM:
+            continue
+        raw = message.raw
+        if not (isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES):
+            raw = to_openclaw((message,)).messages[0]
+        raws.append(raw)
+        origins.append((index,))
+    return messages_from_json(raws), tuple(origins)
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:

@@ -50,6 +50,7 @@ from simulator.runtimes.openclaw.messages import (
     AssistantMessage,
     ImageContent,
     TextContent,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
@@ -230,13 +231,24 @@ def _may_hold_media(message: AgentMessage) -> bool:
         texts = tuple(b.text for b in content if isinstance(b, TextContent))
         if any(not isinstance(b, TextContent) for b in content):
             return True
-    return any("media" in t.lower() or "image" in t.lower() for t in texts)
+    for text in texts:
+        lowered = text.lower()  # once per text (a copy of it)
+        if "media" in lowered or "image" in lowered:
+            return True
+    return False
+
+
+_NEVER_THINKING = (TextContent, ToolCall, ImageContent)
+"""Blocks whose JSON type is fixed and not a thinking one (their extra fields never hold ``type``)."""
 
 
 def _has_thinking(message: AgentMessage) -> bool:
-    return (
-        isinstance(message, AssistantMessage) and drop_thinking_blocks((message, message))[0] is not message
-    )
+    if not isinstance(message, AssistantMessage):
+        return False
+    content = message.content
+    if isinstance(content, tuple) and all(isinstance(b, _NEVER_THINKING) for b in content):
+        return False  # nothing the policy strips, without building the blocks' JSON
+    return drop_thinking_blocks((message, message))[0] is not message
 
 
 def media_and_thinking_of(natives: Sequence[AgentMessage]) -> tuple[tuple[int, ...], tuple[int, ...]]:

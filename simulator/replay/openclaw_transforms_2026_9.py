@@ -92,6 +92,8 @@ from simulator.runtimes.openclaw.v2026_9_6.tool_result_text import (
     truncate_tool_result_message,
 )
 
+_NONE: tuple[Sequence[int], Sequence[int]] = ((), ())
+
 
 class _Fallback(Exception):
     """This call is one the fast path leaves to the reference (raised before anything is changed)."""
@@ -493,7 +495,7 @@ class FastTransforms2026_9:
             outcome_ttl = CacheTtlOutcome(
                 ContextView(self._natives, lo, end, head, versions, first_seq),
                 cache_state,
-                PositionsView(versions.positions, replayed, shift, replayed_count),
+                PositionsView(versions.positions, replayed, shift, replayed_count) if replayed_count else (),
                 tuple(p + shift for p in plan.soft),
                 tuple(p + shift for p in plan.hard),
                 plan.pruned,
@@ -551,6 +553,8 @@ class FastTransforms2026_9:
         fresh: set[int],
     ) -> tuple[Sequence[int], Sequence[int]]:
         """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
+        if not replayed_count:
+            return _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
         positions = self._versions.positions
         new_cleared = sum(1 for p in fresh if self._current[p][3])
         cleared_count = self._sum_placeholder.range(lo, end) - new_cleared
