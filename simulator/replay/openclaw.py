@@ -26,7 +26,7 @@ import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 
 from simulator.replay.loop import ModelCall, run_calls
 from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
@@ -290,14 +290,23 @@ def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[st
             if elapsed < ttl
             else "unchanged"
         )
+    note = _gate_text(decision, elapsed, ttl)
+    if note is not None:
+        notes.append(note)
+
+
+@lru_cache(maxsize=4096)
+def _gate_text(decision: str, elapsed: float | None, ttl: float) -> str | None:
+    """The gate's note (remembered: a session's gaps repeat, and every call has one)."""
     if decision == "no_marker":
-        notes.append("no cache-TTL marker yet: OpenClaw does not prune")
-    elif decision == "ttl_not_expired" and elapsed is not None:
-        notes.append(f"cache still warm: {_duration(elapsed)} since the last touch < ttl {_duration(ttl)}")
-    elif decision == "ttl_disabled":
-        notes.append("ttl 0: pruning disabled")
-    elif elapsed is not None:
-        notes.append(f"cache TTL expired ({_duration(elapsed)} since the last touch)")
+        return "no cache-TTL marker yet: OpenClaw does not prune"
+    if decision == "ttl_not_expired" and elapsed is not None:
+        return f"cache still warm: {_duration(elapsed)} since the last touch < ttl {_duration(ttl)}"
+    if decision == "ttl_disabled":
+        return "ttl 0: pruning disabled"
+    if elapsed is not None:
+        return f"cache TTL expired ({_duration(elapsed)} since the last touch)"
+    return None
 
 
 def _skip_note(view: FastPrune, effective: EffectivePruningSettings, notes: list[str]) -> None:

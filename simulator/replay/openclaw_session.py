@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from simulator.convert import to_openclaw
+from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
 from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
@@ -84,15 +85,22 @@ def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
 
 
 def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
-    converted = to_openclaw(transcript.messages)
-    raws = list(converted.messages)
-    origins = tuple(tuple(o) for o in converted.origins)
-    if transcript.format == "openclaw":
-        for position, origin in enumerate(origins):
-            raw = transcript.messages[origin[0]].raw if len(origin) == 1 else None
-            if isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES:
-                raws[position] = raw
-    return messages_from_json(raws), origins
+    if transcript.format != "openclaw":
+        converted = to_openclaw(transcript.messages)
+        return messages_from_json(list(converted.messages)), tuple(tuple(o) for o in converted.origins)
+    # An OpenClaw session's own payloads, as recorded; only a message without one is converted (each
+    # non-system message is one native of its own, so converting it alone gives what converting all would).
+    raws: list[JSON] = []
+    origins: list[tuple[int, ...]] = []
+    for index, message in enumerate(transcript.messages):
+        if message.role is Role.SYSTEM:
+            continue
+        raw = message.raw
+        if not (isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES):
+            raw = to_openclaw((message,)).messages[0]
+        raws.append(raw)
+        origins.append((index,))
+    return messages_from_json(raws), tuple(origins)
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
@@ -177,10 +185,9 @@ def plan_session(
     natives, origins, calls = prepared.natives, prepared.origins, prepared.calls
     messages = transcript.messages
     clocked = any(m.timestamp_ms is not None for m in messages)
-    planned: list[PlannedCall] = []
+    timed: list[tuple[ModelCall, float, bool]] = []
     latest: float | None = None
     seen = 0
-    sources: set[str] = set()
     for call in calls:
         starts = call.number == 1
         for index in range(seen, call.message_index):
@@ -198,24 +205,8 @@ def plan_session(
             now = latest if latest is not None else 0
         if reply.timestamp_ms is not None:
             latest = reply.timestamp_ms if latest is None else max(latest, reply.timestamp_ms)
-        if starts and planned:
-            previous = planned[-1]
-            planned[-1] = PlannedCall(
-                previous.call,
-                previous.now,
-                previous.starts_attempt,
-                _end_of(previous, messages),
-                previous.route,
-                previous.route_source,
-            )
-        route, source = _route(reply, transcript, settings)
-        sources.add(source)
-        planned.append(PlannedCall(call, now, starts, None, route, source))
-    if planned:
-        last = planned[-1]
-        planned[-1] = PlannedCall(
-            last.call, last.now, last.starts_attempt, _end_of(last, messages), last.route, last.route_source
-        )
+        timed.append((call, now, starts))
+    planned, sources = _planned(timed, transcript, settings)
     recorded = tuple(
         RecordedMarker(m.after_message, CacheTtlMarker(m.timestamp_ms, m.provider, m.model_id))
         for m in transcript.cache_ttl_markers
@@ -232,12 +223,36 @@ def plan_session(
             "(set model.provider in the profile)"
         )
     return SessionPlan(
-        natives, origins, tuple(planned), recorded, attempt_config(settings), tuple(warnings), prepared
+        natives, origins, planned, recorded, attempt_config(settings), tuple(warnings), prepared
     )
 
 
-def _end_of(call: PlannedCall, messages: Sequence[Message]) -> float:
-    reply = messages[call.call.message_index]
+def _planned(
+    timed: Sequence[tuple[ModelCall, float, bool]], transcript: Transcript, settings: OpenClawSettings
+) -> tuple[tuple[PlannedCall, ...], set[str]]:
+    """Each call with its route, and its attempt's end on an attempt's last call; the route sources seen.
+
+    Routes are made once per recorded provider, model and api (a session's replies mostly share them).
+    """
+    messages = transcript.messages
+    routes: dict[tuple[str | None, str | None, str | None], tuple[ModelRoute, str]] = {}
+    planned: list[PlannedCall] = []
+    for k, (call, now, starts) in enumerate(timed):
+        reply = messages[call.message_index]
+        raw = reply.raw
+        api = raw.get("api") if isinstance(raw, dict) else None
+        key = (reply.provider, reply.model, api if isinstance(api, str) else None)
+        found = routes.get(key)
+        if found is None:
+            found = routes[key] = _route(reply, transcript, settings)
+        last = k + 1 == len(timed) or timed[k + 1][2]
+        end = _end_of(call, now, messages) if last else None
+        planned.append(PlannedCall(call, now, starts, end, found[0], found[1]))
+    return tuple(planned), {source for _, source in routes.values()}
+
+
+def _end_of(call: ModelCall, now: float, messages: Sequence[Message]) -> float:
+    reply = messages[call.message_index]
     if reply.written_ms is not None:
         return reply.written_ms
-    return reply.timestamp_ms if reply.timestamp_ms is not None else call.now
+    return reply.timestamp_ms if reply.timestamp_ms is not None else now

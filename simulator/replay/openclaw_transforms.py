@@ -38,7 +38,9 @@ from simulator.runtimes.openclaw.attempt import (
     AttemptState,
     CacheTtlMarker,
     CompactionPoint,
+    attempt_setup,
     attempt_step,
+    begin_attempt,
     start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
@@ -48,13 +50,19 @@ from simulator.runtimes.openclaw.messages import (
     AssistantMessage,
     ImageContent,
     TextContent,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
 from simulator.runtimes.openclaw.route import ModelRoute, OpenClawVersion
-from simulator.runtimes.openclaw.settings import EffectivePruningSettings
-from simulator.runtimes.openclaw.ttl_gate import ContextCall, TtlGateOutcome, after_pass, on_context
+from simulator.runtimes.openclaw.ttl_gate import (
+    ContextCall,
+    PruningRuntime,
+    TtlGateOutcome,
+    after_pass,
+    on_context,
+)
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
 
 
@@ -174,6 +182,28 @@ class _StartOnHistory:
         return start_on_history(self._natives, config, route, markers, state, version, end)
 
 
+class SetupMemo:
+    """An attempt's setup per route and version, made once for the replay's one config.
+
+    The setup is a function of the three alone, and a session's attempts mostly share their route:
+    resolving the settings again at every attempt was a good part of a long replay's time.
+    """
+
+    __slots__ = ("_config", "_setups")
+
+    def __init__(self) -> None:
+        self._config: AttemptConfig | None = None
+        self._setups: dict[tuple[ModelRoute, OpenClawVersion], AttemptSetup] = {}
+
+    def __call__(self, config: AttemptConfig, route: ModelRoute, version: OpenClawVersion) -> AttemptSetup:
+        if config is not self._config:
+            self._config, self._setups = config, {}
+        found = self._setups.get((route, version))
+        if found is None:
+            found = self._setups[(route, version)] = attempt_setup(config, route, version)
+        return found
+
+
 class ReferenceTransforms(_StartOnHistory):
     """:func:`attempt_step` on the call's messages, every call."""
 
@@ -201,13 +231,24 @@ def _may_hold_media(message: AgentMessage) -> bool:
         texts = tuple(b.text for b in content if isinstance(b, TextContent))
         if any(not isinstance(b, TextContent) for b in content):
             return True
-    return any("media" in t.lower() or "image" in t.lower() for t in texts)
+    for text in texts:
+        lowered = text.lower()  # once per text (a copy of it)
+        if "media" in lowered or "image" in lowered:
+            return True
+    return False
+
+
+_NEVER_THINKING = (TextContent, ToolCall, ImageContent)
+"""Blocks whose JSON type is fixed and not a thinking one (their extra fields never hold ``type``)."""
 
 
 def _has_thinking(message: AgentMessage) -> bool:
-    return (
-        isinstance(message, AssistantMessage) and drop_thinking_blocks((message, message))[0] is not message
-    )
+    if not isinstance(message, AssistantMessage):
+        return False
+    content = message.content
+    if isinstance(content, tuple) and all(isinstance(b, _NEVER_THINKING) for b in content):
+        return False  # nothing the policy strips, without building the blocks' JSON
+    return drop_thinking_blocks((message, message))[0] is not message
 
 
 def media_and_thinking_of(natives: Sequence[AgentMessage]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -374,6 +415,21 @@ class FastTransforms(_StartOnHistory):
         self._cleared: dict[int, tuple[str, AgentMessage]] = {}
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
+        self._setups = SetupMemo()
+        self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
+
+    def start(
+        self,
+        config: AttemptConfig,
+        route: ModelRoute,
+        markers: Sequence[CacheTtlMarker],
+        state: AttemptState,
+        version: OpenClawVersion,
+        end: int,
+    ) -> tuple[AttemptSetup, AttemptState]:
+        """:func:`start_on_history`, the setup made once per route."""
+        history = tuple(self._natives[:end]) if version != "2026.7.1" else ()
+        return begin_attempt(self._setups(config, route, version), markers, state, history)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -419,7 +475,7 @@ class FastTransforms(_StartOnHistory):
             if view.changed:
                 # What the pass sends, message by message as the pruner builds it (soft trims memoised
                 # per message).
-                memo = self._memo(setup.pruning.settings)
+                memo = self._memo(setup.pruning)
                 for i in chain(view.soft_trimmed, view.images_replaced):
                     message = self._natives[i]
                     assert isinstance(message, ToolResultMessage)
@@ -540,20 +596,31 @@ class FastTransforms(_StartOnHistory):
             self._cleared[index] = hit
         return hit[1]
 
-    def _memo(self, settings: EffectivePruningSettings) -> PruneMemo:
-        """One memo per equal settings value (each attempt builds its own settings object)."""
-        key = repr(settings)
+    def _settings_keys(self, runtime: PruningRuntime) -> tuple[str, str]:
+        """The settings' text, and with the window the pruner's key, by identity (attempts of one route
+        share their runtime: its repr was made at every call)."""
+        hit = self._keys.get(id(runtime))
+        if hit is None:
+            # The entry keeps the runtime alive, so its id is not reused while cached.
+            text = repr(runtime.settings)
+            hit = (runtime, text, f"{text}|{runtime.context_window_tokens}")
+            self._keys[id(runtime)] = hit
+        return hit[1], hit[2]
+
+    def _memo(self, runtime: PruningRuntime) -> PruneMemo:
+        """One memo per equal settings value (each route's runtime has its own settings object)."""
+        key = self._settings_keys(runtime)[0]
         found = self._memos.get(key)
         if found is None:
-            found = PruneMemo(settings)
+            found = PruneMemo(runtime.settings)
             self._memos[key] = found
         return found
 
     def _pruner(self, setup: AttemptSetup, end: int) -> tuple[IncrementalPruner, str]:
         runtime = setup.pruning
         assert runtime is not None
-        # Each attempt builds its settings anew; equal settings share one pruner (it only grows).
-        key = f"{runtime.settings!r}|{runtime.context_window_tokens}"
+        # Equal settings share one pruner (it only grows).
+        key = self._settings_keys(runtime)[1]
         pruner = self._pruners.get(key)
         if pruner is None:
             window = float(setup.route.context_window) if setup.route.context_window else None

@@ -52,7 +52,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
-from simulator.replay.openclaw_transforms import Outcome, reference_outcome
+from simulator.replay.openclaw_transforms import Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
@@ -60,7 +60,7 @@ from simulator.runtimes.openclaw.attempt import (
     AttemptState,
     CacheTtlMarker,
     CompactionPoint,
-    start_attempt,
+    begin_attempt,
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
@@ -91,6 +91,8 @@ from simulator.runtimes.openclaw.v2026_9_6.tool_result_text import (
     MIN_KEEP_CHARS,
     truncate_tool_result_message,
 )
+
+_NONE: tuple[Sequence[int], Sequence[int]] = ((), ())
 
 
 class _Fallback(Exception):
@@ -176,6 +178,7 @@ class FastTransforms2026_9:
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
         self._state: ProjectionState | None = None
+        self._setups = SetupMemo()
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -229,14 +232,15 @@ class FastTransforms2026_9:
         version: OpenClawVersion,
         end: int,
     ) -> tuple[AttemptSetup, AttemptState]:
-        """``start_attempt``; a state this path made reconciles to itself (every source matches)."""
+        """``start_attempt`` (the setup made once per route); a state this path made reconciles to itself
+        (every source matches)."""
 
         def reconcile(projections: ProjectionState) -> ProjectionState:
             if projections is self._state and self._state is not None:
                 return projections
             return cache_ttl.reconcile_projections(tuple(self._natives[:end]), projections)
 
-        return start_attempt(config, route, markers, state, version, reconcile=reconcile)
+        return begin_attempt(self._setups(config, route, version), markers, state, reconcile=reconcile)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -491,7 +495,7 @@ class FastTransforms2026_9:
             outcome_ttl = CacheTtlOutcome(
                 ContextView(self._natives, lo, end, head, versions, first_seq),
                 cache_state,
-                PositionsView(versions.positions, replayed, shift, replayed_count),
+                PositionsView(versions.positions, replayed, shift, replayed_count) if replayed_count else (),
                 tuple(p + shift for p in plan.soft),
                 tuple(p + shift for p in plan.hard),
                 plan.pruned,
@@ -549,6 +553,8 @@ class FastTransforms2026_9:
         fresh: set[int],
     ) -> tuple[Sequence[int], Sequence[int]]:
         """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
+        if not replayed_count:
+            return _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
         positions = self._versions.positions
         new_cleared = sum(1 for p in fresh if self._current[p][3])
         cleared_count = self._sum_placeholder.range(lo, end) - new_cleared

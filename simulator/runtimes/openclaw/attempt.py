@@ -224,6 +224,12 @@ def start_attempt(
     Returns:
         The setup and the state with the clock read from the markers.
     """
+    return begin_attempt(attempt_setup(config, route, version), markers, state, history, reconcile)
+
+
+def attempt_setup(config: AttemptConfig, route: ModelRoute, version: OpenClawVersion) -> AttemptSetup:
+    """What an attempt installs: a function of the config, the route and the version alone (a replay
+    whose attempts share them may make it once)."""
     eligible = is_cache_ttl_eligible(route, version)
     drop = drops_thinking_blocks(route)
     guard_tokens = max(
@@ -259,7 +265,7 @@ def start_attempt(
     elif pruning is None and ttl_settings is None:
         reason = "settings_invalid"
     modern = version != "2026.7.1"
-    setup = AttemptSetup(
+    return AttemptSetup(
         version=version,
         route=route,
         config=config,
@@ -274,15 +280,25 @@ def start_attempt(
         if modern
         else None,
     )
-    touched = read_last_cache_ttl_timestamp(markers, route) if setup.pruning_active else None
+
+
+def begin_attempt(
+    setup: AttemptSetup,
+    markers: Sequence[CacheTtlMarker],
+    state: AttemptState = AttemptState(),
+    history: Sequence[AgentMessage] = (),
+    reconcile: Callable[[cache_ttl.ProjectionState], cache_ttl.ProjectionState] | None = None,
+) -> tuple[AttemptSetup, AttemptState]:
+    """:func:`start_attempt` from its setup: the clock read from the markers, projections reconciled."""
+    touched = read_last_cache_ttl_timestamp(markers, setup.route) if setup.pruning_active else None
     projections = state.projections
-    if modern:
+    if setup.version != "2026.7.1":
         projections = (
             reconcile(projections)
             if reconcile is not None
             else cache_ttl.reconcile_projections(history, projections)
         )
-    return setup, replace(state, clock=TtlGateState(touched), projections=projections)
+    return setup, AttemptState(TtlGateState(touched), projections, state.compacted_through)
 
 
 def _changed(before: Sequence[AgentMessage], after: Sequence[AgentMessage]) -> tuple[int, ...]:

@@ -206,6 +206,11 @@ def js_json_stringify(value: JSON) -> str:
 
 def _js_key_order(obj: dict[str, JSON]) -> list[tuple[str, JSON]]:
     # JS objects list array-index-like keys first, ascending, then the rest in insertion order.
+    for key in obj:
+        if key.isdigit():  # every array index is all digits
+            break
+    else:
+        return list(obj.items())  # no index key (the common case): insertion order
     index_keys = sorted((int(k), k) for k in obj if _is_array_index(k))
     index_set = {k for _, k in index_keys}
     ordered = [(k, obj[k]) for _, k in index_keys]

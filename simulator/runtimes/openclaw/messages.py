@@ -24,7 +24,10 @@ Fields: TypeAlias = tuple[tuple[str, JSON], ...]
 
 
 def _extra(obj: Mapping[str, JSON], known: Sequence[str]) -> Fields:
-    return tuple((k, v) for k, v in obj.items() if k not in known)
+    for key in obj:
+        if key not in known:
+            return tuple([(k, v) for k, v in obj.items() if k not in known])
+    return ()  # every key known (most blocks): no pairs built
 
 
 def _opt_str(obj: Mapping[str, JSON], key: str) -> tuple[bool, str | None]:
