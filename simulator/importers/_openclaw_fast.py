@@ -42,8 +42,7 @@ class Entry(msgspec.Struct, frozen=True, gc=False):
     record: dict[str, JSON]
 
 
-# Entry types a v3 file may hold after its header (openclaw._ENTRY_TYPES without "session").
-_ENTRY_KINDS = frozenset(
+ENTRY_KINDS: frozenset[str] = frozenset(
     {
         "message",
         "custom",
@@ -56,6 +55,7 @@ _ENTRY_KINDS = frozenset(
         "session_info",
     }
 )
+"""The entry types a v3 file may hold after its header (the general reader refuses any other)."""
 
 _USER, _ASSISTANT, _TOOL = Role.USER, Role.ASSISTANT, Role.TOOL
 
@@ -76,7 +76,7 @@ def v3_entries(records: tuple[tuple[int, JSON], ...]) -> tuple[dict[str, JSON], 
         return None
     entries: list[Entry] = []
     append = entries.append
-    kinds = _ENTRY_KINDS
+    kinds = ENTRY_KINDS
     for number, rec in records[1:]:
         if type(rec) is not dict:
             return None

@@ -71,17 +71,7 @@ BRANCH_SUMMARY_PREFIX = (
 )
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 
-_ENTRY_TYPES = {
-    "message",
-    "custom",
-    "custom_message",
-    "compaction",
-    "branch_summary",
-    "model_change",
-    "thinking_level_change",
-    "label",
-    "session_info",
-}
+_ENTRY_TYPES = _fast.ENTRY_KINDS
 
 
 _Entry = _fast.Entry
