@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from simulator.replay.counts import CallCounts, call_counts
@@ -212,29 +212,52 @@ def _breadcrumb_row(turn: int | None) -> Row:
     )
 
 
-def _add_dropped(
-    rows: list[Row],
-    result: SimulationResult,
-    call: CallRecord,
-    native: int,
-    index: int,
-    turn: int | None,
-    size: int,
-) -> None:
-    """A dropped message joins the run of drops before it when the same rule dropped them."""
+def _dropped_rule(result: SimulationResult, call: CallRecord, native: int) -> str:
     rule = result.drop_rules[native] or call.drop_rule or "not sent"
     if result.dropped_at[native] and result.dropped_at[native] < call.number:
         rule = f"dropped at call {result.dropped_at[native]}: {rule}"
-    previous = rows[-1] if rows else None
-    if previous is not None and previous.kind == "dropped-run" and previous.rule == rule:
-        rows[-1] = replace(
-            previous,
-            last_index=index,
-            count=previous.count + 1,
-            tokens_before=(previous.tokens_before or 0) + size,
-        )
-    else:
-        rows.append(Row("dropped-run", Fate.DROPPED, rule, turn, index, index, count=1, tokens_before=size))
+    return rule
+
+
+@dataclass(slots=True)
+class _DroppedRun:
+    """The stretch of dropped messages being gathered: consecutive drops by the same rule are one row.
+
+    Gathered in place and written as one row when the stretch ends (a late call of a long session drops
+    tens of thousands of messages; rebuilding the row at each of them was most of its view)."""
+
+    rule: str = ""
+    turn: int | None = None
+    first: int = 0
+    last: int = 0
+    count: int = 0
+    tokens: int = 0
+
+    def add(self, rows: list[Row], rule: str, turn: int | None, index: int, size: int) -> None:
+        if self.count and rule != self.rule:
+            self.end(rows)
+        if not self.count:
+            self.rule, self.turn, self.first = rule, turn, index
+        self.last = index
+        self.count += 1
+        self.tokens += size
+
+    def end(self, rows: list[Row]) -> None:
+        """Write the stretch gathered so far (if any) as its row."""
+        if self.count:
+            rows.append(
+                Row(
+                    "dropped-run",
+                    Fate.DROPPED,
+                    self.rule,
+                    self.turn,
+                    self.first,
+                    self.last,
+                    count=self.count,
+                    tokens_before=self.tokens,
+                )
+            )
+            self.count = self.tokens = 0
 
 
 def _sent_row(
@@ -342,6 +365,7 @@ def call_view(
     call = result.calls[number - 1]
     at = _call_index(result, call, changed)
     rows: list[Row] = []
+    drops = _DroppedRun()
     turn = 0
     segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
     for index in range(call.message_index):
@@ -350,19 +374,22 @@ def call_view(
             turn += 1
         native = at.native_of.get(index)
         if native is not None and native == at.breadcrumb_before and index in at.first_of_native:
+            drops.end(rows)
             rows.append(_breadcrumb_row(turn or None))
         grouped = native is not None and index not in at.first_of_native
         size = 0 if native is None or grouped else result.native_tokens[native]
         if native is None:
             row = _outside_row(transcript, at, index, turn or None)
         elif native not in at.sent:
-            _add_dropped(rows, result, call, native, index, turn or None, size)
+            drops.add(rows, _dropped_rule(result, call, native), turn or None, index, size)
             continue
         else:
             row = _sent_row(transcript, at, native, index, turn or None, size)
         if row.sent and not grouped:
             segments[_segment_key(message)] += row.tokens_after or 0
+        drops.end(rows)
         rows.append(row)
+    drops.end(rows)
     if call.breadcrumb_at is not None and at.breadcrumb_before is None:
         rows.append(_breadcrumb_row(turn or None))
     if call.breadcrumb_at is not None:

@@ -135,3 +135,55 @@ def test_a_budget_near_the_data_is_drawn():
     )
     tl = timeline(result)
     assert tl.budget == 3000 and tl.y_max >= 3000
+
+
+def _rows_by_message(view):
+    """(index, fate, rule) per transcript message the rows cover, a dropped run spread over its span."""
+    out = []
+    for row in view.rows:
+        if row.kind == "dropped-run":
+            out += [(i, "dropped", row.rule) for i in range(row.index, row.last_index + 1)]
+        elif row.index is not None:
+            out.append((row.index, row.fate.value, row.rule))
+    return out
+
+
+def test_dropped_runs_are_maximal_and_cover_exactly_the_messages_not_sent():
+    """Every call of replays that drop under several rules (a token budget, a message cap, ai-profile's
+    budget): a run holds consecutive dropped messages of one rule, two runs side by side never share a
+    rule, their counts and sizes are those of the messages they span, and nothing else is dropped."""
+    transcript = parse_transcript(synthetic_openclaw_session(40, tool_result_chars=900, session_id="v"))
+    documents = (
+        {"runtime_profiles": {"d": {"max_context_tokens": 6000}}},
+        {"runtime_profiles": {"d": {"max_history_messages": 12, "max_context_tokens": 9000}}},
+        {
+            "trimscope": {"runtime": "ai_profile"},
+            "max_tokens": 4096,
+            "limits": {"preset": {"contextWindow": 12000}},
+        },
+    )
+    for document in documents:
+        profile = profile_from_document(document, name="p")
+        result = simulate(transcript, profile)
+        assert result.trims > 0
+        for call in result.calls:
+            view = call_view(transcript, result, call.number)
+            covered = _rows_by_message(view)
+            assert [i for i, _, _ in covered] == sorted({i for i, _, _ in covered})
+            sent = {t for n in call.sent_indices() for t in result.origins[n]}
+            dropped = {i for i, fate, _ in covered if fate == "dropped"}
+            held = {t for n in range(call.available) for t in result.origins[n]}
+            assert dropped == held - sent
+            runs = [r for r in view.rows if r.kind == "dropped-run"]
+            for run in runs:
+                assert run.count == run.last_index - run.index + 1
+                natives = {
+                    n
+                    for n in range(call.available)
+                    if set(result.origins[n]) & set(range(run.index, run.last_index + 1))
+                }
+                firsts = {n for n in natives if result.origins[n][0] >= run.index}
+                assert run.tokens_before == sum(result.native_tokens[n] for n in firsts)
+            for before, after in zip(view.rows, view.rows[1:], strict=False):
+                if before.kind == after.kind == "dropped-run":
+                    assert before.rule != after.rule or before.last_index + 1 != after.index
