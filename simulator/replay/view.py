@@ -142,8 +142,15 @@ class CallView:
 
 
 def _preview(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+    """The text with whitespace runs collapsed, cut to ``PREVIEW`` characters with an ellipsis."""
+    # Collapsing a head of the text gives a prefix of collapsing all of it: when that prefix is already
+    # longer than the preview, the rest of a long tool result need not be split and joined (a call view
+    # makes a row per message, tens of thousands for a long session).
+    head = text[: 4 * PREVIEW]
+    collapsed = " ".join(head.split())
+    if len(head) < len(text) and len(collapsed) <= PREVIEW:
+        collapsed = " ".join(text.split())
+    return collapsed if len(collapsed) <= PREVIEW else collapsed[: PREVIEW - 1] + "…"
 
 
 def _message_text(transcript: Transcript, index: int) -> str:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from simulator.importers import parse_transcript
 from simulator.profiles import profile_from_document
 from simulator.replay import Fate, changed_contents, simulate
-from simulator.replay.view import call_view, timeline, timeline_shape
+from simulator.replay.view import PREVIEW, _preview, call_view, timeline, timeline_shape
 from simulator.synthetic import synthetic_openclaw_session
 
 
@@ -187,3 +191,31 @@ def test_dropped_runs_are_maximal_and_cover_exactly_the_messages_not_sent():
             for before, after in zip(view.rows, view.rows[1:], strict=False):
                 if before.kind == after.kind == "dropped-run":
                     assert before.rule != after.rule or before.last_index + 1 != after.index
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\n", "\t", "é", "\u2028", "\x0b"]), max_size=1500))
+def test_a_preview_is_the_whole_text_collapsed_and_cut(text):
+    """Only a head of a long text is collapsed when that is enough: the preview is the same as collapsing
+    all of it, for texts of any length and whitespace runs of any length (at the cut too)."""
+    collapsed = " ".join(text.split())
+    expected = collapsed if len(collapsed) <= PREVIEW else collapsed[: PREVIEW - 1] + "…"
+    assert _preview(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" + " " * 700 + "b" * 300,  # the head is mostly whitespace: the whole text is collapsed
+        " " * 639 + "x" * 10,
+        "w " * 319 + "z" * 500,  # the head ends on a space, the word after it is long
+        ("word " * 40)[:-1],  # exactly 199 characters: no cut
+        "y" * 159,
+        "y" * 160,
+        "y" * 161,
+    ],
+)
+def test_previews_at_the_edges(text):
+    collapsed = " ".join(text.split())
+    expected = collapsed if len(collapsed) <= PREVIEW else collapsed[: PREVIEW - 1] + "…"
+    assert _preview(text) == expected
