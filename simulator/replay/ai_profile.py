@@ -42,7 +42,7 @@ from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     Message,
     is_context_overflow,
-    message_tokens,
+    json_message_tokens,
     retry_budget,
     trim_history,
 )
@@ -106,7 +106,12 @@ def prepare_ai_profile(transcript: Transcript) -> AiProfileNatives:
     """Convert ``transcript`` to ai-profile's messages and size each one once."""
     converted = to_ai_profile(transcript.messages)
     natives = tuple(Message.from_json(m) for m in converted.messages)
-    tokens = tuple(message_tokens(m) for m in natives)
+    # Sized from the converted JSON itself: a native's content JSON is that value.
+    tokens = tuple(
+        json_message_tokens(native.role, message["content"])
+        for native, message in zip(natives, converted.messages, strict=True)
+        if isinstance(message, dict)  # always: the conversion writes objects
+    )
     prefix = [0]
     for t in tokens:
         prefix.append(min(prefix[-1] + t, U32_MAX))

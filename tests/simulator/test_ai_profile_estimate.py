@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile import Block, Message, OtherContent, dumps_compact, estimate_tokens
 from simulator.runtimes.ai_profile.compact_json import (
+    compact_json_bytes,
+    compact_json_bytes_reference,
     quote_string,
     quote_string_reference,
     ryu_format,
@@ -114,3 +116,50 @@ def test_estimates_sum_per_message_and_saturate_at_u32_max():
 def test_nan_cannot_be_estimated():
     with pytest.raises(ValueError):
         dumps_compact(float("nan"))
+
+
+class _Text(str):
+    """A ``str`` subclass: the summed length hands it to the written text."""
+
+
+_any_text = st.text(
+    st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()), max_size=12
+)
+_leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),  # outside i64/u64 they are written as floats
+    st.floats(allow_nan=False, allow_infinity=False),
+    _any_text,
+    _any_text.map(_Text),
+)
+_values = st.recursive(
+    _leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_any_text, inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_values)
+def test_the_summed_length_is_the_written_texts_utf8_length(value):
+    assert compact_json_bytes(value) == len(dumps_compact(value).encode("utf-8", "surrogatepass"))
+
+
+def test_the_summed_length_of_edge_values():
+    for value in (
+        [],
+        {},
+        [[]],
+        {"": {}},
+        "\ud800",
+        "é\n\x00",
+        2**63,
+        -(2**63) - 1,
+        2**64,
+        1e-7,
+        [True, False, None],
+    ):
+        assert compact_json_bytes(value) == compact_json_bytes_reference(value), value
+    with pytest.raises(ValueError):
+        compact_json_bytes([1.0, float("inf")])

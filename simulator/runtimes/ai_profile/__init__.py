@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from simulator.runtimes.ai_profile.budget import OVERHEAD_TOKENS, history_budget, retry_budget
 from simulator.runtimes.ai_profile.compact_json import dumps_compact
-from simulator.runtimes.ai_profile.estimate import estimate_tokens, message_tokens
+from simulator.runtimes.ai_profile.estimate import estimate_tokens, json_message_tokens, message_tokens
 from simulator.runtimes.ai_profile.limits import (
     LimitSource,
     TokenLimits,
@@ -57,6 +57,7 @@ __all__ = [
     "is_context_overflow",
     "limit_source_parse",
     "merge_limits",
+    "json_message_tokens",
     "message_tokens",
     "messages_from_json",
     "parse_model_limits",

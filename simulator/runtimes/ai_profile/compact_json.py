@@ -55,7 +55,39 @@ def dumps_compact(value: JSON) -> str:
 
 
 def compact_json_bytes(value: JSON) -> int:
-    """The UTF-8 byte length of :func:`dumps_compact` of ``value``."""
+    """The UTF-8 byte length of :func:`dumps_compact` of ``value``, summed without writing the text.
+
+    The estimate needs only the length, and a length adds up per part: a string's escaped literal, two
+    brackets, a comma between items, a colon per key. Key order does not change it, so nothing is sorted,
+    and an ASCII string's escaped literal is its UTF-8 length (the standard library's C encoder writes
+    serde_json's escapes, see :func:`quote_string`). Anything but an exact ``str``, ``dict``, ``list``,
+    ``int``, ``bool`` or ``None`` (floats, subclasses) is measured on its written text.
+    """
+    if type(value) is str:
+        quoted = encode_basestring(value)
+        return len(quoted) if quoted.isascii() else len(quoted.encode("utf-8", "surrogatepass"))
+    if type(value) is dict:
+        # the braces, a colon per key and a comma between keys
+        size = 2 * len(value) + 1 if value else 2
+        for key, item in value.items():
+            size += compact_json_bytes(key) + compact_json_bytes(item)
+        return size
+    if type(value) is list:
+        size = len(value) + 1 if value else 2  # the brackets and a comma between items
+        for item in value:
+            size += compact_json_bytes(item)
+        return size
+    if value is None or value is True:
+        return 4
+    if value is False:
+        return 5
+    if type(value) is int and _I64_MIN <= value <= _U64_MAX:
+        return len(str(value))
+    return compact_json_bytes_reference(value)
+
+
+def compact_json_bytes_reference(value: JSON) -> int:
+    """:func:`compact_json_bytes` spelled out: the UTF-8 length of the written text."""
     return len(dumps_compact(value).encode("utf-8", "surrogatepass"))
 
 

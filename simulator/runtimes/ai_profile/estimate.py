@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from simulator.jsonvalue import JSON
 from simulator.runtimes.ai_profile.compact_json import compact_json_bytes
 from simulator.runtimes.ai_profile.messages import Message
 
@@ -29,8 +30,13 @@ def message_tokens(message: Message) -> int:
     Returns:
         ``min((content JSON bytes + role bytes) // 2 + 8, 2**32 - 1)``.
     """
-    length = compact_json_bytes(message.content_json()) + len(message.role.encode("utf-8", "surrogatepass"))
-    return min(length // CHARS_PER_TOKEN + PER_MESSAGE_TOKENS, U32_MAX)
+    return json_message_tokens(message.role, message.content_json())
+
+
+def json_message_tokens(role: str, content: JSON) -> int:
+    """:func:`message_tokens` of a message with this role and content JSON (before it is a ``Message``)."""
+    role_bytes = len(role) if role.isascii() else len(role.encode("utf-8", "surrogatepass"))
+    return min((compact_json_bytes(content) + role_bytes) // CHARS_PER_TOKEN + PER_MESSAGE_TOKENS, U32_MAX)
 
 
 def estimate_tokens(messages: Iterable[Message]) -> int:
