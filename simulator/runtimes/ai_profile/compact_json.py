@@ -24,10 +24,13 @@ from __future__ import annotations
 import math
 from json.encoder import encode_basestring
 
+import msgspec
+
 from simulator.jsonvalue import JSON
 
 _U64_MAX = 2**64 - 1
 _I64_MIN = -(2**63)
+_ENCODE = msgspec.json.Encoder().encode
 _POW10 = tuple(float(f"1e{i}") for i in range(309))
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -55,35 +58,35 @@ def dumps_compact(value: JSON) -> str:
 
 
 def compact_json_bytes(value: JSON) -> int:
-    """The UTF-8 byte length of :func:`dumps_compact` of ``value``, summed without writing the text.
+    """The UTF-8 byte length of :func:`dumps_compact` of ``value``.
 
-    The estimate needs only the length, and a length adds up per part: a string's escaped literal, two
-    brackets, a comma between items, a colon per key. Key order does not change it, so nothing is sorted,
-    and an ASCII string's escaped literal is its UTF-8 length (the standard library's C encoder writes
-    serde_json's escapes, see :func:`quote_string`). Anything but an exact ``str``, ``dict``, ``list``,
-    ``int``, ``bool`` or ``None`` (floats, subclasses) is measured on its written text.
+    The estimate needs only the length, which key order does not change, so a value whose every leaf
+    msgspec writes as serde_json does (strings, booleans, null, integers inside ``i64``/``u64``; keys
+    strings) is measured on msgspec's unsorted UTF-8 output, written in C: both escape exactly the
+    quote, the backslash and the control characters, with the same short forms (\\n, \\t, ...) and six
+    characters for the others, and write everything else raw. Floats (ryu prints them differently),
+    larger integers (they become floats) and lone surrogates (msgspec refuses them) take the written text.
     """
-    if type(value) is str:
-        quoted = encode_basestring(value)
-        return len(quoted) if quoted.isascii() else len(quoted.encode("utf-8", "surrogatepass"))
-    if type(value) is dict:
-        # the braces, a colon per key and a comma between keys
-        size = 2 * len(value) + 1 if value else 2
-        for key, item in value.items():
-            size += compact_json_bytes(key) + compact_json_bytes(item)
-        return size
-    if type(value) is list:
-        size = len(value) + 1 if value else 2  # the brackets and a comma between items
-        for item in value:
-            size += compact_json_bytes(item)
-        return size
-    if value is None or value is True:
-        return 4
-    if value is False:
-        return 5
-    if type(value) is int and _I64_MIN <= value <= _U64_MAX:
-        return len(str(value))
+    if type(value) is str or _written_alike(value):
+        try:
+            return len(_ENCODE(value))
+        except UnicodeEncodeError:  # a lone surrogate, which Rust strings cannot hold: counted as 3 bytes
+            pass
     return compact_json_bytes_reference(value)
+
+
+def _written_alike(value: JSON) -> bool:
+    """Whether msgspec writes ``value`` as serde_json does, up to key order (:func:`compact_json_bytes`)."""
+    if type(value) is dict:
+        for key, item in value.items():
+            if type(key) is not str or (type(item) is not str and not _written_alike(item)):
+                return False
+        return True
+    if type(value) is list:
+        return all(type(item) is str or _written_alike(item) for item in value)
+    if type(value) is int:
+        return _I64_MIN <= value <= _U64_MAX
+    return value is None or type(value) is bool or type(value) is str
 
 
 def compact_json_bytes_reference(value: JSON) -> int:
