@@ -21,7 +21,7 @@ prefix); both give the same records.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Protocol
 
@@ -74,6 +74,10 @@ class _Session:
     max_attempts: int
     window: int | None
     trimmer: HistoryTrimmer
+    budget_text: str
+    """``budget`` as the drop rules write it (the same at every call)."""
+    reinserted: dict[int, tuple[FateGroup, ...]] = field(default_factory=dict)
+    """The re-added first user message's fate, by its index: the same rule at every call that re-adds it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +159,7 @@ def replay_ai_profile(
         settings.max_attempts,
         provider_window if provider_window is not None else settings.limits().context_window,
         ReferenceTrimmer(natives, tokens) if reference else facts.trimmer,
+        fmt(explanation.value or 0),
     )
     first: _Retry | None = None
     calls, _ = run_calls(facts.calls, partial(step, session), first)
@@ -271,7 +276,7 @@ def _retry(session: _Session, state: _Retry) -> _Sent:
 def _up_front(session: _Session, cut: PrefixTrim, full: int) -> _Sent:
     if not (cut.dropped or cut.used_fallback):
         return _Sent(cut.spans, cut.estimate_after, False, "")
-    rule = f"history budget {fmt(session.budget or 0)} < {fmt(full)} est.: oldest messages dropped"
+    rule = f"history budget {session.budget_text} < {fmt(full)} est.: oldest messages dropped"
     if cut.used_fallback:
         rule += " (nothing fit: only the newest plain message kept)"
     return _Sent(cut.spans, cut.estimate_after, cut.dropped > 0, rule)
@@ -281,8 +286,13 @@ def _reinserted(session: _Session, cut: PrefixTrim) -> tuple[FateGroup, ...]:
     first, budget = cut.reinserted_first_user, session.budget
     if first is None or budget is None:
         return ()
-    rule = f"first user message ({fmt(session.tokens[first])} est.) ≤ half the budget ({fmt(budget // 2)})"
-    return (FateGroup(Fate.REINSERTED, rule, (first,)),)
+    fated = session.reinserted.get(first)
+    if fated is None:
+        rule = (
+            f"first user message ({fmt(session.tokens[first])} est.) ≤ half the budget ({fmt(budget // 2)})"
+        )
+        fated = session.reinserted[first] = (FateGroup(Fate.REINSERTED, rule, (first,)),)
+    return fated
 
 
 def _overflow_rounds(session: _Session, sent: _Sent, window: int) -> _Sent:

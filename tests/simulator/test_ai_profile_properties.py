@@ -143,3 +143,20 @@ def test_precomputed_token_sizes_give_the_same_trim(history, budget):
     messages, _ = history
     sizes = [message_tokens(m) for m in messages]
     assert trim_history(messages, budget, tokens=sizes) == trim_history(messages, budget)
+
+
+_block_types = st.one_of(st.sampled_from(["tool_use", "tool_result", "text"]), json_values)
+_blocks = st.lists(
+    st.one_of(json_values, st.dictionaries(st.just("type"), _block_types, min_size=1)).map(Block), max_size=4
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.text(max_size=5), _blocks.map(tuple)), st.sampled_from(["tool_use", "tool_result", "text"])
+)
+def test_has_block_is_any_block_of_that_kind(content, kind):
+    message = Message("user", content)
+    assert message.has_block(kind) == (
+        isinstance(content, tuple) and any(block.kind == kind for block in content)
+    )

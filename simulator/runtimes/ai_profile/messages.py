@@ -112,7 +112,15 @@ class Message:
 
     def has_block(self, kind: str) -> bool:
         """Whether content is a list with at least one element whose string ``type`` equals ``kind``."""
-        return isinstance(self.content, tuple) and any(block.kind == kind for block in self.content)
+        if not isinstance(self.content, tuple):
+            return False
+        # ``Block.kind`` spelled out in the loop (a replay asks at every call): a non-string ``type``
+        # never equals ``kind``, which is a string.
+        for block in self.content:
+            data = block.data
+            if isinstance(data, dict) and data.get("type") == kind:
+                return True
+        return False
 
     @property
     def has_tool_use(self) -> bool:
