@@ -134,7 +134,8 @@ class MessageCounts:
 
 
 class ReplayRates:
-    """Seconds per message of the replays this process has run, per runtime (the latest of each).
+    """Seconds per message of the replays (or the preparations) this process has run, per runtime (the
+    latest of each).
 
     Only replays of at least :attr:`MIN_MESSAGES` messages are recorded: a short one is dominated by
     fixed costs and would make a long session's estimate far too small.
@@ -174,6 +175,9 @@ INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 
 MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
 TRANSCRIPT_TOKENS: Memo[TranscriptKey, TranscriptTokens] = Memo("per-message costing facts", 16)
 REPLAY_RATES = ReplayRates()
+"""Replays from a kept preparation: what a knob change costs."""
+PREPARE_RATES = ReplayRates()
+"""Preparing a transcript for a runtime: what a first replay costs on top of the replay."""
 
 
 class _Clearable(Protocol):
@@ -192,6 +196,7 @@ STORES: tuple[_Clearable, ...] = (
     ESTIMATES,
     MESSAGE_COUNTS,
     TRANSCRIPT_TOKENS,
+    PREPARE_RATES,
     REPLAY_RATES,
 )
 

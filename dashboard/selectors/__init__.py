@@ -52,6 +52,7 @@ from dashboard.selectors.simulations import (
     comparison_message_diff,
     cost_max_messages,
     default_call,
+    prepared_runtimes,
     simulation_compare,
     simulation_compare_profiles,
     simulation_cost,
@@ -73,6 +74,7 @@ from dashboard.selectors.trace import (
     simulation_trace_json,
 )
 from dashboard.selectors.transcript_pages import (
+    ReplayEstimate,
     TranscriptPage,
     message_o200k,
     replay_estimates,
@@ -90,8 +92,10 @@ from dashboard.selectors.transcripts import (
 
 __all__ = [
     "SessionTooLongToPrice",
+    "ReplayEstimate",
     "TranscriptPage",
     "message_o200k",
+    "prepared_runtimes",
     "replay_estimates",
     "transcript_page",
     "simulation_estimates",

@@ -21,6 +21,7 @@ from dashboard.selectors.transcript_pages import message_o200k, transcript_token
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
+    RUNTIMES,
     CacheTtl,
     CallRecord,
     CallView,
@@ -60,12 +61,30 @@ def replay_key(
 
 def _prepared(transcript: Transcript, runtime: str, assumed_gap_seconds: float | None) -> PreparedReplay:
     """The transcript converted and sized for ``runtime``'s replays, kept: every knob value replays it."""
-    key = memo.PreparedKey(transcript_key(transcript), runtime, assumed_gap_seconds)
-    return memo.PREPARED.get_or_compute(
-        key,
-        lambda: prepare_replay(
-            transcript_parsed(transcript=transcript), runtime, assumed_gap_seconds=assumed_gap_seconds
-        ),
+
+    def prepare() -> PreparedReplay:
+        parsed = transcript_parsed(transcript=transcript)
+        started = time.perf_counter()
+        prepared = prepare_replay(parsed, runtime, assumed_gap_seconds=assumed_gap_seconds)
+        # The rate behind the "first replay takes about…" estimates (with the replay's own).
+        memo.PREPARE_RATES.record(runtime, len(parsed.messages), time.perf_counter() - started)
+        return prepared
+
+    return memo.PREPARED.get_or_compute(_prepared_key(transcript, runtime, assumed_gap_seconds), prepare)
+
+
+def _prepared_key(
+    transcript: Transcript, runtime: str, assumed_gap_seconds: float | None
+) -> memo.PreparedKey:
+    return memo.PreparedKey(transcript_key(transcript), runtime, assumed_gap_seconds)
+
+
+def prepared_runtimes(*, transcript: Transcript, assumed_gap_seconds: float | None = None) -> frozenset[str]:
+    """The runtimes this transcript is kept prepared for: their next first replay skips preparing."""
+    return frozenset(
+        runtime
+        for runtime in RUNTIMES
+        if memo.PREPARED.get(_prepared_key(transcript, runtime, assumed_gap_seconds)) is not None
     )
 
 
@@ -73,10 +92,10 @@ def _replayed(transcript: Transcript, key: memo.ReplayKey) -> SimulationResult:
     def replay() -> SimulationResult:
         # Replayed from the canonical document, so two equal profiles give the one kept result.
         profile = profile_from_document(json.loads(key.document), name=key.profile_name)
-        started = time.perf_counter()
         prepared = _prepared(transcript, profile.runtime, key.assumed_gap_seconds)
+        started = time.perf_counter()
         result = replay_prepared(prepared, profile)
-        # The rate behind the transcript page's "first replay takes about…" estimate.
+        # The rate behind the "a knob change / a first replay takes about…" estimates.
         messages = len(prepared.transcript.messages)
         memo.REPLAY_RATES.record(profile.runtime, messages, time.perf_counter() - started)
         return result

@@ -32,18 +32,31 @@ from simulator import (
 from simulator import Transcript as ParsedTranscript
 
 MESSAGES_PER_PAGE = 100
-FALLBACK_SECONDS_PER_MESSAGE: dict[str, float] = {
-    "zeroclaw": 0.000_02,
-    "ai_profile": 0.000_02,
-    "openclaw": 0.000_04,
-    "as_recorded": 0.000_01,
+FALLBACK_PREPARE_SECONDS_PER_MESSAGE: dict[str, float] = {
+    "zeroclaw": 0.000_005,
+    "ai_profile": 0.000_01,
+    "openclaw": 0.000_012,
+    "as_recorded": 0.000_005,
 }
-"""First-replay seconds per message (preparing the transcript included) before this server has timed one:
-each runtime's rate at 100,000 messages in docs/benchmarks.md, rounded up (ZeroClaw 0.9-1.5 s, ai-profile
-1.2 s, OpenClaw 2026.7.1 3.3 s; 2026.9.6 about 4 s on the same session). OpenClaw 2026.9.6 replays a call
-the reference way (over the whole history: time growing with the square of the session) once an image is
-older than the last three turns, a result is over the guard's share or thinking is dropped, so its first
-replay of such a long session takes far longer than this says."""
+"""Seconds per message to prepare a transcript for a runtime (convert, size) before this server has timed
+one: each runtime's rate at 100,000 messages in docs/benchmarks.md, rounded up (ZeroClaw 0.4 s, ai-profile
+0.8 s, OpenClaw 1.1 s)."""
+FALLBACK_REPLAY_SECONDS_PER_MESSAGE: dict[str, float] = {
+    "zeroclaw": 0.000_015,
+    "ai_profile": 0.000_01,
+    "openclaw": 0.000_028,
+    "as_recorded": 0.000_005,
+}
+"""Seconds per message to replay a prepared transcript (a knob change) before this server has timed one,
+from the same benchmark, rounded up (ZeroClaw 0.5-1.4 s, ai-profile 0.5 s, OpenClaw 2026.7.1 1.9 s and
+2026.9.6 2.7 s). OpenClaw 2026.9.6 replays a call the reference way (over the whole history: time growing
+with the square of the session) once an image is older than the last three turns, a result is over the
+guard's share or thinking is dropped, so its replay of such a long session takes far longer than this says."""
+FALLBACK_SECONDS_PER_MESSAGE: dict[str, float] = {
+    runtime: FALLBACK_PREPARE_SECONDS_PER_MESSAGE[runtime] + FALLBACK_REPLAY_SECONDS_PER_MESSAGE[runtime]
+    for runtime in FALLBACK_REPLAY_SECONDS_PER_MESSAGE
+}
+"""A first replay's seconds per message, preparing included."""
 FALLBACK_SLOWEST = max(FALLBACK_SECONDS_PER_MESSAGE.values())
 
 
@@ -161,19 +174,20 @@ def transcript_tokens(*, transcript: Transcript) -> TranscriptTokens:
     return memo.TRANSCRIPT_TOKENS.get_or_compute(transcript_key(transcript), build)
 
 
-def replay_estimates(*, messages: int) -> tuple[ReplayEstimate, ...]:
-    """How long a first replay of ``messages`` messages should take, per runtime (an estimate)."""
+def replay_estimates(*, messages: int, prepared: frozenset[str] = frozenset()) -> tuple[ReplayEstimate, ...]:
+    """How long a replay of ``messages`` messages should take, per runtime (an estimate): preparing the
+    transcript included unless its runtime is in ``prepared`` (kept: a knob change), each part at this
+    server's latest rate for the runtime, else the benchmarks'."""
     estimates = []
     for runtime in RUNTIMES:
-        rate = memo.REPLAY_RATES.get(runtime)
-        estimates.append(
-            ReplayEstimate(
-                runtime,
-                runtime_label(runtime),
-                messages * (rate or FALLBACK_SECONDS_PER_MESSAGE.get(runtime, FALLBACK_SLOWEST)),
-                rate is not None,
-            )
-        )
+        replay = memo.REPLAY_RATES.get(runtime)
+        seconds = replay or FALLBACK_REPLAY_SECONDS_PER_MESSAGE.get(runtime, FALLBACK_SLOWEST)
+        measured = replay is not None
+        if runtime not in prepared:
+            preparing = memo.PREPARE_RATES.get(runtime)
+            seconds += preparing or FALLBACK_PREPARE_SECONDS_PER_MESSAGE.get(runtime, FALLBACK_SLOWEST)
+            measured = measured and preparing is not None
+        estimates.append(ReplayEstimate(runtime, runtime_label(runtime), messages * seconds, measured))
     return tuple(estimates)
 
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
-from dashboard.models import Profile
+from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import compare_cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
@@ -76,11 +76,11 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         if pending:
             # The first replays of a long session take seconds: draw the pickers and a progress line at
             # once, and ask for the comparison (same URL) from there.
-            rates = {e.runtime: e for e in selectors.replay_estimates(messages=transcript.message_count)}
+            estimates = _first_replay_estimates(transcript, [p.runtime for p in pending], costs.gap)
             context["compare_pending"] = {
                 "url": request.get_full_path(),
-                "seconds": sum(rates[p.runtime].seconds for p in pending),
-                "measured": all(rates[p.runtime].measured for p in pending),
+                "seconds": sum(e.seconds for e in estimates),
+                "measured": all(e.measured for e in estimates),
             }
             return render(request, "dashboard/compare.html", context)
         results, comparison = selectors.comparison(
@@ -190,3 +190,17 @@ def compare_cost(request: HtmxHttpRequest) -> HttpResponse:
         }
     )
     return render(request, "dashboard/_compare-cost.html", context)
+
+
+def _first_replay_estimates(
+    transcript: Transcript, runtimes: list[str], gap: float | None
+) -> list[selectors.ReplayEstimate]:
+    """Each pending replay's estimate: a runtime is prepared once (the first of its replays), and not at
+    all when its preparation is kept."""
+    kept = selectors.prepared_runtimes(transcript=transcript, assumed_gap_seconds=gap)
+    out = []
+    for runtime in runtimes:
+        estimates = selectors.replay_estimates(messages=transcript.message_count, prepared=kept)
+        out.append(next(e for e in estimates if e.runtime == runtime))
+        kept |= {runtime}
+    return out

@@ -71,11 +71,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     document = forms.simulation_document(profile=profile, knob_values=knob_values)
     runtime, knobs = forms.profile_knobs(document=document)
     costs = cost_params(request)
-    resim_estimate = next(
-        e
-        for e in selectors.replay_estimates(messages=transcript.message_count)
-        if e.runtime == domain.runtime
-    )
+    # A knob change replays the kept preparation; a first replay prepares too unless that is kept.
+    resim_estimate = _estimate(transcript, domain.runtime, frozenset({domain.runtime}))
     if (
         not request.htmx
         and transcript.message_count > COST_INLINE_MESSAGES
@@ -91,6 +88,11 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 "knob_runtime": runtime,
                 "edited": edited,
                 "resim_estimate": resim_estimate,
+                "first_estimate": _estimate(
+                    transcript,
+                    domain.runtime,
+                    selectors.prepared_runtimes(transcript=transcript, assumed_gap_seconds=costs.gap),
+                ),
                 "sim_pending_url": request.get_full_path(),
             }
         )
@@ -175,6 +177,12 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx and request.htmx.target == "sim-body":
         template += "#sim-body"
     return render(request, template, context)
+
+
+def _estimate(transcript: Transcript, runtime: str, prepared: frozenset[str]) -> selectors.ReplayEstimate:
+    """How long replaying ``transcript`` through ``runtime`` should take (preparing it unless kept)."""
+    estimates = selectors.replay_estimates(messages=transcript.message_count, prepared=prepared)
+    return next(e for e in estimates if e.runtime == runtime)
 
 
 def _screen_and_query(

@@ -168,7 +168,8 @@ def test_a_long_sessions_first_replay_draws_the_page_at_once_and_asks_for_the_bo
 ):
     transcript, tight = setup
     monkeypatch.setattr(simulations, "COST_INLINE_MESSAGES", 10)
-    memo.REPLAY_RATES.record("zeroclaw", 2_000, 2.0)  # 1 ms per message
+    memo.REPLAY_RATES.record("zeroclaw", 2_000, 2.0)  # 1 ms per message to replay
+    memo.PREPARE_RATES.record("zeroclaw", 2_000, 4.0)  # and 2 ms to prepare: 0.483 s for a first replay
     url = _sim(transcript, tight, call=30)
     shell = operator_client.get(url).content.decode()
     assert 'id="sim-controls"' in shell and 'id="timeline-h"' not in shell
@@ -176,7 +177,9 @@ def test_a_long_sessions_first_replay_draws_the_page_at_once_and_asks_for_the_bo
     assert pending is not None and pending.group(1).replace("&amp;", "&") == url
     status = re.sub(r"\s+", " ", re.search(r'id="sim-first-replay"[^>]*>(.*?)</p>', shell, re.S).group(1))
     assert "Replaying 161 messages through tight for the first time" in status
-    assert "about 0.2 s, an estimate from this server's latest ZeroClaw replay" in status
+    assert "about 0.5 s, an estimate from this server's latest ZeroClaw replay" in status
+    # The knob bar's estimate is a replay alone: the first replay keeps the preparation.
+    assert "a new knob value is a new replay: about 0.2 s" in re.sub(r"\s+", " ", shell)
     assert not selectors.simulation_result_kept(
         transcript=transcript, profile=selectors.profile_domain(profile=tight)
     )
@@ -198,6 +201,8 @@ def test_a_long_sessions_first_comparison_draws_the_page_at_once_and_asks_for_th
     monkeypatch.setattr(compare, "COST_INLINE_MESSAGES", 10)
     memo.REPLAY_RATES.record("zeroclaw", 2_000, 2.0)  # 1 ms per message: 0.161 s
     memo.REPLAY_RATES.record("ai_profile", 1_000, 2.0)  # 2 ms per message: 0.322 s
+    memo.PREPARE_RATES.record("zeroclaw", 2_000, 0.2)  # 0.1 ms per message: 0.016 s
+    memo.PREPARE_RATES.record("ai_profile", 1_000, 0.1)  # 0.016 s
     url = f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{other.pk}"
     shell = operator_client.get(url).content.decode()
     assert 'id="sum-h"' not in shell and '<select name="profiles">' in shell
@@ -212,3 +217,17 @@ def test_a_long_sessions_first_comparison_draws_the_page_at_once_and_asks_for_th
     assert "<select" not in text  # the body alone, not a second page inside the first
     # Both replays are kept now: the next full view is drawn whole.
     assert 'id="sum-h"' in operator_client.get(url).content.decode()
+
+
+def test_a_replay_times_preparing_and_replaying_apart(operator_client, setup, monkeypatch):
+    transcript, tight = setup
+    monkeypatch.setattr(memo.ReplayRates, "MIN_MESSAGES", 1)
+    assert operator_client.get(_sim(transcript, tight)).status_code == 200
+    prepared, replayed = memo.PREPARE_RATES.get("zeroclaw"), memo.REPLAY_RATES.get("zeroclaw")
+    assert prepared is not None and replayed is not None
+    assert selectors.prepared_runtimes(transcript=transcript) == frozenset({"zeroclaw"})
+    # A knob change replays the kept preparation: only the replay rate is timed again.
+    memo.PREPARE_RATES.clear()
+    knob = "knob:runtime_profiles.default.max_history_messages=7"
+    assert operator_client.get(f"{_sim(transcript, tight)}&{knob}").status_code == 200
+    assert memo.PREPARE_RATES.get("zeroclaw") is None and memo.REPLAY_RATES.get("zeroclaw") is not None

@@ -76,9 +76,10 @@ def test_the_header_says_how_large_the_session_is_and_estimates_its_first_replay
 def test_the_replay_estimate_uses_the_rate_this_server_measured(operator_client, long_transcript):
     for runtime in RUNTIMES:
         memo.REPLAY_RATES.record(runtime, 10_000, 5.0)  # 0.5 ms per message
+        memo.PREPARE_RATES.record(runtime, 10_000, 15.0)  # 1.5 ms per message
     body = operator_client.get(reverse("transcript-detail", args=[long_transcript.pk])).content.decode()
     estimate = body[body.index('id="replay-estimate"') :][:800]
-    assert "about 0.1 s" in estimate  # 241 × 0.5 ms
+    assert "about 0.5 s" in estimate  # 241 × 2 ms: preparing and replaying
     assert "latest replay of each runtime on this server" in estimate
 
 
@@ -228,6 +229,28 @@ def test_the_upload_limit_defaults_to_200_mib_and_comes_from_the_environment():
 
 
 def test_before_this_server_has_timed_a_replay_each_runtime_is_estimated_at_its_benchmark_rate():
-    memo.REPLAY_RATES.clear()
+    memo.clear()
     seconds = {e.runtime: round(e.seconds, 1) for e in transcript_pages.replay_estimates(messages=100_000)}
     assert seconds == {"zeroclaw": 2.0, "ai_profile": 2.0, "openclaw": 4.0, "as_recorded": 1.0}
+    kept = transcript_pages.replay_estimates(messages=100_000, prepared=frozenset({"zeroclaw", "openclaw"}))
+    # A kept preparation leaves the replay alone: what a knob change costs.
+    assert {e.runtime: round(e.seconds, 1) for e in kept} == {
+        "zeroclaw": 1.5,
+        "ai_profile": 2.0,
+        "openclaw": 2.8,
+        "as_recorded": 1.0,
+    }
+    assert not any(e.measured for e in kept)
+
+
+def test_a_first_replay_is_estimated_as_preparing_plus_replaying_at_the_rates_measured_apart():
+    memo.clear()
+    memo.REPLAY_RATES.record("zeroclaw", 10_000, 1.0)  # 0.1 ms per message
+    estimates = {e.runtime: e for e in transcript_pages.replay_estimates(messages=100_000)}
+    assert round(estimates["zeroclaw"].seconds, 1) == 10.5  # measured replay + the benchmarks' preparing
+    assert not estimates["zeroclaw"].measured
+    memo.PREPARE_RATES.record("zeroclaw", 10_000, 0.5)
+    estimates = {e.runtime: e for e in transcript_pages.replay_estimates(messages=100_000)}
+    assert round(estimates["zeroclaw"].seconds, 1) == 15.0 and estimates["zeroclaw"].measured
+    knob = transcript_pages.replay_estimates(messages=100_000, prepared=frozenset({"zeroclaw"}))
+    assert [round(e.seconds, 1) for e in knob if e.runtime == "zeroclaw"] == [10.0]
