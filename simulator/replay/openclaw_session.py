@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from simulator.convert import to_openclaw
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
-from simulator.replay.openclaw_transforms import media_and_thinking_of
+from simulator.replay.openclaw_natives_fast import natives_with_facts
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
-from simulator.runtimes.openclaw.context_guard import guard_message_chars
-from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
 from simulator.runtimes.openclaw.settings import OpenClawSettings
@@ -85,9 +84,15 @@ def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
 
 
 def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
+    raws, origins = _native_payloads(transcript)
+    return messages_from_json(raws), origins
+
+
+def _native_payloads(transcript: Transcript) -> tuple[list[JSON], tuple[tuple[int, ...], ...]]:
+    """Each native message's JSON payload, and the transcript messages it comes from."""
     if transcript.format != "openclaw":
         converted = to_openclaw(transcript.messages)
-        return messages_from_json(list(converted.messages)), tuple(tuple(o) for o in converted.origins)
+        return list(converted.messages), tuple(tuple(o) for o in converted.origins)
     # An OpenClaw session's own payloads, as recorded; only a message without one is converted (each
     # non-system message is one native of its own, so converting it alone gives what converting all would).
     raws: list[JSON] = []
@@ -100,7 +105,7 @@ def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tu
             raw = to_openclaw((message,)).messages[0]
         raws.append(raw)
         origins.append((index,))
-    return messages_from_json(raws), tuple(origins)
+    return raws, tuple(origins)
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
@@ -164,15 +169,18 @@ class OpenClawNatives:
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
     """``transcript``'s native messages, its model calls and each message's two estimates, made once."""
-    natives, origins = _natives(transcript)
-    chars = tuple(estimate_message_chars(m) for m in natives)
-    prefix = [0]
-    for size in chars:
-        prefix.append(prefix[-1] + size)
-    guard = tuple(guard_message_chars(m) for m in natives)
-    calls = model_calls(transcript, origins)
+    raws, origins = _native_payloads(transcript)
+    # Each message read and sized once (the reference functions for any shape this does not recognise).
+    read = natives_with_facts(raws)
+    chars = read.estimates
     return OpenClawNatives(
-        natives, origins, calls, chars, tuple(prefix), guard, media_and_thinking_of(natives)
+        read.natives,
+        origins,
+        model_calls(transcript, origins),
+        chars,
+        tuple(accumulate(chars, initial=0)),
+        read.guards,
+        (read.media, read.thinking),
     )
 
 
