@@ -41,7 +41,8 @@ NativeFacts: TypeAlias = tuple[AgentMessage, int, int, bool, bool]
 """A native message, its pruner estimate, its guard estimate, whether image cleanup may change it, and
 whether it holds thinking the thinking policy strips."""
 
-_USER_LEAD = ("role", "content")
+NATIVE_ROLES = ("user", "assistant", "toolResult")
+"""The roles of the messages a session records as OpenClaw's own ``AgentMessage`` payloads."""
 _TOOL_RESULT_LEAD = ("role", "toolCallId", "toolName", "content", "isError")
 _TOOL_RESULT_KEYS = frozenset(_TOOL_RESULT_LEAD)
 
@@ -59,18 +60,27 @@ class NativeColumns:
     """The assistants holding thinking, ascending."""
 
 
-def natives_with_facts(raws: Sequence[JSON]) -> NativeColumns:
-    """Each payload's message (``message_from_json``) and its facts (:func:`reference_facts`)."""
+def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | None = None) -> NativeColumns:
+    """Each payload's message (``message_from_json``) and its facts (:func:`reference_facts`).
+
+    ``convert``: given ``k``, the payload to read instead of ``raws[k]`` when that is not an object of a
+    native role (user, assistant, toolResult); ``None`` reads every payload as it is.
+    """
     rows: list[NativeFacts] = []
     append = rows.append
     readers = _READERS
-    for raw in raws:
+    for k, raw in enumerate(raws):
         facts = None
         if type(raw) is dict:
             role = raw.get("role")
             reader = readers.get(role) if type(role) is str else None
             facts = reader(raw) if reader is not None else None
-        append(facts if facts is not None else reference_facts(message_from_json(raw)))
+        if facts is None:
+            # Never a payload the readers took: they take objects of the native roles only.
+            if convert is not None and not (isinstance(raw, dict) and raw.get("role") in NATIVE_ROLES):
+                raw = convert(k)
+            facts = reference_facts(message_from_json(raw))
+        append(facts)
     if not rows:
         return NativeColumns((), (), (), (), ())
     natives, estimates, guards, media, thinking = zip(*rows, strict=True)
@@ -95,24 +105,20 @@ def _user(raw: dict[str, JSON]) -> NativeFacts | None:
     content = raw.get("content")
     if type(content) is str:
         estimate, guard, media = _text_facts(content)
-        return UserMessage(content, _extra(raw, _USER_LEAD)), estimate, guard, media, False
-    if type(content) is not list:
-        return None
-    read = _text_blocks(content)
+        return UserMessage(content, _extra(raw)), estimate, guard, media, False
+    read = _text_blocks(content) if type(content) is list else None
     if read is None:
         return None
     blocks, estimate, guard, media = read
-    return UserMessage(blocks, _extra(raw, _USER_LEAD)), estimate, guard, media, False
+    return UserMessage(blocks, _extra(raw)), estimate, guard, media, False
 
 
 def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
-    content = raw.get("content")
-    name, call_id, is_error = raw.get("toolName"), raw.get("toolCallId"), raw.get("isError")
-    if type(content) is not list or type(name) is not str or type(call_id) is not str:
+    content, name, call_id = raw.get("content"), raw.get("toolName"), raw.get("toolCallId")
+    is_error = raw.get("isError")
+    if type(name) is not str or type(call_id) is not str or type(is_error) is not bool:
         return None
-    if type(is_error) is not bool:
-        return None
-    read = _text_blocks(content)
+    read = _text_blocks(content) if type(content) is list else None
     if read is None:
         return None
     blocks, estimate, chars, media = read
@@ -166,7 +172,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
             thinking = True
         else:
             return None
-    return AssistantMessage(tuple(blocks), _extra(raw, _USER_LEAD)), estimate, guard, False, thinking
+    return AssistantMessage(tuple(blocks), _extra(raw)), estimate, guard, False, thinking
 
 
 def _tool_call(block: dict[str, JSON]) -> ToolCall | None:
@@ -220,11 +226,13 @@ def _text_facts(text: str) -> tuple[int, int, bool]:
     return estimate_string_chars(text), js_len(text), named
 
 
-def _extra(raw: dict[str, JSON], lead: tuple[str, ...]) -> Fields:
-    """The fields after the known ones: a slice when they lead the object (as pi writes them)."""
-    if tuple(raw)[: len(lead)] == lead:
-        return tuple(raw.items())[len(lead) :]
-    return tuple([(k, v) for k, v in raw.items() if k not in lead])
+def _extra(raw: dict[str, JSON]) -> Fields:
+    """A user or assistant message's fields after ``role`` and ``content``: a slice when those two lead
+    the object (as pi writes it)."""
+    items = tuple(raw.items())
+    if items[0][0] == "role" and items[1][0] == "content":  # both present: at least two items
+        return items[2:]
+    return tuple([(k, v) for k, v in items if k != "role" and k != "content"])
 
 
 _READERS: dict[str, Callable[[dict[str, JSON]], NativeFacts | None]] = {

@@ -29,7 +29,7 @@ from itertools import accumulate
 from simulator.convert import to_openclaw
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
-from simulator.replay.openclaw_natives_fast import natives_with_facts
+from simulator.replay.openclaw_natives_fast import NATIVE_ROLES, NativeColumns, natives_with_facts
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
@@ -39,7 +39,6 @@ from simulator.transcript import Message, Role, Transcript
 
 DAY_MS = 86_400_000
 DEFAULT_PROVIDER = "anthropic"
-_NATIVE_ROLES = ("user", "assistant", "toolResult")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +83,9 @@ def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
 
 
 def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tuple[int, ...], ...]]:
-    raws, origins = _native_payloads(transcript)
-    return messages_from_json(raws), origins
-
-
-def _native_payloads(transcript: Transcript) -> tuple[list[JSON], tuple[tuple[int, ...], ...]]:
-    """Each native message's JSON payload, and the transcript messages it comes from."""
     if transcript.format != "openclaw":
         converted = to_openclaw(transcript.messages)
-        return list(converted.messages), tuple(tuple(o) for o in converted.origins)
+        return messages_from_json(list(converted.messages)), tuple(tuple(o) for o in converted.origins)
     # An OpenClaw session's own payloads, as recorded; only a message without one is converted (each
     # non-system message is one native of its own, so converting it alone gives what converting all would).
     raws: list[JSON] = []
@@ -101,11 +94,27 @@ def _native_payloads(transcript: Transcript) -> tuple[list[JSON], tuple[tuple[in
         if message.role is Role.SYSTEM:
             continue
         raw = message.raw
-        if not (isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES):
+        if not (isinstance(raw, dict) and raw.get("role") in NATIVE_ROLES):
             raw = to_openclaw((message,)).messages[0]
         raws.append(raw)
         origins.append((index,))
-    return raws, tuple(origins)
+    return messages_from_json(raws), tuple(origins)
+
+
+def _read_natives(transcript: Transcript) -> tuple[NativeColumns, tuple[tuple[int, ...], ...]]:
+    """What :func:`_natives` reads, each message with its facts (``natives_with_facts``)."""
+    if transcript.format != "openclaw":
+        converted = to_openclaw(transcript.messages)
+        return natives_with_facts(converted.messages), tuple(tuple(o) for o in converted.origins)
+    messages = transcript.messages
+    system = Role.SYSTEM
+    indexes = [index for index, message in enumerate(messages) if message.role is not system]
+
+    def convert_one(k: int) -> JSON:
+        return to_openclaw((messages[indexes[k]],)).messages[0]
+
+    read = natives_with_facts([messages[index].raw for index in indexes], convert_one)
+    return read, tuple(zip(indexes))  # one-element origins, made in C
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
@@ -169,9 +178,8 @@ class OpenClawNatives:
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
     """``transcript``'s native messages, its model calls and each message's two estimates, made once."""
-    raws, origins = _native_payloads(transcript)
     # Each message read and sized once (the reference functions for any shape this does not recognise).
-    read = natives_with_facts(raws)
+    read, origins = _read_natives(transcript)
     chars = read.estimates
     return OpenClawNatives(
         read.natives,
