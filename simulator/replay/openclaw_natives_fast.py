@@ -1,14 +1,15 @@
 """OpenClaw native messages read and sized in one pass, for the message shapes a long session is made of.
 
-Preparing a session reads every ``AgentMessage`` payload (``message_from_json``) and then looks at each
-message four more times: the pruner's estimate (``estimate_message_chars``), the guard's
-(``guard_message_chars``), whether image cleanup may change it and whether it holds thinking
-(``media_and_thinking_of``). Each of those builds the blocks' JSON again, and a tool call's arguments were
-written out twice. Here the common shapes -- a user message of text, an assistant reply of text, thinking
-and tool call blocks, a tool result of text blocks -- are recognised at a glance (exact types, exact key
-sets) and everything is read off the payload once. Anything else, a field of another type, an unknown or
-extra key in a block, another role, goes to the reference functions for the whole message, so the answer
-is always theirs (tests compare the two on generated shapes, the conformance messages and the samples).
+Preparing a session reads every ``AgentMessage`` payload (``message_from_json``) and needs four facts of
+each message: the pruner's estimate (``estimate_message_chars``), the guard's (``guard_message_chars``),
+whether image cleanup may change it and whether it holds thinking (``media_and_thinking_of``). Asked one
+by one, each of those builds the blocks' JSON again, and a tool call's arguments are written out twice,
+which was most of the time it took to prepare a long session. Here the common shapes -- a user message of
+text, an assistant reply of text, thinking and tool call blocks, a tool result of text blocks -- are
+recognised at a glance (exact types, exact key sets) and everything is read off the payload once.
+Anything else, a field of another type, an unknown or extra key in a block, another role, goes to the
+reference functions for the whole message, so the answer is always theirs (tests compare the two on
+generated shapes, the conformance messages and the samples).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | No
             reader = readers.get(role) if type(role) is str else None
             facts = reader(raw) if reader is not None else None
         if facts is None:
-            # Never a payload the readers took: they take objects of the native roles only.
+            # A payload the readers left; one that is not a native message at all is converted first.
             if convert is not None and not (isinstance(raw, dict) and raw.get("role") in NATIVE_ROLES):
                 raw = convert(k)
             facts = reference_facts(message_from_json(raw))
