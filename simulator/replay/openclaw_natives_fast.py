@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import compress, count
 from typing import TypeAlias
 
 from simulator.jsonvalue import JSON
@@ -67,8 +66,11 @@ def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | No
     ``convert``: given ``k``, the payload to read instead of ``raws[k]`` when that is not an object of a
     native role (user, assistant, toolResult); ``None`` reads every payload as it is.
     """
-    rows: list[NativeFacts] = []
-    append = rows.append
+    natives: list[AgentMessage] = []
+    estimates: list[int] = []
+    guards: list[int] = []
+    media: list[int] = []
+    thinking: list[int] = []
     readers = _READERS
     for k, raw in enumerate(raws):
         facts = None
@@ -81,13 +83,14 @@ def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | No
             if convert is not None and not (isinstance(raw, dict) and raw.get("role") in NATIVE_ROLES):
                 raw = convert(k)
             facts = reference_facts(message_from_json(raw))
-        append(facts)
-    if not rows:
-        return NativeColumns((), (), (), (), ())
-    natives, estimates, guards, media, thinking = zip(*rows, strict=True)
-    return NativeColumns(
-        natives, estimates, guards, tuple(compress(count(), media)), tuple(compress(count(), thinking))
-    )
+        natives.append(facts[0])
+        estimates.append(facts[1])
+        guards.append(facts[2])
+        if facts[3]:
+            media.append(k)
+        if facts[4]:
+            thinking.append(k)
+    return NativeColumns(tuple(natives), tuple(estimates), tuple(guards), tuple(media), tuple(thinking))
 
 
 def reference_facts(message: AgentMessage) -> NativeFacts:
