@@ -24,14 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from simulator.convert import to_openclaw
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
-from simulator.replay.openclaw_transforms import media_and_thinking_of
+from simulator.replay.openclaw_natives_fast import NATIVE_ROLES, NativeColumns, natives_with_facts
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
-from simulator.runtimes.openclaw.context_guard import guard_message_chars
-from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
 from simulator.runtimes.openclaw.settings import OpenClawSettings
@@ -40,7 +39,6 @@ from simulator.transcript import Message, Role, Transcript
 
 DAY_MS = 86_400_000
 DEFAULT_PROVIDER = "anthropic"
-_NATIVE_ROLES = ("user", "assistant", "toolResult")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +94,27 @@ def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tu
         if message.role is Role.SYSTEM:
             continue
         raw = message.raw
-        if not (isinstance(raw, dict) and raw.get("role") in _NATIVE_ROLES):
+        if not (isinstance(raw, dict) and raw.get("role") in NATIVE_ROLES):
             raw = to_openclaw((message,)).messages[0]
         raws.append(raw)
         origins.append((index,))
     return messages_from_json(raws), tuple(origins)
+
+
+def _read_natives(transcript: Transcript) -> tuple[NativeColumns, tuple[tuple[int, ...], ...]]:
+    """What :func:`_natives` reads, each message with its facts (``natives_with_facts``)."""
+    if transcript.format != "openclaw":
+        converted = to_openclaw(transcript.messages)
+        return natives_with_facts(converted.messages), tuple(tuple(o) for o in converted.origins)
+    messages = transcript.messages
+    system = Role.SYSTEM
+    indexes = [index for index, message in enumerate(messages) if message.role is not system]
+
+    def convert_one(k: int) -> JSON:
+        return to_openclaw((messages[indexes[k]],)).messages[0]
+
+    read = natives_with_facts([messages[index].raw for index in indexes], convert_one)
+    return read, tuple(zip(indexes))  # one-element origins, made in C
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
@@ -164,15 +178,17 @@ class OpenClawNatives:
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
     """``transcript``'s native messages, its model calls and each message's two estimates, made once."""
-    natives, origins = _natives(transcript)
-    chars = tuple(estimate_message_chars(m) for m in natives)
-    prefix = [0]
-    for size in chars:
-        prefix.append(prefix[-1] + size)
-    guard = tuple(guard_message_chars(m) for m in natives)
-    calls = model_calls(transcript, origins)
+    # Each message read and sized once (the reference functions for any shape this does not recognise).
+    read, origins = _read_natives(transcript)
+    chars = read.estimates
     return OpenClawNatives(
-        natives, origins, calls, chars, tuple(prefix), guard, media_and_thinking_of(natives)
+        read.natives,
+        origins,
+        model_calls(transcript, origins),
+        chars,
+        tuple(accumulate(chars, initial=0)),
+        read.guards,
+        (read.media, read.thinking),
     )
 
 

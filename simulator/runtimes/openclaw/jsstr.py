@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal
-from json.encoder import encode_basestring
+from json.encoder import JSONEncoder, encode_basestring
 
 from simulator.jsonvalue import JSON
 
@@ -202,6 +202,56 @@ def js_json_stringify(value: JSON) -> str:
     if isinstance(value, list):
         return "[" + ",".join(js_json_stringify(item) for item in value) + "]"
     return "{" + ",".join(_quote(k) + ":" + js_json_stringify(v) for k, v in _js_key_order(value)) + "}"
+
+
+_COMPACT = JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+"""The standard library's C encoder, writing what ``JSON.stringify`` writes for :func:`_plain` values."""
+
+
+def js_json_length(value: JSON) -> int:
+    """``JSON.stringify(value).length``: ``js_len(js_json_stringify(value))``, most values without the walk.
+
+    A tool call's arguments are sized twice per message (pruner and guard) on every message of a session;
+    the C encoder writes a text of the same length as :func:`js_json_stringify` for a value :func:`_plain`
+    accepts and whose text holds no surrogate (escaped in JS, written raw by the encoder); it is the same
+    text but for the order of keys JS lists first.
+    """
+    if type(value) is dict:
+        size = _ascii_strings_length(value)
+        if size is not None:
+            return size
+    if _plain(value):
+        text = _COMPACT.encode(value)
+        if text.isascii():
+            return len(text)
+        if _SURROGATE.search(text) is None:
+            return js_len(text)
+    return js_len(js_json_stringify(value))
+
+
+def _ascii_strings_length(obj: dict[str, JSON]) -> int | None:
+    """The text's length for an object of ASCII keys and string values (a tool call's usual arguments),
+    counted without writing it; ``None`` for any other object."""
+    size = 2 * len(obj) + 1 if obj else 2  # braces, a colon per pair, commas between pairs
+    for key, item in obj.items():
+        if type(item) is not str or not key.isascii() or not item.isascii():
+            return None
+        size += len(encode_basestring(key)) + len(encode_basestring(item))
+    return size
+
+
+def _plain(value: JSON) -> bool:
+    """Whether every number in ``value`` is an int JS prints as Python does (exact type checks: anything
+    else is not plain). Keys JS would list first (:func:`_js_key_order`) change the order, not the length."""
+    if value is None or type(value) is str or type(value) is bool:
+        return True
+    if type(value) is int:
+        return -_MAX_SAFE < value < _MAX_SAFE
+    if type(value) is dict:
+        return all(_plain(item) for item in value.values())
+    if type(value) is list:
+        return all(_plain(item) for item in value)
+    return False
 
 
 def _js_key_order(obj: dict[str, JSON]) -> list[tuple[str, JSON]]:
