@@ -266,6 +266,7 @@ class _GuardFacts:
     rewritten: dict[int, AgentMessage]
     chars: list[int]
     """Prefix sums of each message's guard size after its own rewrite."""
+    max_single: int
 
 
 @dataclass(slots=True)
@@ -283,6 +284,8 @@ class _ClearSums:
     cut_messages: list[AgentMessage]
     media: bool | None
     """Whether a cleared result may hold media (its only text is the placeholder)."""
+    unit: tuple[int, int] | None = None
+    """A cleared result's guard size and estimate, once one is known not to be cut (all share them)."""
 
 
 class _ClearedRun:
@@ -562,14 +565,23 @@ class FastTransforms(_StartOnHistory):
         if sums is None:
             sums = _ClearSums(pruner.candidates, placeholder, [0], [0], [], [], None)
             self._sums[(key, window_tokens)] = sums
-        facts = self._guard(window_tokens, pruner.candidates[-1] + 1) if pruner.candidates else None
+        if len(sums.guard) > len(pruner.candidates):
+            return sums
+        facts = self._guard(window_tokens, pruner.candidates[-1] + 1)
         max_single, _ = guard_v1.guard_limits(window_tokens)
         while len(sums.guard) <= len(pruner.candidates):
-            assert facts is not None
             position = len(sums.guard) - 1
             i = pruner.candidates[position]
             native = self._natives[i]
             assert isinstance(native, ToolResultMessage)
+            stored = facts.chars[i + 1] - facts.chars[i]
+            if sums.unit is not None:
+                # Every cleared result has the same content, so the same sizes (and no cut).
+                guard, sent = sums.unit
+                native_size = self._chars[i] if self._chars is not None else self._size(native)
+                sums.guard.append(sums.guard[-1] + guard - stored)
+                sums.sent.append(sums.sent[-1] + sent - native_size)
+                continue
             message = self._cleared_at(i, native, placeholder)
             assert isinstance(message, ToolResultMessage)
             if sums.media is None:
@@ -578,7 +590,9 @@ class FastTransforms(_StartOnHistory):
             if cut is not message:
                 sums.cut_positions.append(position)
                 sums.cut_messages.append(cut)
-            stored = facts.chars[i + 1] - facts.chars[i]
+            else:
+                # Sizes and the guard's verdict depend on a result's content alone (the placeholder).
+                sums.unit = (guard_v1.guard_message_chars(message), self._size(message))
             sums.guard.append(sums.guard[-1] + guard_v1.guard_message_chars(cut) - stored)
             sums.sent.append(sums.sent[-1] + self._size(message) - self._size(native))
         return sums
@@ -641,21 +655,24 @@ class FastTransforms(_StartOnHistory):
         facts = self._guards.get(window_tokens)
         if facts is None:
             max_single, max_context = guard_v1.guard_limits(window_tokens)
-            facts = _GuardFacts(max_context, [], {}, [0])
+            facts = _GuardFacts(max_context, [], {}, [0], max_single)
             self._guards[window_tokens] = facts
-        while len(facts.chars) <= end:
-            i = len(facts.chars) - 1
-            message = self._natives[i]
-            if isinstance(message, ToolResultMessage):
-                max_single, _ = guard_v1.guard_limits(window_tokens)
+        chars = facts.chars
+        if len(chars) > end:
+            return facts
+        natives, sizes, max_single = self._natives, self._guard_chars, facts.max_single
+        while len(chars) <= end:
+            i = len(chars) - 1
+            message = natives[i]
+            size = sizes[i] if sizes is not None else -1
+            # The guard leaves a result alone when its own size is within the share (no rewrite built).
+            if isinstance(message, ToolResultMessage) and (size < 0 or size > max_single):
                 rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
                 if rewritten is not message:
                     facts.over.append(i)
                     facts.rewritten[i] = rewritten
-                    message = rewritten
-            if self._guard_chars is not None and message is self._natives[i]:
-                size = self._guard_chars[i]
-            else:
+                    size = guard_v1.guard_message_chars(rewritten)
+            if size < 0:
                 size = guard_v1.guard_message_chars(message)
-            facts.chars.append(facts.chars[-1] + size)
+            chars.append(chars[-1] + size)
         return facts

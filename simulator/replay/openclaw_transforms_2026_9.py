@@ -51,6 +51,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
 from simulator.replay.openclaw_transforms import Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
@@ -93,6 +94,11 @@ from simulator.runtimes.openclaw.v2026_9_6.tool_result_text import (
 )
 
 _NONE: tuple[Sequence[int], Sequence[int]] = ((), ())
+_fast_outcome = slot_builder(Outcome)
+"""``Outcome(...)`` positionally, and the others below: one or more per call (see :func:`slot_builder`)."""
+_cache_ttl_outcome = slot_builder(CacheTtlOutcome)
+_attempt_state = slot_builder(AttemptState)
+_gate_state = slot_builder(TtlGateState)
 
 
 class _Fallback(Exception):
@@ -128,6 +134,9 @@ class _Replayed:
 
     def __call__(self, position: int) -> bool:
         return self.lo <= position < self.end and self.versions.first[position] < self.seq
+
+
+_replayed = slot_builder(_Replayed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,10 +460,11 @@ class FastTransforms2026_9:
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
         first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
-        # What last call's records replay as from now on.
-        pending, self._pending = self._pending, {}
-        for position, merged in pending.items():
-            self._set_current(position, first_seq, merged)
+        if self._pending:
+            # What last call's records replay as from now on.
+            pending, self._pending = self._pending, {}
+            for position, merged in pending.items():
+                self._set_current(position, first_seq, merged)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
         head = (
@@ -462,24 +472,27 @@ class FastTransforms2026_9:
             if through is not None
             else None
         )
-        shift = (head is not None) - lo
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
-        has_results = self._n.results[end] > self._n.results[lo]
+        results = self._n.results
+        has_results = results[end] > results[lo]
         active = setup.cache_ttl is not None
-        if active or has_results:
+        if (active or has_results) and self._unsourced:
             plan.sources = [p for p in self._unsourced if lo <= p < end]
         if active:
             self._cache_pass(setup, plan, now, before, lo, end, head)
         self._check_images(plan, lo, end)
         self._check_guard(window, plan, active, lo, end)
-        protected = self._protected(lo, end)
         if has_results:
-            self._budget(window, plan, protected, lo, end)
-        self._merges(plan)
-        replayed_count = self._sum_replayed.range(lo, end)
-        fresh = {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first}
+            self._budget(window, plan, lo, end)
+        rewrites = bool(plan.stage1 or plan.stage2)
+        if rewrites:
+            self._merges(plan)
+        replayed_count = self._sum_replayed.range(lo, end)  # before this call's rewrites are committed
+        fresh = (
+            {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first} if rewrites else set()
+        )
         budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
         # -- commit (nothing above changed anything but last call's replays) --
         cache_state = self._commit_stage1(plan, first_seq)
@@ -487,44 +500,75 @@ class FastTransforms2026_9:
         self._pending = plan.merged
         self._state = final_state
         point, compacted = self._compaction(setup, state.compacted_through, end)
+        outcome = self._outcome(
+            plan,
+            active,
+            (cache_state, replayed_count, fresh),
+            budget,
+            head,
+            lo,
+            end,
+            (point, through, before),
+        )
+        clock = _gate_state(now) if active else state.clock
+        return outcome, _attempt_state(clock, final_state, compacted)
+
+    def _outcome(
+        self,
+        plan: _Plan,
+        active: bool,
+        replays: tuple[ProjectionState, int, set[int]],
+        budget: tuple[int, ...],
+        head: AgentMessage | None,
+        lo: int,
+        end: int,
+        call: tuple[CompactionPoint | None, int | None, float | None],
+    ) -> Outcome:
+        """The call's outcome, as views over the stamped versions (built without visiting them).
+
+        ``replays``: the state after the cache-TTL pass, how many projections were replayed and which
+        positions are rewritten for the first time; ``call``: the compaction point, where the history was
+        compacted through, and the last touch before."""
+        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
         versions = self._versions
         outcome_ttl: CacheTtlOutcome | None = None
         sticky: tuple[Sequence[int], Sequence[int]] | None = None
+        cache_state, replayed_count, fresh = replays
         if active:
-            replayed = _Replayed(versions, lo, end, first_seq)
-            outcome_ttl = CacheTtlOutcome(
+            shift = (head is not None) - lo
+            replayed = _replayed(versions, lo, end, first_seq)
+            outcome_ttl = _cache_ttl_outcome(
                 ContextView(self._natives, lo, end, head, versions, first_seq),
                 cache_state,
                 PositionsView(versions.positions, replayed, shift, replayed_count) if replayed_count else (),
-                tuple(p + shift for p in plan.soft),
-                tuple(p + shift for p in plan.hard),
+                tuple([p + shift for p in plan.soft]) if plan.soft else (),
+                tuple([p + shift for p in plan.hard]) if plan.hard else (),
                 plan.pruned,
                 plan.ratio,
             )
             sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
-        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
-        if not active:
+        else:
+            positions = versions.positions
             budget = tuple(
-                p for p in versions.positions if lo <= p < end and versions.at(p, final_seq) is not None
+                p
+                for p in positions[bisect_left(positions, lo) : bisect_left(positions, end)]
+                if versions.at(p, final_seq) is not None
             )
-        outcome = Outcome(
-            overflow=False,
-            gate=None,
-            pruned=None,
-            cache_ttl=outcome_ttl,
-            guard=(),
-            images=(),
-            policy=(),
-            budget=budget,
-            compaction=point,
-            compacted_through=through,
-            last_touch_before=before,
-            changed=changed,
-            sent_delta=self._sum_est.range(lo, end),
-            sticky=sticky,
+        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
+        return _fast_outcome(
+            False,
+            None,
+            None,
+            outcome_ttl,
+            (),
+            (),
+            (),
+            budget,
+            *call,
+            changed,
+            self._sum_est.range(lo, end),
+            sticky,
         )
-        clock = TtlGateState(now) if active else state.clock
-        return outcome, AttemptState(clock, final_state, compacted)
 
     def _compaction(
         self, setup: AttemptSetup, compacted: int | None, end: int
@@ -677,8 +721,9 @@ class FastTransforms2026_9:
                 out.add(p)
         return out
 
-    def _budget(self, window: _Window, plan: _Plan, protected: set[int], lo: int, end: int) -> None:
+    def _budget(self, window: _Window, plan: _Plan, lo: int, end: int) -> None:
         """The provider budget: per-result cuts from the facts; an aggregate cut is left to the reference."""
+        protected = self._protected(lo, end)
         cap = window.cap
         over: set[int] = set()
         natives_over = window.over_cap
