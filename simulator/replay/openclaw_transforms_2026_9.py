@@ -69,6 +69,7 @@ from simulator.runtimes.openclaw.image_prune import cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
+    TextContent,
     ToolResultMessage,
     text_block,
 )
@@ -103,6 +104,14 @@ _gate_state = slot_builder(TtlGateState)
 
 class _Fallback(Exception):
     """This call is one the fast path leaves to the reference (raised before anything is changed)."""
+
+
+def _source_texts(message: AgentMessage) -> tuple[str, ...]:
+    """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
+    content = message.content if isinstance(message, ToolResultMessage) else None
+    if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
+        return tuple([b.text for b in content])  # type: ignore[union-attr]
+    return source_texts(message)
 
 
 def _message_text(message: AgentMessage) -> str:
@@ -278,13 +287,20 @@ class FastTransforms2026_9:
         """Facts of the messages new to this call, and their place in the mirrors."""
         n = self._n
         start = n.fed
+        if start >= end:
+            return
         n.feed(end)
+        keys, natives, configured = n.keys, self._natives, self._config is not None
         for i in range(start, n.fed):
-            if n.keys[i] is not None:
+            if keys[i] is not None:
                 self._unsourced.append(i)
                 self._unfrozen.append(i)
-            if self._config is not None:
+            if not configured:
+                continue
+            if isinstance(natives[i], ToolResultMessage):
                 self._feed_config(i)
+            else:
+                self._prunable.append(False)  # only a tool result is ever pruned
 
     def _window(self, tokens: int) -> _Window:
         found = self._windows.get(tokens)
@@ -723,14 +739,56 @@ class FastTransforms2026_9:
 
     def _budget(self, window: _Window, plan: _Plan, lo: int, end: int) -> None:
         """The provider budget: per-result cuts from the facts; an aggregate cut is left to the reference."""
-        protected = self._protected(lo, end)
+        cap = window.cap
+        over = self._over_cap(window, plan, lo, end)
+        protected: set[int] | None = None
+        if over:
+            protected = self._protected(lo, end)
+            for p in sorted(over):
+                sent = self._stage1(plan, p)
+                assert isinstance(sent, ToolResultMessage)
+                keep = max(provider_budget.RECOVERY_MIN_KEEP_CHARS, MIN_KEEP_CHARS) if p in protected else 0
+                cut = truncate_tool_result_message(sent, cap, min_keep_chars=keep)
+                if cut is not sent:
+                    plan.stage2[p] = cut
+        tb_delta = 0
+        tbn_delta = 0
+        after: dict[int, int] = {}
+        if plan.stage1 or plan.stage2:
+            for p in {*plan.stage1, *plan.stage2}:
+                base = self._weight(p).tb
+                final = self._stage2(plan, p)
+                tb = provider_budget.text_budget(final)
+                after[p] = tb
+                tb_delta += tb - base
+                tbn_delta += (tb > 0) - (base > 0)
+        n = self._n
+        count = n.tbn[end] - n.tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
+        total = n.tb[end] - n.tb[lo] + self._sum_tb.range(lo, end) + tb_delta
+        if count < 2 or total <= window.aggregate:
+            return
+        unfrozen = [p for p in self._unfrozen if lo <= p < end]
+        if not unfrozen:
+            return  # no result is sent for the first time: none the aggregate could cut
+        recorded = {p for p, _, _ in plan.records1}
+        if protected is None:
+            protected = self._protected(lo, end)
+        for p in unfrozen:
+            if p in protected or p in recorded:
+                continue
+            tb = after[p] if p in after else self._weight(p).tb
+            if tb > 0:
+                raise _Fallback("aggregate")
+
+    def _over_cap(self, window: _Window, plan: _Plan, lo: int, end: int) -> set[int]:
+        """The results of the context over the per-result cap, as the cache-TTL pass left them."""
         cap = window.cap
         over: set[int] = set()
         natives_over = window.over_cap
         rewritten = False
         for p in natives_over[bisect_left(natives_over, lo) : bisect_left(natives_over, end)]:
             if p in self._current:
-                rewritten = True  # the budget sees the rewrite from now on (the sums below cover it)
+                rewritten = True  # the budget sees the rewrite from now on (the sums cover it)
             elif p not in plan.stage1:
                 over.add(p)
         if rewritten:
@@ -743,34 +801,7 @@ class FastTransforms2026_9:
         for p, message in plan.stage1.items():
             if provider_budget.text_budget(message) > cap:
                 over.add(p)
-        tb_delta = 0
-        tbn_delta = 0
-        after: dict[int, int] = {}
-        for p in sorted(over):
-            sent = self._stage1(plan, p)
-            assert isinstance(sent, ToolResultMessage)
-            keep = max(provider_budget.RECOVERY_MIN_KEEP_CHARS, MIN_KEEP_CHARS) if p in protected else 0
-            cut = truncate_tool_result_message(sent, cap, min_keep_chars=keep)
-            if cut is not sent:
-                plan.stage2[p] = cut
-        for p in {*plan.stage1, *plan.stage2}:
-            base = self._weight(p).tb
-            final = self._stage2(plan, p)
-            tb = provider_budget.text_budget(final)
-            after[p] = tb
-            tb_delta += tb - base
-            tbn_delta += (tb > 0) - (base > 0)
-        count = self._n.tbn[end] - self._n.tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
-        total = self._n.tb[end] - self._n.tb[lo] + self._sum_tb.range(lo, end) + tb_delta
-        if count < 2 or total <= window.aggregate:
-            return
-        recorded = {p for p, _, _ in plan.records1}
-        for p in self._unfrozen:
-            if not lo <= p < end or p in protected or p in recorded:
-                continue
-            tb = after[p] if p in after else self._weight(p).tb
-            if tb > 0:
-                raise _Fallback("aggregate")
+        return over
 
     def _stage2(self, plan: _Plan, position: int) -> AgentMessage:
         found = plan.stage2.get(position)
@@ -818,7 +849,7 @@ class FastTransforms2026_9:
             key = self._n.keys[p]
             assert key is not None
             self._sources.add(key)
-            events.append(("source", key, source_texts(self._natives[p])))
+            events.append(("source", key, _source_texts(self._natives[p])))
         if plan.sources:
             self._unsourced = [p for p in self._unsourced if self._n.keys[p] not in self._sources]
         for p, mode, message in plan.records1:
