@@ -357,6 +357,9 @@ def _cache_ttl_groups(outcome: Outcome, setup: AttemptSetup) -> list[FateGroup]:
     ttl = outcome.cache_ttl
     if ttl is None or setup.cache_ttl is None:
         return []
+    sticky = outcome.sticky
+    if sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]):
+        return []  # the pass changed nothing and replayed nothing (most calls): no rule, no text
     through = outcome.compacted_through
 
     def native(indexes: Sequence[int]) -> tuple[int, ...]:

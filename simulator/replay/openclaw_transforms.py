@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Protocol
 
+from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
 from simulator.runtimes.openclaw import context_guard as guard_v1
@@ -90,6 +91,12 @@ class Outcome:
     sticky: tuple[Sequence[int], Sequence[int]] | None = field(default=None, compare=False)
     """2026.9.6: of the projections replayed, the natives sent trimmed again and cleared again, when the
     transforms kept them (else the record builder reads them from ``cache_ttl`` and ``changed``)."""
+
+
+_outcome = slot_builder(Outcome)
+"""``Outcome(...)`` positionally, and the others below: once per call each (see :func:`slot_builder`)."""
+_attempt_state = slot_builder(AttemptState)
+_context_call = slot_builder(ContextCall)
 
 
 class Transforms(Protocol):
@@ -453,8 +460,21 @@ class FastTransforms(_StartOnHistory):
         needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
         if not (needs_cleanup or needs_policy):
             changed, delta = self._sent_over_run({**passed.pruned, **rewritten}, run)
-            outcome = Outcome(
-                False, passed.gate, passed.view, None, over, (), (), (), None, None, before, changed, delta
+            outcome = _outcome(
+                False,
+                passed.gate,
+                passed.view,
+                None,
+                over,
+                (),
+                (),
+                (),
+                None,
+                None,
+                before,
+                changed,
+                delta,
+                None,
             )
             return outcome, state
         final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
@@ -470,7 +490,7 @@ class FastTransforms(_StartOnHistory):
         """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers."""
         if setup.pruning is None:
             return _PrunePass(None, None, {}, (), None), state
-        gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
+        gate, clock = on_context(setup.pruning, state.clock, _context_call(now, (), None))
         passed = _PrunePass(gate, None, {}, (), None)
         if gate.decision in ("unchanged", "pruned"):
             pruner, key = self._pruner(setup, end)
@@ -493,7 +513,7 @@ class FastTransforms(_StartOnHistory):
             decision, clock = after_pass(setup.pruning.settings, state.clock, now, changed=view.changed)
             passed.gate = TtlGateOutcome(decision, None, gate.elapsed_ms, None)
             passed.view = view
-        return passed, AttemptState(clock, state.projections, state.compacted_through)
+        return passed, _attempt_state(clock, state.projections, state.compacted_through)
 
     def _context_guard(
         self, window_tokens: int, end: int, pruned: Mapping[int, AgentMessage], run: _ClearedRun

@@ -234,6 +234,7 @@ class FastTransforms2026_9:
         self._settings: cache_ttl.CacheTtlSettings | None = None
         self._placeholder = ""
         self._prunable: list[bool] = []
+        self._tool_prunable: dict[str, bool] = {}
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
         self._pass_fed = 0
@@ -336,11 +337,14 @@ class FastTransforms2026_9:
     def _feed_config(self, i: int) -> None:
         message = self._natives[i]
         settings = self._settings
-        prunable = (
-            settings is not None
-            and isinstance(message, ToolResultMessage)
-            and settings.is_tool_prunable(message.tool_name if isinstance(message.tool_name, str) else "")
-        )
+        prunable = False
+        if settings is not None and isinstance(message, ToolResultMessage):
+            name = message.tool_name if isinstance(message.tool_name, str) else ""
+            found = self._tool_prunable.get(name)
+            if found is None:
+                # The settings' predicate, asked once per tool name (a session repeats a few tools).
+                found = self._tool_prunable[name] = settings.is_tool_prunable(name)
+            prunable = found
         self._prunable.append(prunable)
         if not prunable:
             return
@@ -552,17 +556,21 @@ class FastTransforms2026_9:
         cache_state, replayed_count, fresh = replays
         if active:
             shift = (head is not None) - lo
-            replayed = _replayed(versions, lo, end, first_seq)
+            replayed_view: Sequence[int] = ()
+            sticky = _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
+            if replayed_count:
+                replayed = _replayed(versions, lo, end, first_seq)
+                replayed_view = PositionsView(versions.positions, replayed, shift, replayed_count)
+                sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
             outcome_ttl = _cache_ttl_outcome(
                 ContextView(self._natives, lo, end, head, versions, first_seq),
                 cache_state,
-                PositionsView(versions.positions, replayed, shift, replayed_count) if replayed_count else (),
+                replayed_view,
                 tuple([p + shift for p in plan.soft]) if plan.soft else (),
                 tuple([p + shift for p in plan.hard]) if plan.hard else (),
                 plan.pruned,
                 plan.ratio,
             )
-            sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
         else:
             positions = versions.positions
             budget = tuple(
@@ -613,8 +621,6 @@ class FastTransforms2026_9:
         fresh: set[int],
     ) -> tuple[Sequence[int], Sequence[int]]:
         """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
-        if not replayed_count:
-            return _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
         positions = self._versions.positions
         new_cleared = sum(1 for p in fresh if self._current[p][3])
         cleared_count = self._sum_placeholder.range(lo, end) - new_cleared
@@ -713,15 +719,17 @@ class FastTransforms2026_9:
     def _check_guard(self, window: _Window, plan: _Plan, active: bool, lo: int, end: int) -> None:
         """The guard cuts nothing, or the call is left to the reference."""
         over = window.over_single
-        for p in over[bisect_left(over, lo) : bisect_left(over, end)]:
-            if not active or (p not in plan.stage1 and p not in self._current):
-                raise _Fallback("guard")
+        if over:
+            for p in over[bisect_left(over, lo) : bisect_left(over, end)]:
+                if not active or (p not in plan.stage1 and p not in self._current):
+                    raise _Fallback("guard")
         if not active:
             return
         big = self._big_guard
-        for _, p in big[bisect_right(big, (window.max_single, len(self._natives))) :]:
-            if lo <= p < end and p not in plan.stage1:
-                raise _Fallback("guard")
+        if big and big[-1][0] > window.max_single:
+            for _, p in big[bisect_right(big, (window.max_single, len(self._natives))) :]:
+                if lo <= p < end and p not in plan.stage1:
+                    raise _Fallback("guard")
         for message in plan.stage1.values():
             if guard_message_chars(message) > window.max_single:
                 raise _Fallback("guard")

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, plain_text_chars
+from simulator.replay.openclaw_fast import _left_alone
 from simulator.replay.openclaw_transforms import FastTransforms
 from simulator.replay.openclaw_transforms_2026_9 import _source_texts
 from simulator.runtimes.openclaw import context_guard as guard_v1
@@ -24,7 +25,8 @@ from simulator.runtimes.openclaw.messages import (
     message_from_json,
     messages_from_json,
 )
-from simulator.runtimes.openclaw.pruner import cleared_tool_result
+from simulator.runtimes.openclaw.pruner import cleared_tool_result, soft_trim_tool_result
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings, SoftTrimSettings
 from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars, source_texts
 from simulator.runtimes.openclaw.v2026_9_6.context_guard import guard_message_chars
@@ -150,3 +152,32 @@ def test_a_plain_result_excluded_from_the_context_weighs_nothing_for_the_guard()
     facts.feed(len(messages))
     assert facts.guard_own == [guard_message_chars(m) for m in messages] == [10, 0, 10, 10]
     assert facts.tb_own == [5, 5, 5, 5]
+
+
+_LIMITS = st.one_of(st.integers(-5, 60), st.floats(-5, 60, allow_nan=False), st.just(4_000))
+
+
+@settings(max_examples=400, deadline=None)
+@given(agent_messages(), _LIMITS, _LIMITS, _LIMITS)
+def test_a_result_the_pruner_leaves_alone_is_one_soft_trim_leaves_alone(
+    message: AgentMessage, max_chars: float, head: float, tail: float
+) -> None:
+    if not isinstance(message, ToolResultMessage):
+        return
+    effective = EffectivePruningSettings(soft_trim=SoftTrimSettings(max_chars, head, tail))
+    if _left_alone(message, effective):
+        assert soft_trim_tool_result(message, effective) is None
+
+
+def test_the_pruners_shortcut_decides_both_ways_on_plain_results() -> None:
+    def result(*texts: str) -> ToolResultMessage:
+        blocks = [{"type": "text", "text": t} for t in texts]
+        message = message_from_json({"role": "toolResult", "toolCallId": "c", "content": blocks})
+        assert isinstance(message, ToolResultMessage)
+        return message
+
+    effective = EffectivePruningSettings(soft_trim=SoftTrimSettings(10, 3, 3))
+    assert _left_alone(result("12345", "1234"), effective)  # 5 + 1 + 4 = 10: within
+    assert not _left_alone(result("12345", "12345"), effective)  # 11: trimmed
+    assert soft_trim_tool_result(result("12345", "12345"), effective) is not None
+    assert not _left_alone(result("é"), effective)  # not ASCII: the function decides
