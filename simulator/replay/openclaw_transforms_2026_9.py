@@ -620,7 +620,7 @@ class FastTransforms2026_9:
         end: int,
         fresh: set[int],
     ) -> tuple[Sequence[int], Sequence[int]]:
-        """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
+        """Of the replayed projections (some were): those sent trimmed again, and those sent cleared again."""
         positions = self._versions.positions
         new_cleared = sum(1 for p in fresh if self._current[p][3])
         cleared_count = self._sum_placeholder.range(lo, end) - new_cleared
