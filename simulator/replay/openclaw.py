@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 from simulator.replay.loop import ModelCall, run_calls
-from simulator.replay.model import BudgetExplanation, CallRecord, Fate, FateGroup, SimulationResult
+from simulator.replay.model import (
+    BudgetExplanation,
+    CallRecord,
+    Fate,
+    FateGroup,
+    SimulationResult,
+    call_record,
+    slot_builder,
+)
 from simulator.replay.openclaw_fast import FastPrune
 from simulator.replay.openclaw_session import (
     OpenClawNatives,
@@ -215,7 +223,10 @@ def replay_openclaw(
         window=session.budget.window,
         calls=calls,
         origins=plan.origins,
-        native_tokens=tuple(_tokens(b - a) for a, b in zip(prefix, prefix[1:], strict=False)),
+        # ceil(chars / 4) on whole numbers, without a float per message.
+        native_tokens=tuple(
+            [(b - a + 3) // CHARS_PER_TOKEN for a, b in zip(prefix, prefix[1:], strict=False)]
+        ),
         dropped_at=(0,) * len(plan.natives),
         drop_rules=("",) * len(plan.natives),
         content_changes=(),
@@ -240,7 +251,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         setup, attempt = session.transforms.start(
             plan.config, planned.route, markers, attempt, session.version, call.available
         )
-    session.inputs.append(CallInput(setup, attempt, planned.now, call.available, session.on_demand))
+    session.inputs.append(_call_input(setup, attempt, planned.now, call.available, session.on_demand))
     outcome, attempt = session.transforms.call(setup, attempt, planned.now, call.available)
     compaction_call = state.compaction_call
     if outcome.compaction is not None:
@@ -248,7 +259,12 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
     if planned.attempt_end is not None and not _recorded_after(plan, recorded_at, call):
         markers.extend(end_attempt(setup, (), planned.attempt_end))  # the marker it appends, if any
     record = _record(session, planned, call, setup, outcome, compaction_call)
-    return record, OpenClawState(setup, attempt, markers, recorded_at, compaction_call)
+    return record, _state(setup, attempt, markers, recorded_at, compaction_call)
+
+
+_call_input = slot_builder(CallInput)
+"""``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
+_state = slot_builder(OpenClawState)
 
 
 def _recorded_after(plan: SessionPlan, recorded_at: int, call: ModelCall) -> bool:
@@ -341,6 +357,9 @@ def _cache_ttl_groups(outcome: Outcome, setup: AttemptSetup) -> list[FateGroup]:
     ttl = outcome.cache_ttl
     if ttl is None or setup.cache_ttl is None:
         return []
+    sticky = outcome.sticky
+    if sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]):
+        return []  # the pass changed nothing and replayed nothing (most calls): no rule, no text
     through = outcome.compacted_through
 
     def native(indexes: Sequence[int]) -> tuple[int, ...]:
@@ -478,22 +497,26 @@ def _record(
         )
         notes.append(drop_rule)
     usage = session.transcript.messages[call.message_index].usage
-    return CallRecord(
-        number=call.number,
-        message_index=call.message_index,
-        available=call.available,
-        sent=sent,
-        breadcrumb_at=None,
-        fated=fated,
-        budget=session.budget.value,
-        tokens_full=_tokens(full_chars),
-        tokens_sent=_tokens(sent_chars),
-        trimmed=bool(outcome.changed) or through is not None,
-        drop_rule=drop_rule,
-        overflow="failed" if outcome.overflow else "none",
-        provider_input_tokens=usage.prompt_tokens if usage is not None else None,
-        notes=tuple(notes),
-        marks=tuple(marks),
+    return call_record(
+        call.number,
+        call.message_index,
+        call.available,
+        sent,
+        None,
+        fated,
+        session.budget.value,
+        -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-sent_chars // CHARS_PER_TOKEN),
+        bool(outcome.changed) or through is not None,
+        drop_rule,
+        (),
+        (),
+        "failed" if outcome.overflow else "none",
+        usage.prompt_tokens if usage is not None else None,
+        tuple(notes),
+        tuple(marks),
+        0,
+        None,
     )
 
 

@@ -17,6 +17,8 @@ from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TU
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
+    TextContent,
+    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
@@ -39,6 +41,48 @@ class Weights:
 
 def weights_of(message: AgentMessage) -> Weights:
     return Weights(message_chars(message), provider_budget.text_budget(message), guard_message_chars(message))
+
+
+def plain_text_chars(message: AgentMessage) -> int:
+    """Σ of the lengths of a message's texts when every text is ASCII and every block plain, else -1.
+
+    Plain: a user's string content, or a tuple of :class:`TextContent` blocks (and, for an assistant,
+    :class:`ToolCall` blocks, counted 0 here). On ASCII every 2026.9.6 weighting is the length itself (and
+    2026.7.1's too), so such a message's ``cacheTtlMessageChars`` is its 2026.7.1 estimate, and a tool
+    result's text budget is this sum (its guard size twice it), without building any block's JSON.
+    """
+    if isinstance(message, UserMessage):
+        content = message.content
+        if isinstance(content, str):
+            return len(content) if content.isascii() else -1
+        calls = False
+    elif isinstance(message, ToolResultMessage):
+        content, calls = message.content, False
+    elif isinstance(message, AssistantMessage):
+        content, calls = message.content, True
+    else:
+        return -1
+    if not isinstance(content, tuple):
+        return -1
+    total = 0
+    for block in content:
+        if isinstance(block, TextContent):
+            if not block.text.isascii():
+                return -1
+            total += len(block.text)
+        elif not (calls and isinstance(block, ToolCall)):
+            return -1
+    return total
+
+
+def _result_weights(message: ToolResultMessage) -> tuple[int, int]:
+    """A stored tool result's text budget and 2026.9.6 guard size."""
+    plain = plain_text_chars(message)
+    if plain < 0:
+        return provider_budget.text_budget(message), guard_message_chars(message)
+    # The guard counts a result's text twice, or nothing when it is excluded from the context.
+    excluded = any(name == "excludeFromContext" and value is True for name, value in message.extra)
+    return plain, 0 if excluded else 2 * plain
 
 
 @dataclass(slots=True)
@@ -90,31 +134,39 @@ class StoredFacts:
         """The first tool result whose key is missing or repeats (every call past it falls back)."""
 
     def feed(self, end: int) -> None:
-        natives = self.natives
-        while self.fed < end:
-            i = self.fed
+        if self.fed >= end:
+            return
+        natives, maybe_media = self.natives, self._maybe_media
+        keys, tb_own, guard_own = self.keys, self.tb_own, self.guard_own
+        tb_sums, tbn_sums, results = self.tb, self.tbn, self.results
+        tb_sum, tbn_sum, count = tb_sums[-1], tbn_sums[-1], results[-1]
+        for i in range(self.fed, end):
             message = natives[i]
-            key = projection_key(message)
-            self.keys.append(key)
-            result = isinstance(message, ToolResultMessage)
-            tb = provider_budget.text_budget(message) if result else 0
-            self.tb_own.append(tb)
-            self.guard_own.append(guard_message_chars(message) if result else 0)
-            self.tb.append(self.tb[-1] + tb)
-            self.tbn.append(self.tbn[-1] + (tb > 0))
-            self.results.append(self.results[-1] + result)
-            if isinstance(message, UserMessage):
-                self.users.append(i)
-            elif isinstance(message, AssistantMessage):
-                self.assistants.append(i)
-            elif result:
+            key: str | None = None
+            tb = guard = 0
+            if isinstance(message, ToolResultMessage):
+                key = projection_key(message)
+                tb, guard = _result_weights(message)
+                tb_sum += tb
+                tbn_sum += tb > 0
+                count += 1
                 if key is None or key in self.position:
                     self.first_bad = min(self.first_bad, i)
                 else:
                     self.position[key] = i
-            if i in self._maybe_media and cleanup_changes(message):
+            elif isinstance(message, UserMessage):
+                self.users.append(i)
+            elif isinstance(message, AssistantMessage):
+                self.assistants.append(i)
+            keys.append(key)
+            tb_own.append(tb)
+            guard_own.append(guard)
+            tb_sums.append(tb_sum)
+            tbn_sums.append(tbn_sum)
+            results.append(count)
+            if i in maybe_media and cleanup_changes(message):
                 self.cleanable.append(i)
-            self.fed += 1
+        self.fed = end
 
     def own(self, position: int) -> Weights:
         """A stored message's weights."""
@@ -129,8 +181,15 @@ class StoredFacts:
     def mc_to(self, end: int) -> list[int]:
         """The running sums of ``cacheTtlMessageChars``, grown to cover the first ``end`` messages."""
         mc = self.mc
+        if len(mc) > end:
+            return mc
+        natives, chars = self.natives, self.chars
         while len(mc) <= end:
-            mc.append(mc[-1] + message_chars(self.natives[len(mc) - 1]))
+            message = natives[len(mc) - 1]
+            # A plain ASCII message weighs its 2026.7.1 estimate (made once, when prepared).
+            plain = plain_text_chars(message) if chars is not None else -1
+            size = chars[len(mc) - 1] if chars is not None and plain >= 0 else message_chars(message)
+            mc.append(mc[-1] + size)
         return mc
 
     def mc_of(self, position: int) -> int:

@@ -30,6 +30,7 @@ from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estim
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
+    TextContent,
     ToolResultMessage,
     UserMessage,
     text_block,
@@ -55,6 +56,26 @@ class FastPrune:
     images_replaced: Sequence[int]
     hard_cleared: Sequence[int]
     skipped: str | None
+
+
+def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) -> bool:
+    """Whether soft trim surely leaves a result unchanged, read from plain ASCII text blocks alone.
+
+    :func:`soft_trim_tool_result`'s own first test, for a result whose blocks are all ASCII text (no image:
+    nothing to replace; the joined length is the lengths plus the newlines): a long session's results are
+    mostly within ``softTrim.maxChars``, and the general function builds every block's JSON to learn it.
+    ``False`` means "ask the function".
+    """
+    content = message.content
+    if not isinstance(content, tuple) or not content:
+        return False
+    raw_len = len(content) - 1
+    for block in content:
+        if not isinstance(block, TextContent) or not block.text.isascii():
+            return False
+        raw_len += len(block.text)
+    trim = settings.soft_trim
+    return raw_len <= trim.max_chars or max(0, trim.head_chars) + max(0, trim.tail_chars) >= raw_len
 
 
 class IncrementalPruner:
@@ -104,7 +125,9 @@ class IncrementalPruner:
             and self._first_user is not None
             and self._prunable(message.tool_name)
         ):
-            outcome = soft_trim_tool_result(message, self.settings)
+            outcome = (
+                None if _left_alone(message, self.settings) else soft_trim_tool_result(message, self.settings)
+            )
             after = size if outcome is None else estimate_message_chars(outcome[0])
             position = len(self._cand)
             self._cand.append(index)

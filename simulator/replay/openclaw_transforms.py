@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Protocol
 
+from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
 from simulator.runtimes.openclaw import context_guard as guard_v1
@@ -90,6 +91,12 @@ class Outcome:
     sticky: tuple[Sequence[int], Sequence[int]] | None = field(default=None, compare=False)
     """2026.9.6: of the projections replayed, the natives sent trimmed again and cleared again, when the
     transforms kept them (else the record builder reads them from ``cache_ttl`` and ``changed``)."""
+
+
+_outcome = slot_builder(Outcome)
+"""``Outcome(...)`` positionally, and the others below: once per call each (see :func:`slot_builder`)."""
+_attempt_state = slot_builder(AttemptState)
+_context_call = slot_builder(ContextCall)
 
 
 class Transforms(Protocol):
@@ -266,6 +273,7 @@ class _GuardFacts:
     rewritten: dict[int, AgentMessage]
     chars: list[int]
     """Prefix sums of each message's guard size after its own rewrite."""
+    max_single: int
 
 
 @dataclass(slots=True)
@@ -283,6 +291,8 @@ class _ClearSums:
     cut_messages: list[AgentMessage]
     media: bool | None
     """Whether a cleared result may hold media (its only text is the placeholder)."""
+    unit: tuple[int, int] | None = None
+    """A cleared result's guard size and estimate, once one is known not to be cut (all share them)."""
 
 
 class _ClearedRun:
@@ -450,8 +460,21 @@ class FastTransforms(_StartOnHistory):
         needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
         if not (needs_cleanup or needs_policy):
             changed, delta = self._sent_over_run({**passed.pruned, **rewritten}, run)
-            outcome = Outcome(
-                False, passed.gate, passed.view, None, over, (), (), (), None, None, before, changed, delta
+            outcome = _outcome(
+                False,
+                passed.gate,
+                passed.view,
+                None,
+                over,
+                (),
+                (),
+                (),
+                None,
+                None,
+                before,
+                changed,
+                delta,
+                None,
             )
             return outcome, state
         final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
@@ -467,7 +490,7 @@ class FastTransforms(_StartOnHistory):
         """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers."""
         if setup.pruning is None:
             return _PrunePass(None, None, {}, (), None), state
-        gate, clock = on_context(setup.pruning, state.clock, ContextCall(now, ()))
+        gate, clock = on_context(setup.pruning, state.clock, _context_call(now, (), None))
         passed = _PrunePass(gate, None, {}, (), None)
         if gate.decision in ("unchanged", "pruned"):
             pruner, key = self._pruner(setup, end)
@@ -490,7 +513,7 @@ class FastTransforms(_StartOnHistory):
             decision, clock = after_pass(setup.pruning.settings, state.clock, now, changed=view.changed)
             passed.gate = TtlGateOutcome(decision, None, gate.elapsed_ms, None)
             passed.view = view
-        return passed, AttemptState(clock, state.projections, state.compacted_through)
+        return passed, _attempt_state(clock, state.projections, state.compacted_through)
 
     def _context_guard(
         self, window_tokens: int, end: int, pruned: Mapping[int, AgentMessage], run: _ClearedRun
@@ -562,14 +585,23 @@ class FastTransforms(_StartOnHistory):
         if sums is None:
             sums = _ClearSums(pruner.candidates, placeholder, [0], [0], [], [], None)
             self._sums[(key, window_tokens)] = sums
-        facts = self._guard(window_tokens, pruner.candidates[-1] + 1) if pruner.candidates else None
+        if len(sums.guard) > len(pruner.candidates):
+            return sums
+        facts = self._guard(window_tokens, pruner.candidates[-1] + 1)
         max_single, _ = guard_v1.guard_limits(window_tokens)
         while len(sums.guard) <= len(pruner.candidates):
-            assert facts is not None
             position = len(sums.guard) - 1
             i = pruner.candidates[position]
             native = self._natives[i]
             assert isinstance(native, ToolResultMessage)
+            stored = facts.chars[i + 1] - facts.chars[i]
+            if sums.unit is not None:
+                # Every cleared result has the same content, so the same sizes (and no cut).
+                guard, sent = sums.unit
+                native_size = self._chars[i] if self._chars is not None else self._size(native)
+                sums.guard.append(sums.guard[-1] + guard - stored)
+                sums.sent.append(sums.sent[-1] + sent - native_size)
+                continue
             message = self._cleared_at(i, native, placeholder)
             assert isinstance(message, ToolResultMessage)
             if sums.media is None:
@@ -578,7 +610,9 @@ class FastTransforms(_StartOnHistory):
             if cut is not message:
                 sums.cut_positions.append(position)
                 sums.cut_messages.append(cut)
-            stored = facts.chars[i + 1] - facts.chars[i]
+            else:
+                # Sizes and the guard's verdict depend on a result's content alone (the placeholder).
+                sums.unit = (guard_v1.guard_message_chars(message), self._size(message))
             sums.guard.append(sums.guard[-1] + guard_v1.guard_message_chars(cut) - stored)
             sums.sent.append(sums.sent[-1] + self._size(message) - self._size(native))
         return sums
@@ -641,21 +675,24 @@ class FastTransforms(_StartOnHistory):
         facts = self._guards.get(window_tokens)
         if facts is None:
             max_single, max_context = guard_v1.guard_limits(window_tokens)
-            facts = _GuardFacts(max_context, [], {}, [0])
+            facts = _GuardFacts(max_context, [], {}, [0], max_single)
             self._guards[window_tokens] = facts
-        while len(facts.chars) <= end:
-            i = len(facts.chars) - 1
-            message = self._natives[i]
-            if isinstance(message, ToolResultMessage):
-                max_single, _ = guard_v1.guard_limits(window_tokens)
+        chars = facts.chars
+        if len(chars) > end:
+            return facts
+        natives, sizes, max_single = self._natives, self._guard_chars, facts.max_single
+        while len(chars) <= end:
+            i = len(chars) - 1
+            message = natives[i]
+            size = sizes[i] if sizes is not None else -1
+            # The guard leaves a result alone when its own size is within the share (no rewrite built).
+            if isinstance(message, ToolResultMessage) and (size < 0 or size > max_single):
                 rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
                 if rewritten is not message:
                     facts.over.append(i)
                     facts.rewritten[i] = rewritten
-                    message = rewritten
-            if self._guard_chars is not None and message is self._natives[i]:
-                size = self._guard_chars[i]
-            else:
+                    size = guard_v1.guard_message_chars(rewritten)
+            if size < 0:
                 size = guard_v1.guard_message_chars(message)
-            facts.chars.append(facts.chars[-1] + size)
+            chars.append(chars[-1] + size)
         return facts

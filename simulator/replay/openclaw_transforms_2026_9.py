@@ -51,6 +51,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
 from simulator.replay.openclaw_transforms import Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
@@ -68,6 +69,7 @@ from simulator.runtimes.openclaw.image_prune import cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
+    TextContent,
     ToolResultMessage,
     text_block,
 )
@@ -93,10 +95,23 @@ from simulator.runtimes.openclaw.v2026_9_6.tool_result_text import (
 )
 
 _NONE: tuple[Sequence[int], Sequence[int]] = ((), ())
+_fast_outcome = slot_builder(Outcome)
+"""``Outcome(...)`` positionally, and the others below: one or more per call (see :func:`slot_builder`)."""
+_cache_ttl_outcome = slot_builder(CacheTtlOutcome)
+_attempt_state = slot_builder(AttemptState)
+_gate_state = slot_builder(TtlGateState)
 
 
 class _Fallback(Exception):
     """This call is one the fast path leaves to the reference (raised before anything is changed)."""
+
+
+def _source_texts(message: AgentMessage) -> tuple[str, ...]:
+    """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
+    content = message.content if isinstance(message, ToolResultMessage) else None
+    if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
+        return tuple([b.text for b in content])  # type: ignore[union-attr]
+    return source_texts(message)
 
 
 def _message_text(message: AgentMessage) -> str:
@@ -128,6 +143,9 @@ class _Replayed:
 
     def __call__(self, position: int) -> bool:
         return self.lo <= position < self.end and self.versions.first[position] < self.seq
+
+
+_replayed = slot_builder(_Replayed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +234,7 @@ class FastTransforms2026_9:
         self._settings: cache_ttl.CacheTtlSettings | None = None
         self._placeholder = ""
         self._prunable: list[bool] = []
+        self._tool_prunable: dict[str, bool] = {}
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
         self._pass_fed = 0
@@ -269,13 +288,20 @@ class FastTransforms2026_9:
         """Facts of the messages new to this call, and their place in the mirrors."""
         n = self._n
         start = n.fed
+        if start >= end:
+            return
         n.feed(end)
+        keys, natives, configured = n.keys, self._natives, self._config is not None
         for i in range(start, n.fed):
-            if n.keys[i] is not None:
+            if keys[i] is not None:
                 self._unsourced.append(i)
                 self._unfrozen.append(i)
-            if self._config is not None:
+            if not configured:
+                continue
+            if isinstance(natives[i], ToolResultMessage):
                 self._feed_config(i)
+            else:
+                self._prunable.append(False)  # only a tool result is ever pruned
 
     def _window(self, tokens: int) -> _Window:
         found = self._windows.get(tokens)
@@ -311,11 +337,14 @@ class FastTransforms2026_9:
     def _feed_config(self, i: int) -> None:
         message = self._natives[i]
         settings = self._settings
-        prunable = (
-            settings is not None
-            and isinstance(message, ToolResultMessage)
-            and settings.is_tool_prunable(message.tool_name if isinstance(message.tool_name, str) else "")
-        )
+        prunable = False
+        if settings is not None and isinstance(message, ToolResultMessage):
+            name = message.tool_name if isinstance(message.tool_name, str) else ""
+            found = self._tool_prunable.get(name)
+            if found is None:
+                # The settings' predicate, asked once per tool name (a session repeats a few tools).
+                found = self._tool_prunable[name] = settings.is_tool_prunable(name)
+            prunable = found
         self._prunable.append(prunable)
         if not prunable:
             return
@@ -451,10 +480,11 @@ class FastTransforms2026_9:
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
         first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
-        # What last call's records replay as from now on.
-        pending, self._pending = self._pending, {}
-        for position, merged in pending.items():
-            self._set_current(position, first_seq, merged)
+        if self._pending:
+            # What last call's records replay as from now on.
+            pending, self._pending = self._pending, {}
+            for position, merged in pending.items():
+                self._set_current(position, first_seq, merged)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
         head = (
@@ -462,24 +492,27 @@ class FastTransforms2026_9:
             if through is not None
             else None
         )
-        shift = (head is not None) - lo
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
-        has_results = self._n.results[end] > self._n.results[lo]
+        results = self._n.results
+        has_results = results[end] > results[lo]
         active = setup.cache_ttl is not None
-        if active or has_results:
+        if (active or has_results) and self._unsourced:
             plan.sources = [p for p in self._unsourced if lo <= p < end]
         if active:
             self._cache_pass(setup, plan, now, before, lo, end, head)
         self._check_images(plan, lo, end)
         self._check_guard(window, plan, active, lo, end)
-        protected = self._protected(lo, end)
         if has_results:
-            self._budget(window, plan, protected, lo, end)
-        self._merges(plan)
-        replayed_count = self._sum_replayed.range(lo, end)
-        fresh = {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first}
+            self._budget(window, plan, lo, end)
+        rewrites = bool(plan.stage1 or plan.stage2)
+        if rewrites:
+            self._merges(plan)
+        replayed_count = self._sum_replayed.range(lo, end)  # before this call's rewrites are committed
+        fresh = (
+            {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first} if rewrites else set()
+        )
         budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
         # -- commit (nothing above changed anything but last call's replays) --
         cache_state = self._commit_stage1(plan, first_seq)
@@ -487,44 +520,79 @@ class FastTransforms2026_9:
         self._pending = plan.merged
         self._state = final_state
         point, compacted = self._compaction(setup, state.compacted_through, end)
+        outcome = self._outcome(
+            plan,
+            active,
+            (cache_state, replayed_count, fresh),
+            budget,
+            head,
+            lo,
+            end,
+            (point, through, before),
+        )
+        clock = _gate_state(now) if active else state.clock
+        return outcome, _attempt_state(clock, final_state, compacted)
+
+    def _outcome(
+        self,
+        plan: _Plan,
+        active: bool,
+        replays: tuple[ProjectionState, int, set[int]],
+        budget: tuple[int, ...],
+        head: AgentMessage | None,
+        lo: int,
+        end: int,
+        call: tuple[CompactionPoint | None, int | None, float | None],
+    ) -> Outcome:
+        """The call's outcome, as views over the stamped versions (built without visiting them).
+
+        ``replays``: the state after the cache-TTL pass, how many projections were replayed and which
+        positions are rewritten for the first time; ``call``: the compaction point, where the history was
+        compacted through, and the last touch before."""
+        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
         versions = self._versions
         outcome_ttl: CacheTtlOutcome | None = None
         sticky: tuple[Sequence[int], Sequence[int]] | None = None
+        cache_state, replayed_count, fresh = replays
         if active:
-            replayed = _Replayed(versions, lo, end, first_seq)
-            outcome_ttl = CacheTtlOutcome(
+            shift = (head is not None) - lo
+            replayed_view: Sequence[int] = ()
+            sticky = _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
+            if replayed_count:
+                replayed = _replayed(versions, lo, end, first_seq)
+                replayed_view = PositionsView(versions.positions, replayed, shift, replayed_count)
+                sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
+            outcome_ttl = _cache_ttl_outcome(
                 ContextView(self._natives, lo, end, head, versions, first_seq),
                 cache_state,
-                PositionsView(versions.positions, replayed, shift, replayed_count) if replayed_count else (),
-                tuple(p + shift for p in plan.soft),
-                tuple(p + shift for p in plan.hard),
+                replayed_view,
+                tuple([p + shift for p in plan.soft]) if plan.soft else (),
+                tuple([p + shift for p in plan.hard]) if plan.hard else (),
                 plan.pruned,
                 plan.ratio,
             )
-            sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
-        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
-        if not active:
+        else:
+            positions = versions.positions
             budget = tuple(
-                p for p in versions.positions if lo <= p < end and versions.at(p, final_seq) is not None
+                p
+                for p in positions[bisect_left(positions, lo) : bisect_left(positions, end)]
+                if versions.at(p, final_seq) is not None
             )
-        outcome = Outcome(
-            overflow=False,
-            gate=None,
-            pruned=None,
-            cache_ttl=outcome_ttl,
-            guard=(),
-            images=(),
-            policy=(),
-            budget=budget,
-            compaction=point,
-            compacted_through=through,
-            last_touch_before=before,
-            changed=changed,
-            sent_delta=self._sum_est.range(lo, end),
-            sticky=sticky,
+        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
+        return _fast_outcome(
+            False,
+            None,
+            None,
+            outcome_ttl,
+            (),
+            (),
+            (),
+            budget,
+            *call,
+            changed,
+            self._sum_est.range(lo, end),
+            sticky,
         )
-        clock = TtlGateState(now) if active else state.clock
-        return outcome, AttemptState(clock, final_state, compacted)
 
     def _compaction(
         self, setup: AttemptSetup, compacted: int | None, end: int
@@ -552,9 +620,7 @@ class FastTransforms2026_9:
         end: int,
         fresh: set[int],
     ) -> tuple[Sequence[int], Sequence[int]]:
-        """Of the replayed projections: those sent trimmed again, and those sent cleared again."""
-        if not replayed_count:
-            return _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
+        """Of the replayed projections (some were): those sent trimmed again, and those sent cleared again."""
         positions = self._versions.positions
         new_cleared = sum(1 for p in fresh if self._current[p][3])
         cleared_count = self._sum_placeholder.range(lo, end) - new_cleared
@@ -653,15 +719,17 @@ class FastTransforms2026_9:
     def _check_guard(self, window: _Window, plan: _Plan, active: bool, lo: int, end: int) -> None:
         """The guard cuts nothing, or the call is left to the reference."""
         over = window.over_single
-        for p in over[bisect_left(over, lo) : bisect_left(over, end)]:
-            if not active or (p not in plan.stage1 and p not in self._current):
-                raise _Fallback("guard")
+        if over:
+            for p in over[bisect_left(over, lo) : bisect_left(over, end)]:
+                if not active or (p not in plan.stage1 and p not in self._current):
+                    raise _Fallback("guard")
         if not active:
             return
         big = self._big_guard
-        for _, p in big[bisect_right(big, (window.max_single, len(self._natives))) :]:
-            if lo <= p < end and p not in plan.stage1:
-                raise _Fallback("guard")
+        if big and big[-1][0] > window.max_single:
+            for _, p in big[bisect_right(big, (window.max_single, len(self._natives))) :]:
+                if lo <= p < end and p not in plan.stage1:
+                    raise _Fallback("guard")
         for message in plan.stage1.values():
             if guard_message_chars(message) > window.max_single:
                 raise _Fallback("guard")
@@ -677,15 +745,58 @@ class FastTransforms2026_9:
                 out.add(p)
         return out
 
-    def _budget(self, window: _Window, plan: _Plan, protected: set[int], lo: int, end: int) -> None:
+    def _budget(self, window: _Window, plan: _Plan, lo: int, end: int) -> None:
         """The provider budget: per-result cuts from the facts; an aggregate cut is left to the reference."""
+        cap = window.cap
+        over = self._over_cap(window, plan, lo, end)
+        protected: set[int] | None = None
+        if over:
+            protected = self._protected(lo, end)
+            for p in sorted(over):
+                sent = self._stage1(plan, p)
+                assert isinstance(sent, ToolResultMessage)
+                keep = max(provider_budget.RECOVERY_MIN_KEEP_CHARS, MIN_KEEP_CHARS) if p in protected else 0
+                cut = truncate_tool_result_message(sent, cap, min_keep_chars=keep)
+                if cut is not sent:
+                    plan.stage2[p] = cut
+        tb_delta = 0
+        tbn_delta = 0
+        after: dict[int, int] = {}
+        if plan.stage1 or plan.stage2:
+            for p in {*plan.stage1, *plan.stage2}:
+                base = self._weight(p).tb
+                final = self._stage2(plan, p)
+                tb = provider_budget.text_budget(final)
+                after[p] = tb
+                tb_delta += tb - base
+                tbn_delta += (tb > 0) - (base > 0)
+        n = self._n
+        count = n.tbn[end] - n.tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
+        total = n.tb[end] - n.tb[lo] + self._sum_tb.range(lo, end) + tb_delta
+        if count < 2 or total <= window.aggregate:
+            return
+        unfrozen = [p for p in self._unfrozen if lo <= p < end]
+        if not unfrozen:
+            return  # no result is sent for the first time: none the aggregate could cut
+        recorded = {p for p, _, _ in plan.records1}
+        if protected is None:
+            protected = self._protected(lo, end)
+        for p in unfrozen:
+            if p in protected or p in recorded:
+                continue
+            tb = after[p] if p in after else self._weight(p).tb
+            if tb > 0:
+                raise _Fallback("aggregate")
+
+    def _over_cap(self, window: _Window, plan: _Plan, lo: int, end: int) -> set[int]:
+        """The results of the context over the per-result cap, as the cache-TTL pass left them."""
         cap = window.cap
         over: set[int] = set()
         natives_over = window.over_cap
         rewritten = False
         for p in natives_over[bisect_left(natives_over, lo) : bisect_left(natives_over, end)]:
             if p in self._current:
-                rewritten = True  # the budget sees the rewrite from now on (the sums below cover it)
+                rewritten = True  # the budget sees the rewrite from now on (the sums cover it)
             elif p not in plan.stage1:
                 over.add(p)
         if rewritten:
@@ -698,34 +809,7 @@ class FastTransforms2026_9:
         for p, message in plan.stage1.items():
             if provider_budget.text_budget(message) > cap:
                 over.add(p)
-        tb_delta = 0
-        tbn_delta = 0
-        after: dict[int, int] = {}
-        for p in sorted(over):
-            sent = self._stage1(plan, p)
-            assert isinstance(sent, ToolResultMessage)
-            keep = max(provider_budget.RECOVERY_MIN_KEEP_CHARS, MIN_KEEP_CHARS) if p in protected else 0
-            cut = truncate_tool_result_message(sent, cap, min_keep_chars=keep)
-            if cut is not sent:
-                plan.stage2[p] = cut
-        for p in {*plan.stage1, *plan.stage2}:
-            base = self._weight(p).tb
-            final = self._stage2(plan, p)
-            tb = provider_budget.text_budget(final)
-            after[p] = tb
-            tb_delta += tb - base
-            tbn_delta += (tb > 0) - (base > 0)
-        count = self._n.tbn[end] - self._n.tbn[lo] + self._sum_tbn.range(lo, end) + tbn_delta
-        total = self._n.tb[end] - self._n.tb[lo] + self._sum_tb.range(lo, end) + tb_delta
-        if count < 2 or total <= window.aggregate:
-            return
-        recorded = {p for p, _, _ in plan.records1}
-        for p in self._unfrozen:
-            if not lo <= p < end or p in protected or p in recorded:
-                continue
-            tb = after[p] if p in after else self._weight(p).tb
-            if tb > 0:
-                raise _Fallback("aggregate")
+        return over
 
     def _stage2(self, plan: _Plan, position: int) -> AgentMessage:
         found = plan.stage2.get(position)
@@ -773,7 +857,7 @@ class FastTransforms2026_9:
             key = self._n.keys[p]
             assert key is not None
             self._sources.add(key)
-            events.append(("source", key, source_texts(self._natives[p])))
+            events.append(("source", key, _source_texts(self._natives[p])))
         if plan.sources:
             self._unsourced = [p for p in self._unsourced if self._n.keys[p] not in self._sources]
         for p, mode, message in plan.records1:

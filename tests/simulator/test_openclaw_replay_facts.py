@@ -1,0 +1,183 @@
+"""The OpenClaw replay's per-message shortcuts give what the runtime's own functions give.
+
+The fast transforms read a plain ASCII message's sizes from its texts' lengths (2026.9.6) and size every
+hard-cleared result from one of them (2026.7.1); each shortcut is pinned here against the general
+function it stands in for, on messages of every shape (non-ASCII text, images, tool calls, thinking,
+excluded results, malformed blocks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.replay.openclaw_facts_2026_9 import StoredFacts, plain_text_chars
+from simulator.replay.openclaw_fast import _left_alone
+from simulator.replay.openclaw_transforms import FastTransforms
+from simulator.replay.openclaw_transforms_2026_9 import _source_texts
+from simulator.runtimes.openclaw import context_guard as guard_v1
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    ToolResultMessage,
+    message_from_json,
+    messages_from_json,
+)
+from simulator.runtimes.openclaw.pruner import cleared_tool_result, soft_trim_tool_result
+from simulator.runtimes.openclaw.settings import EffectivePruningSettings, SoftTrimSettings
+from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars, source_texts
+from simulator.runtimes.openclaw.v2026_9_6.context_guard import guard_message_chars
+
+_TEXTS = st.one_of(
+    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40),
+    st.text(max_size=12),
+    st.sampled_from(["漢字テキスト", "한국어", "emoji 🎉", "·ㄱ", "𠀀x", "é"]),
+)
+_TEXT_BLOCK = st.builds(lambda text: {"type": "text", "text": text}, _TEXTS)
+_BLOCKS = st.one_of(
+    _TEXT_BLOCK,
+    _TEXT_BLOCK.map(lambda block: {**block, "textSignature": "sig"}),
+    st.just({"type": "image", "data": "AAAA", "mimeType": "image/png"}),
+    st.builds(
+        lambda n: {"type": "toolCall", "id": f"c{n}", "name": "read", "arguments": {"n": n, "s": "é" * n}},
+        st.integers(0, 3),
+    ),
+    st.builds(lambda text: {"type": "thinking", "thinking": text, "thinkingSignature": "s"}, _TEXTS),
+    st.just({"type": "text", "text": {"not": "a string"}}),
+    st.just({"type": "mystery", "value": 1}),
+)
+
+
+@st.composite
+def agent_messages(draw: st.DrawFn) -> AgentMessage:
+    role = draw(st.sampled_from(["user", "assistant", "toolResult", "custom"]))
+    content: Any = draw(st.one_of(_TEXTS, st.lists(_BLOCKS, max_size=4)))
+    raw: dict[str, Any] = {"role": role, "content": content, "timestamp": draw(st.integers(0, 10**13))}
+    if role == "toolResult":
+        raw["toolCallId"] = draw(st.sampled_from(["c1", "c2", ""]))
+        raw["toolName"] = "read"
+        if draw(st.booleans()):
+            raw["excludeFromContext"] = draw(st.sampled_from([True, False, 1]))
+        if draw(st.booleans()):
+            raw["details"] = {"k": "v"}
+    if role == "custom":
+        raw["summary"] = "s"
+    return message_from_json(raw)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(agent_messages(), min_size=1, max_size=8))
+def test_stored_facts_equal_the_runtime_functions_on_every_message_shape(
+    messages: list[AgentMessage],
+) -> None:
+    chars = tuple(estimate_message_chars(m) for m in messages)
+    for sizes in (chars, None):
+        facts = StoredFacts(messages, ((), ()), sizes)
+        facts.feed(len(messages))
+        for i, message in enumerate(messages):
+            result = isinstance(message, ToolResultMessage)
+            assert facts.tb_own[i] == (provider_budget.text_budget(message) if result else 0)
+            assert facts.guard_own[i] == (guard_message_chars(message) if result else 0)
+            assert facts.mc_of(i) == message_chars(message)
+            assert _source_texts(message) == source_texts(message)
+
+
+def test_the_plain_shortcut_is_taken_only_for_plain_ascii_messages() -> None:
+    def plain(raw: dict[str, Any]) -> int:
+        return plain_text_chars(message_from_json(raw))
+
+    call = {"type": "toolCall", "id": "c", "name": "read", "arguments": {"a": 1}}
+    assert plain({"role": "user", "content": "hello"}) == 5
+    assert plain({"role": "user", "content": "héllo"}) == -1
+    assert (
+        plain({"role": "toolResult", "toolCallId": "c", "content": [{"type": "text", "text": "ab"}] * 2}) == 4
+    )
+    assert plain({"role": "assistant", "content": [{"type": "text", "text": "ok"}, call]}) == 2
+    assert plain({"role": "user", "content": [call]}) == -1  # a tool call is an assistant's block only
+    assert plain({"role": "toolResult", "toolCallId": "c", "content": [{"type": "image", "data": "A"}]}) == -1
+    assert plain({"role": "toolResult", "toolCallId": "c", "content": "a string"}) == -1
+
+
+def _session(texts: list[str]) -> tuple[AgentMessage, ...]:
+    raws: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for n, text in enumerate(texts):
+        call = {"type": "toolCall", "id": f"c{n}", "name": "read", "arguments": {}}
+        raws.append({"role": "assistant", "content": [call]})
+        raws.append({"role": "toolResult", "toolCallId": f"c{n}", "toolName": "read", "content": text})
+    return messages_from_json([*raws, {"role": "assistant", "content": [{"type": "text", "text": "done"}]}])
+
+
+def test_cleared_results_are_sized_as_each_would_be_with_or_without_a_guard_cut() -> None:
+    natives = _session(["x" * 5_000, "y" * 40, "z" * 9_000, "w" * 200])
+    candidates = [i for i, m in enumerate(natives) if isinstance(m, ToolResultMessage)]
+    window = 4_000
+    max_single, _ = guard_v1.guard_limits(window)
+    for placeholder in ("[cleared]", "p" * max_single):  # the second is itself over the share: cut
+        for chars in (tuple(estimate_message_chars(m) for m in natives), None):
+            fast = FastTransforms(natives, chars, None, ((), ()))
+
+            class _Pruner:
+                pass
+
+            pruner: Any = _Pruner()
+            pruner.candidates = candidates
+            sums = fast._clear_sums("k", pruner, window, placeholder)
+            guard, sent = [0], [0]
+            for i in candidates:
+                native = natives[i]
+                assert isinstance(native, ToolResultMessage)
+                cleared = cleared_tool_result(native, placeholder)
+                cut = guard_v1.truncate_tool_result_to_chars(cleared, max_single)
+                stored = guard_v1.guard_message_chars(
+                    guard_v1.truncate_tool_result_to_chars(native, max_single)
+                )
+                guard.append(guard[-1] + guard_v1.guard_message_chars(cut) - stored)
+                sent.append(sent[-1] + estimate_message_chars(cleared) - estimate_message_chars(native))
+            assert sums.guard == guard and sums.sent == sent
+            assert len(sums.cut_positions) == (len(candidates) if len(placeholder) == max_single else 0)
+
+
+def test_a_plain_result_excluded_from_the_context_weighs_nothing_for_the_guard() -> None:
+    text = [{"type": "text", "text": "abc"}, {"type": "text", "text": "de"}]
+    messages = [
+        message_from_json({"role": "toolResult", "toolCallId": f"c{n}", "content": text, **extra})
+        for n, extra in enumerate(
+            [{}, {"excludeFromContext": True}, {"excludeFromContext": False}, {"excludeFromContext": 1}]
+        )
+    ]
+    facts = StoredFacts(messages, ((), ()), tuple(estimate_message_chars(m) for m in messages))
+    facts.feed(len(messages))
+    assert facts.guard_own == [guard_message_chars(m) for m in messages] == [10, 0, 10, 10]
+    assert facts.tb_own == [5, 5, 5, 5]
+
+
+_LIMITS = st.one_of(st.integers(-5, 60), st.floats(-5, 60, allow_nan=False), st.just(4_000))
+
+
+@settings(max_examples=400, deadline=None)
+@given(agent_messages(), _LIMITS, _LIMITS, _LIMITS)
+def test_a_result_the_pruner_leaves_alone_is_one_soft_trim_leaves_alone(
+    message: AgentMessage, max_chars: float, head: float, tail: float
+) -> None:
+    if not isinstance(message, ToolResultMessage):
+        return
+    effective = EffectivePruningSettings(soft_trim=SoftTrimSettings(max_chars, head, tail))
+    if _left_alone(message, effective):
+        assert soft_trim_tool_result(message, effective) is None
+
+
+def test_the_pruners_shortcut_decides_both_ways_on_plain_results() -> None:
+    def result(*texts: str) -> ToolResultMessage:
+        blocks = [{"type": "text", "text": t} for t in texts]
+        message = message_from_json({"role": "toolResult", "toolCallId": "c", "content": blocks})
+        assert isinstance(message, ToolResultMessage)
+        return message
+
+    effective = EffectivePruningSettings(soft_trim=SoftTrimSettings(10, 3, 3))
+    assert _left_alone(result("12345", "1234"), effective)  # 5 + 1 + 4 = 10: within
+    assert not _left_alone(result("12345", "12345"), effective)  # 11: trimmed
+    assert soft_trim_tool_result(result("12345", "12345"), effective) is not None
+    assert not _left_alone(result("é"), effective)  # not ASCII: the function decides
