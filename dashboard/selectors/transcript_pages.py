@@ -34,22 +34,22 @@ from simulator import Transcript as ParsedTranscript
 MESSAGES_PER_PAGE = 100
 FALLBACK_PREPARE_SECONDS_PER_MESSAGE: dict[str, float] = {
     "zeroclaw": 0.000_005,
-    "ai_profile": 0.000_01,
-    "openclaw": 0.000_012,
+    "ai_profile": 0.000_007,
+    "openclaw": 0.000_006,
     "as_recorded": 0.000_005,
 }
 """Seconds per message to prepare a transcript for a runtime (convert, size) before this server has timed
-one: each runtime's rate at 100,000 messages in docs/benchmarks.md, rounded up (ZeroClaw 0.4 s, ai-profile
-0.8 s, OpenClaw 1.1 s)."""
+one: each runtime's rate at 100,000 messages in docs/benchmarks.md (2026-12-01), rounded up (ZeroClaw
+0.4 s, ai-profile 0.6 s, OpenClaw 0.5 s)."""
 FALLBACK_REPLAY_SECONDS_PER_MESSAGE: dict[str, float] = {
-    "zeroclaw": 0.000_015,
-    "ai_profile": 0.000_01,
-    "openclaw": 0.000_028,
+    "zeroclaw": 0.000_01,
+    "ai_profile": 0.000_005,
+    "openclaw": 0.000_015,
     "as_recorded": 0.000_005,
 }
 """Seconds per message to replay a prepared transcript (a knob change) before this server has timed one,
-from the same benchmark, rounded up (ZeroClaw 0.5-1.4 s, ai-profile 0.5 s, OpenClaw 2026.7.1 1.9 s and
-2026.9.6 2.7 s). OpenClaw 2026.9.6 replays a call the reference way (over the whole history: time growing
+from the same benchmark, rounded up (ZeroClaw 0.4-0.9 s, ai-profile 0.4 s, OpenClaw 2026.7.1 1.0 s and
+2026.9.6 1.3 s). OpenClaw 2026.9.6 replays a call the reference way (over the whole history: time growing
 with the square of the session) once an image is older than the last three turns, a result is over the
 guard's share or thinking is dropped, so its replay of such a long session takes far longer than this says."""
 FALLBACK_SECONDS_PER_MESSAGE: dict[str, float] = {
