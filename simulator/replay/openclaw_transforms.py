@@ -274,6 +274,7 @@ class _GuardFacts:
     chars: list[int]
     """Prefix sums of each message's guard size after its own rewrite."""
     max_single: int
+    """The single-result share of this window (``guard_limits``), kept beside ``max_context``."""
 
 
 @dataclass(slots=True)
@@ -527,7 +528,7 @@ class FastTransforms(_StartOnHistory):
         }
         chars = facts.chars[end]
         if pruned or run:
-            max_single, _ = guard_v1.guard_limits(window_tokens)
+            max_single = facts.max_single
             for i, message in pruned.items():
                 chars -= facts.chars[i + 1] - facts.chars[i]
                 if isinstance(message, ToolResultMessage):
@@ -588,7 +589,7 @@ class FastTransforms(_StartOnHistory):
         if len(sums.guard) > len(pruner.candidates):
             return sums
         facts = self._guard(window_tokens, pruner.candidates[-1] + 1)
-        max_single, _ = guard_v1.guard_limits(window_tokens)
+        max_single = facts.max_single
         while len(sums.guard) <= len(pruner.candidates):
             position = len(sums.guard) - 1
             i = pruner.candidates[position]
