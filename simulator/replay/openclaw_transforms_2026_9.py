@@ -110,7 +110,7 @@ def _source_texts(message: AgentMessage) -> tuple[str, ...]:
     """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
     content = message.content if isinstance(message, ToolResultMessage) else None
     if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
-        return tuple([b.text for b in content])  # type: ignore[union-attr]
+        return tuple([b.text for b in content if isinstance(b, TextContent)])  # every block is one
     return source_texts(message)
 
 
