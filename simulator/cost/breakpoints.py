@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from simulator.cost.cache import Segment
+from simulator.cost.cache import Segment, listed_segments
 
 BreakpointPolicy = Callable[[Sequence[Segment]], tuple[int, ...]]
 
@@ -54,18 +54,20 @@ def _more_than_one_conversational(segments: Sequence[Segment]) -> bool:
 
 def zeroclaw_breakpoints(segments: Sequence[Segment]) -> tuple[int, ...]:
     """ZeroClaw: the system prompt, and the last message once there is more than one non-system one."""
+    # Read from the list behind a shared prefix: this runs for every call of a priced replay.
+    items, n = listed_segments(segments)
     points: list[int] = []
     system = _last_system(segments)
     if system is not None:
         points.append(system)
-    last = segments[-1] if segments else None
+    last = items[n - 1] if n else None
     if (
         last is not None
         and last.cacheable_end
         and last.role != "system"
         and _more_than_one_conversational(segments)
     ):
-        points.append(len(segments) - 1)
+        points.append(n - 1)
     return tuple(points)
 
 
@@ -75,8 +77,9 @@ def pi_breakpoints(segments: Sequence[Segment]) -> tuple[int, ...]:
     system = _last_system(segments)
     if system is not None:
         points.append(system)
-    if segments and segments[-1].role in ("user", "tool") and segments[-1].cacheable_end:
-        points.append(len(segments) - 1)
+    items, n = listed_segments(segments)
+    if n and items[n - 1].role in ("user", "tool") and items[n - 1].cacheable_end:
+        points.append(n - 1)
     return tuple(points)
 
 

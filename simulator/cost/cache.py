@@ -40,6 +40,8 @@ ANTHROPIC_LOOKBACK_BLOCKS = 20
 OPENAI_FIRST_STEP = 1024
 OPENAI_STEP = 128
 TOKENS_PER_MTOK = 1_000_000
+_FEW = 4
+"""Up to this many segments, appending one by one is cheaper than a C-level pass that must be set up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +76,16 @@ class SegmentHistory:
         """Append ``segments``; what is there never changes, so every prefix handed out stays valid."""
         added = list(segments)
         self._segments += added
-        self._cum += accumulate(map(_TOKENS, added), initial=self._cum[-1])
-        del self._cum[len(self._cum) - len(added) - 1]  # ``initial`` repeats the last sum, already in place
+        cum = self._cum
+        if len(added) <= _FEW:
+            # Most requests grow by a message or two: a plain loop beats building an accumulator.
+            total = cum[-1]
+            for segment in added:
+                total += segment.tokens
+                cum.append(total)
+            return
+        cum += accumulate(map(_TOKENS, added), initial=cum[-1])
+        del cum[len(cum) - len(added) - 1]  # ``initial`` repeats the last sum, already in place
 
     def starts(self, segments: Sequence[Segment]) -> bool:
         """Whether ``segments`` begins with the whole history."""
@@ -157,6 +167,14 @@ def _listed(segments: Sequence[Segment]) -> list[Segment]:
     if isinstance(segments, SharedPrefix):
         return segments.history._segments
     return segments if isinstance(segments, list) else list(segments)
+
+
+def listed_segments(segments: Sequence[Segment]) -> tuple[Sequence[Segment], int]:
+    """A sequence holding ``segments`` at the same positions (a shared prefix's whole history, no copy), and
+    how many of them are ``segments``: indexing a shared prefix itself costs a Python call per item."""
+    if isinstance(segments, SharedPrefix):
+        return segments.history._segments, segments.length
+    return segments, len(segments)
 
 
 def common_length(a: list[Segment], b: list[Segment], n: int) -> int:
@@ -369,6 +387,12 @@ class _Trie:
                     base = self._next
                     remainder = fps[at:] if at else fps
                     self._next += len(remainder)
+                    if node == base - 1 and node >= 0:
+                        # ``node`` ends the newest run (a request growing the one before): the remainder
+                        # continues that run, whose ids it continues anyway, instead of starting one.
+                        run_fps[-1] += remainder
+                        chain += range(base, base + len(remainder))
+                        return
                     edges[(node, remainder[0])] = len(runs)
                     runs.append(base)
                     run_fps.append(remainder)
@@ -399,31 +423,62 @@ def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:
 def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
     trie = _Trie()
     expires: dict[int, float] = {}
+    never = float("-inf")
     lifetime = pricing.ttl_seconds(ttl)
+    minimum = pricing.min_cacheable_tokens
+    price = _Prices(pricing, ttl)
     out: list[CallCost] = []
     for request in requests:
         now = request.at_seconds
         chain, cum = trie.walk(request.segments)
         total = cum[-1] if cum else 0
-        points = sorted({b for b in request.breakpoints if 0 <= b < len(chain)})
+        n = len(chain)
+        points = [b for b in request.breakpoints if 0 <= b < n]
+        if len(points) > 1:
+            points = sorted(set(points))
         read_at = -1
         for point in points:
-            for j in range(point, max(-1, point - ANTHROPIC_LOOKBACK_BLOCKS), -1):
-                if j > read_at and expires.get(chain[j], float("-inf")) > now:
+            # Looking back stops at the read already found: a shorter one is never taken over it.
+            for j in range(point, max(read_at, point - ANTHROPIC_LOOKBACK_BLOCKS), -1):
+                if expires.get(chain[j], never) > now:
                     read_at = j
                     break
         read = cum[read_at] if read_at >= 0 else 0
-        eligible = [b for b in points if cum[b] >= pricing.min_cacheable_tokens]
-        written_to = max((cum[b] for b in eligible), default=0)
+        eligible = [b for b in points if cum[b] >= minimum]
+        # ``points`` ascend and running sums never decrease: the last eligible point writes furthest.
+        written_to = cum[eligible[-1]] if eligible else 0
         write = max(0, written_to - read)
         for b in eligible:
             expires[chain[b]] = now + lifetime
         if read_at >= 0:
             expires[chain[read_at]] = now + lifetime
         uncached = total - read - write
-        usd = call_usd(pricing, ttl, uncached=uncached, write=write, read=read, output=request.output_tokens)
-        out.append(CallCost(uncached, write, read, request.output_tokens, usd))
+        output = request.output_tokens
+        out.append(CallCost(uncached, write, read, output, price.usd(uncached, write, read, output)))
     return tuple(out)
+
+
+class _Prices:
+    """:func:`call_usd` with the pricing's rates read once per session rather than once per call."""
+
+    __slots__ = ("input", "output", "read", "write")
+
+    def __init__(self, pricing: Pricing, ttl: CacheTtl) -> None:
+        self.input = pricing.input_per_mtok
+        self.write = pricing.write_multiplier(ttl)
+        self.read = pricing.cache_read_multiplier
+        self.output = pricing.output_per_mtok
+
+    def usd(self, uncached: int, write: int, read: int, output: int) -> float:
+        # The same products in the same order as ``call_usd``: floating point must round alike.
+        input_price = self.input
+        total = (
+            uncached * input_price
+            + write * input_price * self.write
+            + read * input_price * self.read
+            + output * self.output
+        )
+        return total / TOKENS_PER_MTOK
 
 
 def _longest_live(
@@ -457,6 +512,7 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
     lifetime = pricing.ttl_seconds(ttl)
     stepped = pricing.caching == "automatic"
     minimum = pricing.min_cacheable_tokens
+    price = _Prices(pricing, ttl)
 
     def cacheable(tokens: int) -> int:
         if stepped:
@@ -474,8 +530,8 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
         write = max(0, cacheable(total) - read) if pricing.write_multiplier(ttl) > 0 else 0
         chain_expiry = now + lifetime
         uncached = total - read - write
-        usd = call_usd(pricing, ttl, uncached=uncached, write=write, read=read, output=request.output_tokens)
-        out.append(CallCost(uncached, write, read, request.output_tokens, usd))
+        output = request.output_tokens
+        out.append(CallCost(uncached, write, read, output, price.usd(uncached, write, read, output)))
     return tuple(out)
 
 
@@ -505,6 +561,7 @@ __all__ = [
     "SharedPrefix",
     "call_usd",
     "extends",
+    "listed_segments",
     "openai_cached",
     "price_requests",
 ]

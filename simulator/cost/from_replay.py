@@ -220,6 +220,48 @@ def _growth(before: _Shape | None, after: _Shape | None) -> list[tuple[int, int]
     return [(end, new_end), *new[len(old) :]]
 
 
+def _native_segments(
+    messages: Sequence[Message], origins: Sequence[Sequence[int]], tokens: TranscriptTokens
+) -> tuple[list[Segment], set[int]]:
+    """One segment per native message, and the transcript messages the natives hold.
+
+    A native made of one transcript message is fingerprinted as that message: the cache model only
+    compares fingerprints, and a digest of one digest tells no more (most natives are one message, and
+    the digest was a third of building a session's requests).
+    """
+    fingerprints, counts = tokens.fingerprints, tokens.tokens
+    native: list[Segment] = []
+    held: set[int] = set()
+    for origin in origins:
+        if len(origin) == 1:
+            index = origin[0]
+            held.add(index)
+            message = messages[index]
+            role = message.role
+            native.append(
+                Segment(
+                    fingerprints[index],
+                    counts[index],
+                    _ROLES[role],
+                    not (role is MessageRole.ASSISTANT and message.tool_calls),  # ``_cacheable_end``
+                )
+            )
+            continue
+        held.update(origin)
+        if not origin:
+            native.append(Segment(_digest("empty"), 0))
+            continue
+        native.append(
+            Segment(
+                fingerprint=_digest(*(fingerprints[i] for i in origin)),
+                tokens=sum(counts[i] for i in origin),
+                role=_role(messages[origin[0]]),
+                cacheable_end=_cacheable_end(messages[origin[-1]]),
+            )
+        )
+    return native, held
+
+
 def requests_from_result(
     transcript: Transcript,
     result: SimulationResult,
@@ -243,22 +285,7 @@ def requests_from_result(
     tokens = tokens or TranscriptTokens.of(transcript)
     messages = transcript.messages
     place = _policy(result.runtime, policy)
-    native: list[Segment] = []
-    held: set[int] = set()
-    for origin in result.origins:
-        held.update(origin)
-        if not origin:
-            native.append(Segment(_digest("empty"), 0))
-            continue
-        first, last = messages[origin[0]], messages[origin[-1]]
-        native.append(
-            Segment(
-                fingerprint=_digest(*(tokens.fingerprints[i] for i in origin)),
-                tokens=sum(tokens.tokens[i] for i in origin),
-                role=_role(first),
-                cacheable_end=_cacheable_end(last),
-            )
-        )
+    native, held = _native_segments(messages, result.origins, tokens)
     # System messages the runtime sends outside its history (ai-profile, OpenClaw) lead every request.
     leading = tuple(
         Segment(tokens.fingerprints[i], tokens.tokens[i], "system")
@@ -275,7 +302,7 @@ def requests_from_result(
     for call, at in zip(result.calls, times, strict=True):
         reply = messages[call.message_index]
         output = _output_tokens(reply, tokens.tokens[call.message_index])
-        fated = {i: group.fate.value for group in call.fated for i in group.indices}
+        fated = {i: group.fate.value for group in call.fated for i in group.indices} if call.fated else {}
         edited: Mapping[int, tuple[int, str]] = {}
         if changed is not None and (fated or result.content_changes):
             edited = changed(call)

@@ -5,9 +5,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from simulator.cost.breaks import cache_breaks
-from simulator.cost.cache import Request, Role, Segment, openai_cached, price_requests
+from simulator.cost.cache import (
+    Request,
+    Role,
+    Segment,
+    _Prices,
+    call_usd,
+    openai_cached,
+    price_requests,
+)
 from simulator.cost.pricing import pricing_for
 
 SONNET = pricing_for("anthropic/claude-sonnet-4-5").pricing
@@ -136,3 +146,29 @@ def test_a_break_names_its_cause_and_what_the_rewrite_cost_over_reading():
     assert (expired.number, expired.cause, expired.first_changed) == (3, "expired", None)
     assert expired.rewritten_tokens == 4050
     assert "4,050 tokens" in expired.sentence() and "expired" in expired.sentence()
+
+
+@given(
+    input_price=st.floats(0, 100, allow_nan=False),
+    output_price=st.floats(0, 100, allow_nan=False),
+    write=st.floats(0, 3, allow_nan=False),
+    write_1h=st.floats(0, 3, allow_nan=False),
+    read=st.floats(0, 1, allow_nan=False),
+    counts=st.tuples(*[st.integers(0, 10**9)] * 4),
+    ttl=st.sampled_from(["5m", "1h"]),
+)
+def test_a_sessions_prices_read_once_price_a_call_as_call_usd_does(
+    input_price, output_price, write, write_1h, read, counts, ttl
+):
+    # Pricing reads the rates once per session; the sum must round exactly as ``call_usd``'s.
+    pricing = replace(
+        SONNET,
+        input_per_mtok=input_price,
+        output_per_mtok=output_price,
+        cache_write_multiplier=write,
+        cache_write_1h_multiplier=write_1h,
+        cache_read_multiplier=read,
+    )
+    uncached, written, cached, output = counts
+    expected = call_usd(pricing, ttl, uncached=uncached, write=written, read=cached, output=output)
+    assert _Prices(pricing, ttl).usd(uncached, written, cached, output) == expected

@@ -395,6 +395,10 @@ def _naive_requests(transcript, result, changed):
     held: set[int] = set()
     for origin in result.origins:
         held.update(origin)
+        if len(origin) == 1:
+            # A native of one message is that message as the transcript fingerprints it.
+            native.append((tokens.fingerprints[origin[0]], tokens.tokens[origin[0]]))
+            continue
         native.append(
             (_digest(*(tokens.fingerprints[i] for i in origin)), sum(tokens.tokens[i] for i in origin))
             if origin
