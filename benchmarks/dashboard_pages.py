@@ -110,6 +110,18 @@ def run_one(messages: int) -> dict[str, float]:
         ok(compare, **{"HX-Request": "true", "HX-Target": "compare-body"})
     )
     out["compare, another page"] = _timed(ok(f"{compare}&page=2&call={late}"))
+    # The other runtimes' first replays (each prepares its own native shape; the parse is kept). The
+    # goal is the same for every runtime: timeline and selected call in under a second.
+    for runtime, label in (("ai_profile", "ai-profile"), ("openclaw", "OpenClaw")):
+        profile = Profile.objects.filter(runtime=runtime).order_by("pk").first()
+        assert profile is not None
+        first = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
+        out[f"simulation first view, {label}: its body (htmx; its first replay)"] = _timed(
+            ok(first, **{"HX-Request": "true", "HX-Target": "sim-body"})
+        )
+        out[f"simulation cost panel, {label} (htmx, after the page)"] = _timed(
+            ok(f"/simulate/cost/{first[10:]}&call={late}")
+        )
     memo.clear()
     out["transcript page, cold (nothing kept: the stored parsed form read back)"] = _timed(
         ok(f"{page_url}?page=2")
@@ -137,7 +149,8 @@ def report(results: dict[int, dict[str, float]]) -> list[str]:
         "## Dashboard session pages",
         "",
         "In-process Django test client on a synthetic OpenClaw session, demo profiles (ZeroClaw as the "
-        f"simulated profile, ZeroClaw beside ai-profile on compare). Ratio: {high:,} over {low:,} messages "
+        "simulated profile unless a row names another runtime, ZeroClaw beside ai-profile on compare)."
+        f" Ratio: {high:,} over {low:,} messages "
         f"(×{high // low} would be linear).",
         "",
         f"| request | {head} | ratio {high // 1000}k/{low // 1000}k |",
