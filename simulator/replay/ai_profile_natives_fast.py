@@ -15,7 +15,8 @@ samples; :func:`reference_columns` is the whole reference).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -32,6 +33,8 @@ from simulator.transcript import Role, TextPart, ThinkingPart, ToolCall, ToolRes
 
 U32_MAX = 2**32 - 1
 _ENCODE = msgspec.json.Encoder().encode
+_SCAN: Callable[[str, int], tuple[JSON, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The scanner ``json.loads`` runs (its default decoder is built with these same defaults)."""
 
 # The compact JSON around each block's strings (key order does not change a length).
 _TEXT_BLOCK = len('{"type":"text","text":}')
@@ -281,6 +284,25 @@ def _thinking(part: ThinkingPart) -> tuple[JSON, int] | None:
     return block, size
 
 
+def _arguments_object(arguments: str) -> JSON:
+    """``arguments_object``: the parse ``json.loads`` makes, without its per-call checks when the text is
+    an object's from its first character to its last (most tool calls' arguments).
+
+    ``json.loads`` skips whitespace, runs the decoder's scanner from there and refuses anything after the
+    value but whitespace; text that starts with ``{`` and that the scanner reads to its end needs none of
+    that, so the scanner's object is ``json.loads``' own. Any other text (a byte order mark, whitespace
+    around the value, anything the scanner refuses) is read by ``arguments_object``.
+    """
+    if arguments[:1] == "{":
+        try:
+            value, end = _SCAN(arguments, 0)
+        except (ValueError, StopIteration):
+            return arguments_object(arguments)
+        if end == len(arguments):
+            return value
+    return arguments_object(arguments)
+
+
 def _tool_use(call: object) -> tuple[JSON, int] | None:
     """A tool call's ``tool_use`` block (its arguments read as ``to_ai_profile`` reads them) and byte
     count."""
@@ -289,7 +311,7 @@ def _tool_use(call: object) -> tuple[JSON, int] | None:
     call_id, name, arguments = call.id, call.name, call.arguments
     if type(call_id) is not str or type(name) is not str or type(arguments) is not str:
         return None
-    value = arguments_object(arguments)
+    value = _arguments_object(arguments)
     size = _TOOL_USE_BLOCK + _string_bytes(call_id) + _string_bytes(name)
     size += _string_bytes(value) if type(value) is str else compact_json_bytes(value)
     return {"type": "tool_use", "id": call_id, "name": name, "input": value}, size

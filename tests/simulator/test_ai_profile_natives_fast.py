@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from simulator.convert import arguments_object
 from simulator.errors import TranscriptParseError
 from simulator.importers import parse_transcript
 from simulator.replay import ai_profile as replay_module
@@ -302,9 +303,20 @@ def _refused(*args: Any) -> Any:
 def test_synthetic_sessions_prepare_as_the_reference_does_and_take_the_fast_path(turns, monkeypatch):
     transcript = parse_transcript(synthetic_openclaw_session(turns, tool_result_chars=300))
     want = _outcome(prepare_ai_profile_reference, transcript)
-    for name in ("ai_profile_message", "ai_profile_tool_result", "reference_columns"):
+    for name in ("ai_profile_message", "ai_profile_tool_result", "reference_columns", "arguments_object"):
         monkeypatch.setattr(fast, name, _refused)
     assert _outcome(prepare_ai_profile, transcript) == want
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    arguments,
+    st.sampled_from(["", " ", "\n", "\ufeff", "x", "}", "{"]),
+    st.sampled_from(["", " ", "\r\n", "x", "}", "{", "[]"]),
+)
+def test_tool_call_arguments_are_read_as_json_loads_reads_them(text, before, after):
+    for candidate in (text, before + text, text + after, before + text + after):
+        assert repr(fast._arguments_object(candidate)) == repr(arguments_object(candidate))
 
 
 def test_common_shapes_take_the_fast_path(monkeypatch):
