@@ -1,17 +1,17 @@
 """ai-profile native messages built and sized in one pass, for the message shapes a long session is made of.
 
 Preparing a session converts every transcript message to ai-profile's ``{role, content}`` JSON
-(:func:`simulator.convert.to_ai_profile`), reads each back as a :class:`Message` (``Message.from_json``)
-and sizes its content (``json_message_tokens``, which writes the whole content out again to count its
-bytes). Here the common shapes -- a user or assistant message of one text, an assistant reply of text
-and thinking parts and tool calls, a tool result of one text -- are recognised by exact types and each
-becomes its native message and its estimate at once: the content's compact-JSON byte count is the sum of
-its strings' (each written alone, escapes and UTF-8 included) and of the fixed keys and punctuation
-around them. Anything else (an image, a part or field of another type, a role outside the enum) is
-converted and sized by the reference functions, for that message alone, so every answer is theirs
-(tests compare the two on generated transcripts, many variants, the conformance messages and the
-samples; :func:`reference_columns` is the whole reference).
-"""
+(:func:`simulator.convert.to_ai_profile`), reads each back as a :class:`Message` (``Message.from_json``),
+sizes its content (``json_message_tokens``, which writes the whole content out again to count its bytes)
+and finds the model calls (``model_calls``). Here the common shapes -- a user or assistant message of one
+text, an assistant reply of text and thinking parts and tool calls, a tool result of text -- are
+recognised by exact types and each becomes its native message and its estimate at once: the content's
+compact-JSON byte count is the sum of its strings' (each written alone by msgspec, escapes and UTF-8
+included) and of the fixed keys and punctuation around them; the calls are told as the pass reaches them.
+Anything else (an image, a part or field of another type, a role outside the enum) is converted and sized
+by the reference functions, for that message alone, so every answer is theirs (tests compare the two on
+generated transcripts, thousands of variants, the conformance messages and the samples;
+:func:`reference_columns` is the whole reference)."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             and type(part := parts[0]) is text_part
             and type(text := part.text) is str
         ):
-            name = role.value
+            name = "user" if role is user else "assistant"  # ``Role.value`` is a property: a call
             native = _message(name, text)
             estimate = _estimate(_string_bytes(text), len(name))
         else:
