@@ -46,6 +46,8 @@ _TOOL_RESULT_BLOCK = len('{"type":"tool_result","tool_use_id":,"content":}')
 _IS_ERROR = len(',"is_error":true')
 _EMPTY_STRING = len('""')
 _USER = "user"
+_USER_ROLE, _ASSISTANT_ROLE = Role.USER, Role.ASSISTANT
+"""Read once: an enum member read through its class costs several times a global's read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +220,7 @@ def _single_text(parts: tuple[object, ...]) -> str | None:
 def _chat(message: TranscriptMessage) -> tuple[Message, int]:
     """The native of a user or assistant message in the history, and its estimate."""
     role = message.role
-    name = "user" if role is Role.USER else "assistant" if role is Role.ASSISTANT else None
+    name = "user" if role is _USER_ROLE else "assistant" if role is _ASSISTANT_ROLE else None
     parts, calls = message.parts, message.tool_calls
     if name is not None and type(parts) is tuple and type(calls) is tuple:
         if not calls and len(parts) < 2:
@@ -238,7 +240,8 @@ def _blocks(parts: tuple[object, ...], calls: tuple[object, ...]) -> tuple[list[
     """The blocks of text and thinking parts, then tool calls, and the list's byte count; ``None`` for
     any other part (images) or a field of another type."""
     blocks: list[JSON] = []
-    size = 1 + max(len(parts) + len(calls), 1)  # "[", "]" and the commas
+    count = len(parts) + len(calls)
+    size = count + 1 if count else 2  # "[", "]" and the commas
     for part in parts:
         if type(part) is TextPart:
             text = part.text
