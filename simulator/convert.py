@@ -251,7 +251,9 @@ def to_zeroclaw_conversation(messages: Sequence[Message]) -> Converted:
     return Converted(tuple(out), tuple(origins))
 
 
-def _arguments_object(arguments: str) -> JSON:
+def arguments_object(arguments: str) -> JSON:
+    """A tool call's arguments as the object Anthropic and OpenClaw carry: parsed when they are an object's
+    text, else kept as the text."""
     # Anthropic and OpenClaw want an object; text that is not one stays a string so its size still counts.
     try:
         value: JSON = json.loads(arguments) if arguments else {}
@@ -333,38 +335,50 @@ def to_ai_profile(messages: Sequence[Message]) -> Converted:
         if message.role is Role.SYSTEM or _failed(message):
             continue
         if message.role is Role.TOOL:
-            simple = _simple_text(message)
-            block: dict[str, JSON] = {
-                "type": "tool_result",
-                "tool_use_id": message.tool_result.call_id if message.tool_result else "",
-                "content": simple if simple is not None else _anthropic_blocks(message),
-            }
-            if message.tool_result is not None and message.tool_result.is_error:
-                block["is_error"] = True
-            results.append(block)
+            results.append(ai_profile_tool_result(message))
             result_origin.append(index)
             continue
         flush()
-        simple = _simple_text(message)
-        content: JSON
-        if message.tool_calls or simple is None:
-            blocks = _anthropic_blocks(message)
-            for call in message.tool_calls:
-                blocks.append(
-                    {
-                        "type": "tool_use",
-                        "id": call.id,
-                        "name": call.name,
-                        "input": _arguments_object(call.arguments),
-                    }
-                )
-            content = blocks
-        else:
-            content = simple
-        out.append({"role": message.role.value, "content": content})
+        out.append(ai_profile_message(message))
         origins.append((index,))
     flush()
     return Converted(tuple(out), tuple(origins))
+
+
+def ai_profile_tool_result(message: Message) -> dict[str, JSON]:
+    """The ``tool_result`` block :func:`to_ai_profile` writes for a tool message (``is_error`` only when
+    true)."""
+    simple = _simple_text(message)
+    block: dict[str, JSON] = {
+        "type": "tool_result",
+        "tool_use_id": message.tool_result.call_id if message.tool_result else "",
+        "content": simple if simple is not None else _anthropic_blocks(message),
+    }
+    if message.tool_result is not None and message.tool_result.is_error:
+        block["is_error"] = True
+    return block
+
+
+def ai_profile_message(message: Message) -> dict[str, JSON]:
+    """The ``{role, content}`` message :func:`to_ai_profile` writes for a user or assistant message: a
+    plain string for a single text, else blocks (its tool calls as ``tool_use`` blocks last)."""
+    simple = _simple_text(message)
+    content: JSON
+    if message.tool_calls or simple is None:
+        blocks = _anthropic_blocks(message)
+        for call in message.tool_calls:
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call.id,
+                    "name": call.name,
+                    "input": arguments_object(call.arguments),
+                }
+            )
+        content = blocks
+    else:
+        content = simple
+    return {"role": message.role.value, "content": content}
 
 
 def _openclaw_blocks(message: Message) -> list[JSON]:
@@ -423,7 +437,7 @@ def to_openclaw(messages: Sequence[Message]) -> Converted:
         elif message.role is Role.ASSISTANT:
             blocks = _openclaw_blocks(message)
             for call in message.tool_calls:
-                args = _arguments_object(call.arguments)
+                args = arguments_object(call.arguments)
                 blocks.append({"type": "toolCall", "id": call.id, "name": call.name, "arguments": args})
             usage = message.usage
             stop = message.stop_reason

@@ -23,12 +23,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import accumulate
 from typing import Protocol
 
-from simulator.convert import to_ai_profile
 from simulator.replay.ai_profile_fast import PrefixTrim, PrefixTrimmer, ReferenceTrimmer
+from simulator.replay.ai_profile_natives_fast import NativeColumns, natives_with_tokens, reference_columns
 from simulator.replay.common import fmt, ranges
-from simulator.replay.loop import ModelCall, model_calls, run_calls
+from simulator.replay.loop import ModelCall, run_calls
 from simulator.replay.model import (
     CallRecord,
     Fate,
@@ -42,7 +43,6 @@ from simulator.runtimes.ai_profile import (
     AiProfileSettings,
     Message,
     is_context_overflow,
-    json_message_tokens,
     retry_budget,
     trim_history,
 )
@@ -108,20 +108,22 @@ class AiProfileNatives:
 
 def prepare_ai_profile(transcript: Transcript) -> AiProfileNatives:
     """Convert ``transcript`` to ai-profile's messages and size each one once."""
-    converted = to_ai_profile(transcript.messages)
-    natives = tuple(Message.from_json(m) for m in converted.messages)
-    # Sized from the converted JSON itself: a native's content JSON is that value.
-    tokens = tuple(
-        json_message_tokens(native.role, message["content"])
-        for native, message in zip(natives, converted.messages, strict=True)
-        if isinstance(message, dict)  # always: the conversion writes objects
-    )
-    prefix = [0]
-    for t in tokens:
-        prefix.append(min(prefix[-1] + t, U32_MAX))
-    origins = tuple(tuple(o) for o in converted.origins)
-    calls = model_calls(transcript, origins)
-    return AiProfileNatives(natives, origins, tokens, tuple(prefix), PrefixTrimmer(natives, tokens), calls)
+    return _prepared(natives_with_tokens(transcript))
+
+
+def prepare_ai_profile_reference(transcript: Transcript) -> AiProfileNatives:
+    """:func:`prepare_ai_profile` through the reference functions alone (``to_ai_profile``, then
+    ``Message.from_json`` and ``json_message_tokens`` of each converted message, then ``model_calls``)."""
+    return _prepared(reference_columns(transcript))
+
+
+def _prepared(columns: NativeColumns) -> AiProfileNatives:
+    natives, tokens = columns.natives, columns.tokens
+    prefix = tuple(accumulate(tokens, initial=0))
+    if prefix[-1] > U32_MAX:  # the crate's sum saturates; running sums only grow, so only then
+        prefix = tuple(accumulate(tokens, lambda total, t: min(total + t, U32_MAX), initial=0))
+    trimmer = PrefixTrimmer(natives, tokens)
+    return AiProfileNatives(natives, columns.origins, tokens, prefix, trimmer, columns.calls)
 
 
 def replay_ai_profile(

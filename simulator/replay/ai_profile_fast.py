@@ -13,6 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from simulator.runtimes.ai_profile import Message, first_user_index, trim_history
 
@@ -35,9 +36,7 @@ class PrefixTrimmer:
     def __init__(self, messages: Sequence[Message], sizes: Sequence[int]) -> None:
         self._messages = messages
         self._sizes = sizes
-        self._prefix = [0]
-        for size in sizes:
-            self._prefix.append(self._prefix[-1] + size)
+        self._prefix = list(accumulate(sizes, initial=0))  # running sums, unsaturated
         self._first_user = first_user_index(messages)
 
     def _sum(self, start: int, end: int) -> int:
