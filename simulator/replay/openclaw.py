@@ -610,7 +610,9 @@ def sent_messages(
 ) -> Mapping[int, AgentMessage]:
     """Native index → the message as sent at call ``number``, for every message a transform changed.
 
-    ``natives`` are the transcript's native messages when the caller already has them (else rebuilt).
+    ``natives`` are the transcript's native messages when the caller already has them: the reference then
+    runs for the call. Without them, the view the replay kept for the call answers, else its on-demand
+    transforms (the reference on natives rebuilt for a result that kept neither).
     """
     item = result.resume[number - 1] if number - 1 < len(result.resume) else None
     if not isinstance(item, CallInput):
