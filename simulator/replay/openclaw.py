@@ -54,6 +54,7 @@ from simulator.replay.openclaw_transforms import (
     reference_outcome,
 )
 from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
+from simulator.replay.openclaw_views import ChangedView
 from simulator.runtimes.openclaw.attempt import (
     AttemptSetup,
     AttemptState,
@@ -99,6 +100,11 @@ class CallInput:
     on_demand: OnDemand | None = field(default=None, compare=False, repr=False)
     """One for the whole replay (every call holds the same): recomputes a call without converting the
     transcript again."""
+    changed: ChangedView | None = field(default=None, compare=False, repr=False)
+    """2026.9.6: what the call sent changed, as the replay's fast transforms answered it: a view stamped
+    with the call, which reads the same later (``openclaw_views``), kept so a call is not recomputed from
+    its whole history. ``None`` when the call fell back to the reference (its changes are a dict that
+    may hold much of the history: not kept per call)."""
 
 
 class OnDemand:
@@ -107,16 +113,20 @@ class OnDemand:
     The cost model asks for every call whose messages a rule changed: the reference (every transform over
     the call's whole history) made that the square of the session. 2026.7.1's fast transforms answer any
     call from facts kept per message, which only grow (for any prefix of the history), and from the
-    state the replay kept for that call; 2026.9.6 runs the reference for the call.
+    state the replay kept for that call: the replay's own, whose facts already cover the session (a late
+    call of a long session was most of its view, growing them again); 2026.9.6 reads the view its replay
+    kept for the call (``CallInput.changed``), else runs the reference for the call.
     """
 
     __slots__ = ("_contents", "_fast", "_lock", "natives", "prepared")
 
-    def __init__(self, natives: Sequence[AgentMessage], prepared: OpenClawNatives) -> None:
+    def __init__(
+        self, natives: Sequence[AgentMessage], prepared: OpenClawNatives, fast: FastTransforms | None = None
+    ) -> None:
         self.natives = natives
         self.prepared = prepared
-        self._fast: FastTransforms | None = None
-        self._lock = threading.Lock()  # the facts grow as calls are asked for: one call at a time
+        self._fast = fast
+        self._lock = threading.Lock()
         self._contents: dict[int, tuple[AgentMessage, tuple[int, str]]] = {}
 
     def as_sent(self, message: AgentMessage) -> tuple[int, str]:
@@ -131,6 +141,8 @@ class OnDemand:
     def outcome(self, item: CallInput) -> Outcome:
         if item.setup.version != "2026.7.1":
             return reference_outcome(self.natives, item.setup, item.state, item.now, item.end)[0]
+        # One call at a time: the facts grow as calls are asked for (and the replay's were handed over
+        # when it ended: it no longer uses them).
         with self._lock:
             if self._fast is None:
                 p = self.prepared
@@ -210,7 +222,10 @@ def replay_openclaw(
             plan.natives, plan.prepared.chars, plan.prepared.guard_chars, plan.prepared.media_and_thinking
         )
     summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
-    on_demand = OnDemand(plan.natives, plan.prepared)
+    # The replay's own 2026.7.1 fast transforms answer its calls on demand once it has ended.
+    on_demand = OnDemand(
+        plan.natives, plan.prepared, transforms if isinstance(transforms, FastTransforms) else None
+    )
     session = _Session(
         plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand
     )
@@ -251,8 +266,10 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         setup, attempt = session.transforms.start(
             plan.config, planned.route, markers, attempt, session.version, call.available
         )
-    session.inputs.append(_call_input(setup, attempt, planned.now, call.available, session.on_demand))
+    before = attempt
     outcome, attempt = session.transforms.call(setup, attempt, planned.now, call.available)
+    changed = outcome.changed if isinstance(outcome.changed, ChangedView) else None
+    session.inputs.append(_call_input(setup, before, planned.now, call.available, session.on_demand, changed))
     compaction_call = state.compaction_call
     if outcome.compaction is not None:
         compaction_call = call.number
@@ -593,11 +610,15 @@ def sent_messages(
 ) -> Mapping[int, AgentMessage]:
     """Native index → the message as sent at call ``number``, for every message a transform changed.
 
-    ``natives`` are the transcript's native messages when the caller already has them (else rebuilt).
+    ``natives`` are the transcript's native messages when the caller already has them: the reference then
+    runs for the call. Without them, the view the replay kept for the call answers, else its on-demand
+    transforms (the reference on natives rebuilt for a result that kept neither).
     """
     item = result.resume[number - 1] if number - 1 < len(result.resume) else None
     if not isinstance(item, CallInput):
         return {}
+    if natives is None and item.changed is not None:
+        return item.changed
     if natives is None and item.on_demand is not None:
         return item.on_demand.outcome(item).changed
     if natives is None:

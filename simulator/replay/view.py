@@ -8,10 +8,11 @@ including the before/after size of every message a rule changed.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple, overload
 
+from simulator.long_lived import collector_paused
 from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.model import CallRecord, Change, Fate, FateGroup, SimulationResult
 from simulator.transcript import Message, Role, Transcript
@@ -122,10 +123,81 @@ class Segment:
     tokens: int
 
 
+class _Pending(NamedTuple):
+    """A message row not made yet: everything but its preview and role, which read the message's text."""
+
+    message_index: int
+    turn: int | None
+    fate: Fate
+    rule: str
+    before: int
+    after: int
+    grouped: bool = False
+
+
+class CallRows(Sequence[Row]):
+    """One call's rows, each message row made when first read and then kept.
+
+    A late call of a long session that sends all it holds (OpenClaw never forgets) has a row per
+    message, tens of thousands; the page shows one page of them. The rows' fates and sizes (the chips,
+    the segments, the page count) are known without their previews, which read and collapse each
+    message's text: most of building every row.
+    """
+
+    __slots__ = ("_transcript", "_items")
+
+    def __init__(self, transcript: Transcript, items: list[Row | _Pending]) -> None:
+        self._transcript = transcript
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Row: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Row]: ...
+
+    def __getitem__(self, index: int | slice) -> Row | list[Row]:
+        if isinstance(index, slice):
+            return [self._row(k) for k in range(*index.indices(len(self._items)))]
+        if index < 0:
+            index += len(self._items)
+        if not 0 <= index < len(self._items):
+            raise IndexError(index)
+        return self._row(index)
+
+    def __iter__(self) -> Iterator[Row]:
+        return (self._row(k) for k in range(len(self._items)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"CallRows({list(self)!r})"
+
+    def _row(self, k: int) -> Row:
+        item = self._items[k]
+        if isinstance(item, Row):
+            return item
+        # Made once: the same value whoever makes it first (a race writes an equal row).
+        index, turn, fate, rule, before, after, grouped = item
+        row = _message_row(self._transcript, index, turn, fate, rule, before, after, grouped=grouped)
+        self._items[k] = row
+        return row
+
+
 @dataclass(frozen=True, slots=True)
 class CallView:
     call: CallRecord
-    rows: tuple[Row, ...]
+    rows: CallRows
+    """Every row, each made when first read (a page shows a few of tens of thousands)."""
     segments: tuple[Segment, ...]
     """What was sent, by kind, in the runtime's estimator: adds up to ``call.tokens_sent`` (for OpenClaw,
     whose sizes are chars / 4 rounded up per message while a call's total rounds once, up to one token
@@ -240,7 +312,7 @@ class _DroppedRun:
     count: int = 0
     tokens: int = 0
 
-    def add(self, rows: list[Row], rule: str, turn: int | None, index: int, size: int) -> None:
+    def add(self, rows: list[Row | _Pending], rule: str, turn: int | None, index: int, size: int) -> None:
         if self.count and rule != self.rule:
             self.end(rows)
         if not self.count:
@@ -249,7 +321,7 @@ class _DroppedRun:
         self.count += 1
         self.tokens += size
 
-    def end(self, rows: list[Row]) -> None:
+    def end(self, rows: list[Row | _Pending]) -> None:
         """Write the stretch gathered so far (if any) as its row."""
         if self.count:
             rows.append(
@@ -267,9 +339,7 @@ class _DroppedRun:
             self.count = self.tokens = 0
 
 
-def _sent_row(
-    transcript: Transcript, at: _CallIndex, native: int | None, index: int, turn: int | None, size: int
-) -> Row:
+def _sent_row(at: _CallIndex, native: int | None, index: int, turn: int | None, size: int) -> _Pending:
     fate, rule, size_after = Fate.KEPT, "", size
     if native is not None and native in at.group_of:
         group = at.group_of[native]
@@ -279,10 +349,10 @@ def _sent_row(
         change = at.truncated[native]
         fate, rule, size_after = change.fate, change.rule, change.tokens_after
     grouped = native is not None and index not in at.first_of_native
-    return _message_row(transcript, index, turn, fate, rule, size, size_after, grouped=grouped)
+    return _Pending(index, turn, fate, rule, size, size_after, grouped)
 
 
-def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int | None) -> Row:
+def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int | None) -> _Pending:
     """A message the runtime holds no native message for: sent beside the history, or not held at all."""
     message = transcript.messages[index]
     if message.role is Role.SYSTEM:
@@ -294,7 +364,7 @@ def _outside_row(transcript: Transcript, at: _CallIndex, index: int, turn: int |
         fate, rule, size = Fate.FAILED, "the provider failed this call; its error is not carried", 0
     else:
         fate, rule, size = Fate.NOT_HELD, "not part of what this runtime holds", 0
-    return _message_row(transcript, index, turn, fate, rule, size, size)
+    return _Pending(index, turn, fate, rule, size, size)
 
 
 def _message_row(
@@ -342,12 +412,52 @@ SEGMENT_LABELS = (
 )
 
 
-def _by_fate(rows: Sequence[Row]) -> tuple[tuple[str, int], ...]:
+def _by_fate(rows: Sequence[Row | _Pending]) -> tuple[tuple[str, int], ...]:
     by_fate: dict[Fate, int] = {}
     for row in rows:
-        if row.kind != "breadcrumb":
+        if isinstance(row, _Pending):
+            by_fate[row.fate] = by_fate.get(row.fate, 0) + 1  # a message row counts one message
+        elif row.kind != "breadcrumb":
             by_fate[row.fate] = by_fate.get(row.fate, 0) + row.count
     return tuple((fate.value, by_fate[fate]) for fate in Fate if by_fate.get(fate))
+
+
+def _rows(
+    transcript: Transcript, result: SimulationResult, call: CallRecord, at: _CallIndex
+) -> tuple[list[Row | _Pending], dict[str, int]]:
+    """The call's rows (message rows pending) and the tokens sent per segment key."""
+    rows: list[Row | _Pending] = []
+    drops = _DroppedRun()
+    turn = 0
+    segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
+    for index in range(call.message_index):
+        message = transcript.messages[index]
+        if message.role is Role.USER and message.tool_result is None:
+            turn += 1
+        native = at.native_of.get(index)
+        if native is not None and native == at.breadcrumb_before and index in at.first_of_native:
+            drops.end(rows)
+            rows.append(_breadcrumb_row(turn or None))
+        grouped = native is not None and index not in at.first_of_native
+        size = 0 if native is None or grouped else result.native_tokens[native]
+        if native is None:
+            row = _outside_row(transcript, at, index, turn or None)
+        elif native not in at.sent:
+            drops.add(rows, _dropped_rule(result, call, native), turn or None, index, size)
+            continue
+        else:
+            row = _sent_row(at, native, index, turn or None, size)
+        if row.fate not in NOT_HELD_FATES and not grouped:
+            segments[_segment_key(message)] += row.after
+        drops.end(rows)
+        rows.append(row)
+    drops.end(rows)
+    if call.breadcrumb_at is not None and at.breadcrumb_before is None:
+        rows.append(_breadcrumb_row(turn or None))
+    if call.breadcrumb_at is not None:
+        # The note is sent too; its size is what the call sent beyond its messages.
+        segments["breadcrumb"] = max(0, call.tokens_sent - sum(segments.values()))
+    return rows, segments
 
 
 def call_view(
@@ -370,45 +480,19 @@ def call_view(
             changed (``simulator.replay.changed_contents``); without it the size before is shown.
     """
     call = result.calls[number - 1]
-    at = _call_index(result, call, changed)
-    rows: list[Row] = []
-    drops = _DroppedRun()
-    turn = 0
-    segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
-    for index in range(call.message_index):
-        message = transcript.messages[index]
-        if message.role is Role.USER and message.tool_result is None:
-            turn += 1
-        native = at.native_of.get(index)
-        if native is not None and native == at.breadcrumb_before and index in at.first_of_native:
-            drops.end(rows)
-            rows.append(_breadcrumb_row(turn or None))
-        grouped = native is not None and index not in at.first_of_native
-        size = 0 if native is None or grouped else result.native_tokens[native]
-        if native is None:
-            row = _outside_row(transcript, at, index, turn or None)
-        elif native not in at.sent:
-            drops.add(rows, _dropped_rule(result, call, native), turn or None, index, size)
-            continue
-        else:
-            row = _sent_row(transcript, at, native, index, turn or None, size)
-        if row.sent and not grouped:
-            segments[_segment_key(message)] += row.tokens_after or 0
-        drops.end(rows)
-        rows.append(row)
-    drops.end(rows)
-    if call.breadcrumb_at is not None and at.breadcrumb_before is None:
-        rows.append(_breadcrumb_row(turn or None))
-    if call.breadcrumb_at is not None:
-        # The note is sent too; its size is what the call sent beyond its messages.
-        segments["breadcrumb"] = max(0, call.tokens_sent - sum(segments.values()))
+    # A row per message a call holds (tens of thousands late in a long session), all kept: without the
+    # pause, the cyclic collector walked everything alive (the transcript, the replay) over them.
+    with collector_paused():
+        at = _call_index(result, call, changed)
+        rows, segments = _rows(transcript, result, call, at)
+        counts = call_counts(result, call)
     segs = tuple(
         Segment(label, key, segments[key])
         for key, label in SEGMENT_LABELS
         if segments[key] or key in ("system", "user", "assistant", "tool")
     )
     window = result.window or result.budget.window
-    return CallView(call, tuple(rows), segs, window, call_counts(result, call), _by_fate(rows))
+    return CallView(call, CallRows(transcript, rows), segs, window, counts, _by_fate(rows))
 
 
 # -- timeline geometry (an SVG drawn by the template) ---------------------------------------------------

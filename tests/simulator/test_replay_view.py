@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -11,8 +12,18 @@ from hypothesis import strategies as st
 from simulator.importers import parse_transcript
 from simulator.profiles import profile_from_document
 from simulator.replay import Fate, changed_contents, simulate
-from simulator.replay.view import PREVIEW, _preview, call_view, timeline, timeline_shape
+from simulator.replay.view import (
+    PREVIEW,
+    _by_fate,
+    _preview,
+    _role_label,
+    _segment_key,
+    call_view,
+    timeline,
+    timeline_shape,
+)
 from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Role
 
 
 def _chat(turns: int) -> str:
@@ -219,3 +230,91 @@ def test_previews_at_the_edges(text):
     collapsed = " ".join(text.split())
     expected = collapsed if len(collapsed) <= PREVIEW else collapsed[: PREVIEW - 1] + "…"
     assert _preview(text) == expected
+
+
+def _text_as_shown(message) -> str:
+    """What a row previews, worked out apart from the view: the text, else its tool calls, else its error."""
+    if message.text:
+        return message.text
+    if message.tool_calls:
+        return ", ".join(f"{c.name}({c.arguments})" for c in message.tool_calls)
+    return f"(error) {message.error}" if message.error is not None else ""
+
+
+def _views_of_every_call():
+    chat = json.loads(_chat(12))
+    chat.insert(5, {"role": "system", "content": "a second system prompt, mid-session"})
+    transcripts = (
+        parse_transcript(synthetic_openclaw_session(30, tool_result_chars=2500, pause_every=2)),
+        parse_transcript(json.dumps(chat)),
+    )
+    documents = (
+        {"runtime_profiles": {"d": {"max_context_tokens": 6000, "max_history_messages": 9}}},
+        {
+            "trimscope": {"runtime": "ai_profile"},
+            "max_tokens": 4096,
+            "limits": {"preset": {"contextWindow": 9000}},
+        },
+        {
+            "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}},
+            "model": {"contextWindow": 20_000},
+        },
+    )
+    for transcript in transcripts:
+        for document in documents:
+            profile = profile_from_document(document, name="p")
+            result = simulate(transcript, profile)
+            for call in result.calls:
+                changed = changed_contents(transcript, profile, result, call.number)
+                yield transcript, result, call.number, changed
+
+
+def test_rows_made_when_read_are_the_rows_of_the_call_in_any_order():
+    """A call view's message rows are made when first read: read shuffled, by slices and from the end,
+    each is the row read in order; each message row's preview, role, turn and grouping are what the
+    message gives, and the chips and segments (known before any row is made) are those of the rows."""
+    order = random.Random(3)
+    checked = 0
+    for transcript, result, number, changed in _views_of_every_call():
+        in_order = list(call_view(transcript, result, number, changed=changed).rows)
+        lazy = call_view(transcript, result, number, changed=changed)
+        shuffled = list(range(len(in_order)))
+        order.shuffle(shuffled)
+        assert all(lazy.rows[k] == in_order[k] for k in shuffled)
+        again = call_view(transcript, result, number, changed=changed)
+        assert again.rows[-1] == in_order[-1] and again.rows[1:4] == in_order[1:4]
+        assert again.rows == in_order and len(again.rows) == len(in_order)
+        with pytest.raises(IndexError):
+            again.rows[len(in_order)]
+        turns = _turns(transcript)
+        segments: dict[str, int] = {}
+        for row in in_order:
+            if row.kind != "message":
+                continue
+            message = transcript.messages[row.index]
+            assert row.preview == _preview(_text_as_shown(message))
+            assert row.role == message.role.value and row.last_index == row.index
+            assert row.role_label == _role_label(message) and row.turn == turns[row.index]
+            assert row.grouped == (
+                row.index not in {o[0] for o in result.origins if o}
+                and any(row.index in o for o in result.origins)
+            )
+            if row.sent and not row.grouped:
+                key = _segment_key(message)
+                segments[key] = segments.get(key, 0) + (row.tokens_after or 0)
+            checked += 1
+        assert lazy.fate_counts == _by_fate(in_order)
+        shown = {s.css: s.tokens for s in lazy.segments if s.css != "breadcrumb"}
+        assert {k: v for k, v in shown.items() if v} == {k: v for k, v in segments.items() if v}
+    assert checked > 1000
+
+
+def _turns(transcript) -> list[int | None]:
+    """The turn of each message: the real user messages so far (``None`` before the first)."""
+    out: list[int | None] = []
+    turn = 0
+    for message in transcript.messages:
+        if message.role is Role.USER and message.tool_result is None:
+            turn += 1
+        out.append(turn or None)
+    return out
