@@ -36,11 +36,10 @@ from simulator.cost import (
     summary_cost_usd,
 )
 from simulator.profiles import Profile
+from simulator.costing import changed_for
 from simulator.replay import (
-    CallRecord,
     PreparedReplay,
     SimulationResult,
-    changed_contents,
     prepare,
     replay_prepared,
 )
@@ -173,9 +172,7 @@ def _price(
     transcript = prepared.transcript
     lookup = pricing_for(transcript.model, provider=transcript.provider)
 
-    def changed(call: CallRecord) -> dict[int, tuple[int, str]]:
-        return changed_contents(transcript, profile, result, call.number)
-
+    changed = changed_for(transcript, profile, result)
     requests = requests_from_result(transcript, result, changed=changed, tokens=prepared.tokens)
     return price_requests(requests, lookup.pricing), lookup.warning
 
