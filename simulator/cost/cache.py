@@ -314,17 +314,7 @@ class _Trie:
     one without a comparison; other requests find the shared part with C-level list comparisons.
     """
 
-    __slots__ = (
-        "_edges",
-        "_last",
-        "_last_chain",
-        "_last_cum",
-        "_next",
-        "_run_fps",
-        "_runs",
-        "dropped",
-        "kept",
-    )
+    __slots__ = ("_edges", "_lines", "_next", "_run_fps", "_runs", "dropped", "kept")
 
     def __init__(self) -> None:
         self._edges: dict[tuple[int, str], int] = {}
@@ -335,32 +325,50 @@ class _Trie:
         self._run_fps: list[list[str]] = []
         """Each run's fingerprints: node ``runs[r] + k`` is the prefix ending with ``run_fps[r][k]``."""
         self._next = 0
-        self._last: Sequence[Segment] = ()
-        self._last_chain: list[int] = []
-        self._last_cum: list[int] = []
+        self._lines: list[_Line] = []
+        """The last few walks, newest first: a walk resumes the one it shares most with."""
         self.kept = 0
         """How many leading nodes of the last walk's chain were the previous chain's."""
         self.dropped: list[int] = []
         """The nodes of the previous chain that the last walk left (it continued elsewhere or stopped)."""
 
-    def _shared(self, segments: Sequence[Segment]) -> int:
-        last = self._last
-        n = min(len(last), len(segments))
-        if _same_history(segments, last):
-            return n
-        return common_length(_listed(segments), _listed(last), n)
+    def _resumable(self, segments: Sequence[Segment]) -> tuple[_Line | None, int]:
+        """The kept walk whose request shares the longest prefix with ``segments``, and that length.
+
+        A session pruned now and then alternates between its history as stored and as pruned: resuming
+        the walk of the same kind (the history it extends, the pruned call before) walks what is new,
+        where resuming the call just before walked back through every branch since it parted.
+        """
+        best: _Line | None = None
+        shared = -1
+        for line in self._lines:
+            length = _shared_length(segments, line.segments)
+            if length > shared:
+                best, shared = line, length
+            if line is self._lines[0] and length == len(line.segments):
+                break  # extends the call before (most calls): nothing can share more, in practice
+        return best, max(shared, 0)
 
     def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
-        The lists are the trie's own and change at the next walk: read them before walking again.
+        The lists are the trie's own and change at later walks: read them before walking again.
         """
-        shared = self._shared(segments)
-        # Cut back to the shared prefix in place: copying it would cost the session's square again.
-        chain, cum = self._last_chain, self._last_cum
-        self.kept = shared
-        self.dropped = chain[shared:]
-        del chain[shared:], cum[shared:]
+        last = self._lines[0] if self._lines else None
+        best, shared = self._resumable(segments)
+        kept = shared if best is last or last is None else _shared_length(segments, last.segments)
+        self.kept = kept
+        self.dropped = last.chain[kept:] if last is not None else []
+        if best is None:
+            line = _Line(segments, [], [])
+        elif _same_history(segments, best.segments):
+            # Cut back to the shared prefix in place: copying it would cost the session's square again.
+            line = best
+            del line.chain[shared:], line.cum[shared:]
+        else:
+            # Another history: the walk it resumes stays to be resumed (the pruned call after the next).
+            line = _Line(segments, best.chain[:shared], best.cum[:shared])
+        chain, cum = line.chain, line.cum
         if shared < len(segments):
             listed = _listed(segments)
             rest = listed[shared : len(segments)]
@@ -371,7 +379,12 @@ class _Trie:
             else:
                 cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
                 del cum[shared]  # ``initial`` is the running sum before the rest, already in place
-        self._last = segments
+        line.segments = segments
+        lines = self._lines
+        if line in lines:
+            lines.remove(line)
+        lines.insert(0, line)
+        del lines[_RESUMABLE:]
         return chain, cum
 
     def _number(self, chain: list[int], fps: list[str]) -> None:
@@ -413,6 +426,28 @@ class _Trie:
             at += matched
             node = first + matched - 1
             run = -1
+
+
+_RESUMABLE = 3
+"""Walks kept to resume from: the call before, the history it parted from, the pruned call before."""
+
+
+class _Line:
+    """A walk the trie can resume: the request, and the node ids and running sums of its prefixes."""
+
+    __slots__ = ("chain", "cum", "segments")
+
+    def __init__(self, segments: Sequence[Segment], chain: list[int], cum: list[int]) -> None:
+        self.segments = segments
+        self.chain = chain
+        self.cum = cum
+
+
+def _shared_length(a: Sequence[Segment], b: Sequence[Segment]) -> int:
+    n = min(len(a), len(b))
+    if _same_history(a, b):
+        return n
+    return common_length(_listed(a), _listed(b), n)
 
 
 def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:

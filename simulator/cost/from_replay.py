@@ -490,6 +490,8 @@ def requests_from_result(
     built = _AsSent(native)
     previous: SharedPrefix | None = None
     previous_shape: _Shape | None = None
+    plain: tuple[_Shape, SharedPrefix] | None = None
+    """The last request sent as stored, and its shape."""
     for call, at in zip(result.calls, times, strict=True):
         reply = messages[call.message_index]
         output = _output_tokens(reply, tokens.tokens[call.message_index])
@@ -499,13 +501,18 @@ def requests_from_result(
             edited = changed(call)
         shape = _Shape(call.sent, call.breadcrumb_at) if not edited and not fated else None
         growth = _growth(previous_shape, shape)
+        base = previous
+        if growth is None and plain is not None and plain[1].length == len(plain[1].history):
+            # A call sent as stored after a pruned one grows the last call sent as stored.
+            growth, base = _growth(plain[0], shape), plain[1]
         previous_shape = shape
-        if growth is not None and previous is not None:
+        if growth is not None and base is not None:
             # The request is the one before plus messages after it (spans compared, not messages): it
             # extends the shared history by what is new, without building the request again.
             for start, end in growth:
-                previous.history.extend(native[start:end])
-            frozen = previous = previous.history.prefix(len(previous.history))
+                base.history.extend(native[start:end])
+            frozen = previous = base.history.prefix(len(base.history))
+            plain = (shape, frozen) if shape is not None else plain
             out.append(Request(frozen, at, output, place(frozen) if frozen else ()))
             continue
         sent: list[Segment] | None = None
@@ -523,6 +530,8 @@ def requests_from_result(
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
         # A request that extends the one before shares its history instead of copying it.
         frozen = previous = extends(previous, sent)
+        if shape is not None:
+            plain = (shape, frozen)
         out.append(
             Request(
                 segments=frozen,
