@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from simulator.cost.breakpoints import pi_breakpoints, zeroclaw_breakpoints
 from simulator.cost.breaks import cache_breaks
 from simulator.cost.cache import Request, Segment, SharedPrefix, extends, price_requests
-from simulator.cost.from_replay import _AsSent, requests_from_result
+from simulator.cost.from_replay import TranscriptTokens, _AsSent, _native_segments, requests_from_result
 from simulator.cost.pricing import pricing_for
 from simulator.importers import parse_transcript
 from simulator.presets import PRESETS_BY_KEY
@@ -34,6 +34,7 @@ from simulator.replay.openclaw import pruned_contents
 from simulator.replay.openclaw_runs import pruned_runs
 from simulator.replay.sent_runs import SentRun, SentRuns
 from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Role
 from tests.simulator.test_cost_shared_properties import PRICINGS, reference
 
 FATES = (Fate.HARD_CLEARED, Fate.SOFT_TRIMMED, Fate.TRUNCATED)
@@ -161,10 +162,29 @@ def test_openclaw_runs_price_as_the_contents_message_by_message(preset, session)
     expected = requests_from_result(transcript, result, changed=general)
     built = requests_from_result(transcript, result, changed=fast)
     assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
+    assert [tuple(r.segments) for r in expected] == _each_call_on_its_own(transcript, settings_, result)
     assert [r.breakpoints for r in built] == [r.breakpoints for r in expected]
     for key in ("anthropic/claude-sonnet-4-6", "openai/gpt-5.5"):
         pricing = pricing_for(key).pricing
         assert price_requests(built, pricing) == price_requests(expected, pricing)
+
+
+def _each_call_on_its_own(transcript, settings_, result) -> list[tuple[Segment, ...]]:
+    """Every call built message by message with nothing shared between calls (no growth, no kept runs)."""
+    tokens = TranscriptTokens.of(transcript)
+    native, held = _native_segments(transcript.messages, result.origins, tokens)
+    leading = tuple(
+        Segment(tokens.fingerprints[i], tokens.tokens[i], "system")
+        for i, m in enumerate(transcript.messages)
+        if m.role is Role.SYSTEM and i not in held
+    )
+    out = []
+    for call in result.calls:
+        assert call.breadcrumb_at is None
+        edited = pruned_contents(transcript, settings_, result, call) if call.fated else {}
+        marks = {i: group.fate.value for group in call.fated for i in group.indices}
+        out.append(tuple(_AsSent(native).marked(call, edited, marks, leading)))
+    return out
 
 
 # A session pruned now and then: each call sends the stored history (grown) or a pruned view of it.
