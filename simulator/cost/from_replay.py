@@ -286,7 +286,9 @@ class _AsSent:
         role = self.native[index].role
         found = self._as_sent.get((text, role))
         if found is None:
-            found = self._as_sent[(text, role)] = Segment(_digest("as-sent", text), tiktoken_count(text), role)
+            found = self._as_sent[(text, role)] = Segment(
+                _digest("as-sent", text), tiktoken_count(text), role
+            )
         return found
 
     def fated(self, fate: str, index: int) -> Segment:
@@ -432,9 +434,7 @@ class _Kept:
     """How many of ``source``'s indices are as sent in ``segments``."""
 
 
-def _covered(
-    indices: Sequence[int], runs: Sequence[SentRun], singles: Mapping[int, tuple[int, str]]
-) -> bool:
+def _covered(indices: Sequence[int], runs: Sequence[SentRun], singles: Mapping[int, tuple[int, str]]) -> bool:
     """Whether every index is one the caller spelled out (so a fate for it changes nothing)."""
     for run in runs:
         window = run.indices

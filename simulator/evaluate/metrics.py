@@ -35,8 +35,8 @@ from simulator.cost import (
     requests_from_result,
     summary_cost_usd,
 )
-from simulator.profiles import Profile
 from simulator.costing import changed_for
+from simulator.profiles import Profile
 from simulator.replay import (
     PreparedReplay,
     SimulationResult,

@@ -392,8 +392,9 @@ class _SentView(Mapping[int, AgentMessage]):
 def sent_parts(
     changed: Mapping[int, AgentMessage],
 ) -> tuple[Mapping[int, AgentMessage], Sequence[int], Callable[[int], AgentMessage], str] | None:
-    """When ``changed`` is a fast call's view: its few rewritten messages, the run it hard-cleared, the cleared
-    result at a native index of the run, and the placeholder every cleared result holds; else ``None``.
+    """When ``changed`` is a fast call's view: its few rewritten messages, the run it hard-cleared, the
+    cleared result at a native index of the run, and the placeholder every cleared result holds; else
+    ``None``.
 
     A cleared result is a function of its native index and the placeholder alone (built once per index), so a
     reader may keep what it derives from one per index instead of asking again at every call.

@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -23,16 +23,18 @@ from hypothesis import strategies as st
 from simulator.cost.breakpoints import pi_breakpoints, zeroclaw_breakpoints
 from simulator.cost.breaks import cache_breaks
 from simulator.cost.cache import Request, Segment, SharedPrefix, extends, price_requests
+from simulator.cost.cache import Role as SegmentRole
 from simulator.cost.from_replay import TranscriptTokens, _AsSent, _native_segments, requests_from_result
 from simulator.cost.pricing import pricing_for
 from simulator.importers import parse_transcript
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay import simulate
-from simulator.replay.model import Fate, FateGroup, IndexSlice
+from simulator.replay.model import CallRecord, Fate, FateGroup, IndexSlice
 from simulator.replay.openclaw import pruned_contents
 from simulator.replay.openclaw_runs import pruned_runs
 from simulator.replay.sent_runs import SentRun, SentRuns
+from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Role
 from tests.simulator.test_cost_shared_properties import PRICINGS, reference
@@ -41,7 +43,7 @@ FATES = (Fate.HARD_CLEARED, Fate.SOFT_TRIMMED, Fate.TRUNCATED)
 
 
 def _natives(n: int) -> list[Segment]:
-    roles = ("user", "assistant", "tool")
+    roles: tuple[SegmentRole, ...] = ("user", "assistant", "tool")
     return [Segment(f"n{i}", 10 + i % 7, roles[i % 3], i % 5 != 0) for i in range(n)]
 
 
@@ -49,9 +51,7 @@ def _natives(n: int) -> list[Segment]:
 def pruned_calls(draw: st.DrawFn) -> tuple[int, list[list[int]], list[tuple[Any, Any]]]:
     """Natives, growing index lists, and calls: each with spans, changes told as runs and singles, fates."""
     n = draw(st.integers(min_value=1, max_value=60))
-    sources = [
-        sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=n))) for _ in range(2)
-    ]
+    sources = [sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=n))) for _ in range(2)]
 
     def window() -> IndexSlice:
         k = draw(st.integers(min_value=0, max_value=1))
@@ -71,20 +71,28 @@ def pruned_calls(draw: st.DrawFn) -> tuple[int, list[list[int]], list[tuple[Any,
             i: (0, f"single {draw(st.integers(min_value=0, max_value=2))}")
             for i in draw(st.sets(st.integers(min_value=0, max_value=n + 2), max_size=5))
         }
-        edited = SentRuns(singles, runs) if draw(st.booleans()) else singles
+        told_as_runs = draw(st.booleans())
+        edited: Mapping[int, tuple[int, str]] = SentRuns(singles, runs) if told_as_runs else singles
         groups = []
         for _ in range(draw(st.integers(min_value=0, max_value=3))):
             fate = draw(st.sampled_from(FATES))
-            if runs and draw(st.booleans()):
+            recorded = draw(st.booleans())
+            if runs and recorded:
                 # The replay's own record of a run: the same indices, in a list of its own.
-                indices: Sequence[int] = tuple(draw(st.sampled_from(runs)).indices)
+                chosen: SentRun = draw(st.sampled_from(runs))
+                indices: Sequence[int] = tuple(chosen.indices)
             elif draw(st.booleans()):
                 indices = window()
             else:
                 indices = tuple(sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=6))))
             groups.append(FateGroup(fate, "rule", indices))
-        calls.append((SimpleNamespace(sent=spans, fated=tuple(groups)), edited))
+        calls.append((_call(spans, groups), edited))
     return n, sources, calls
+
+
+def _call(spans: tuple[tuple[int, int], ...], groups: list[FateGroup]) -> CallRecord:
+    # What building a call reads of its record: the spans sent and the fates.
+    return cast(CallRecord, SimpleNamespace(sent=spans, fated=tuple(groups)))
 
 
 def _content(key: str) -> Any:
@@ -112,12 +120,9 @@ def test_runs_are_taken_for_the_replays_shape():
     natives = _natives(40)
     source = [3, 5, 8, 13, 21, 34]
     run = SentRun("k", IndexSlice(source, 0, 5), _content("k"))
-    call = SimpleNamespace(
-        sent=((0, 40),),
-        fated=(
-            FateGroup(Fate.HARD_CLEARED, "rule", tuple(source[:5])),
-            FateGroup(Fate.TRUNCATED, "rule", (30,)),
-        ),
+    call = _call(
+        ((0, 40),),
+        [FateGroup(Fate.HARD_CLEARED, "rule", tuple(source[:5])), FateGroup(Fate.TRUNCATED, "rule", (30,))],
     )
     edited = SentRuns({8: (0, "trimmed")}, (run,))
     built = _AsSent(natives).by_runs(call, edited, ())
@@ -127,11 +132,11 @@ def test_runs_are_taken_for_the_replays_shape():
 
 
 SESSIONS = [
-    dict(turns=500),
-    dict(turns=500, pause_every=1),
-    dict(turns=400, pause_every=2, tool_result_chars=9000),
-    dict(turns=200, pause_every=1, tool_result_chars=30000),
-    dict(turns=400, pause_every=3, tool_result_chars=5000),
+    {"turns": 500},
+    {"turns": 500, "pause_every": 1},
+    {"turns": 400, "pause_every": 2, "tool_result_chars": 9000},
+    {"turns": 200, "pause_every": 1, "tool_result_chars": 30000},
+    {"turns": 400, "pause_every": 3, "tool_result_chars": 5000},
 ]
 
 
@@ -144,6 +149,7 @@ def test_openclaw_runs_price_as_the_contents_message_by_message(preset, session)
     profile = profile_from_document(dict(PRESETS_BY_KEY[preset].document), name=preset)
     result = simulate(transcript, profile)
     settings_ = profile.settings
+    assert isinstance(settings_, OpenClawSettings)
     told_as_runs = 0
     for call in result.calls:
         if call.fated:
@@ -205,7 +211,11 @@ def alternating(draw: st.DrawFn) -> list[tuple[list[Segment], float]]:
     frontier = 0.0
     for grow, prune, where, gap in draw(st.lists(call_steps, min_size=1, max_size=30)):
         held += [
-            Segment(f"m{len(held)}", draw(st.integers(min_value=1, max_value=700)), ("user", "tool")[len(held) % 2])
+            Segment(
+                f"m{len(held)}",
+                draw(st.integers(min_value=1, max_value=700)),
+                ("user", "tool")[len(held) % 2],
+            )
             for _ in range(grow)
         ]
         sent = list(held)
