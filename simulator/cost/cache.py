@@ -201,7 +201,9 @@ def _agreeing(a: Sequence[object], i: int, b: Sequence[object], j: int, done: in
             lo, hi = done, upto - 1  # the first ``lo`` agree; they differ before ``upto``
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if a[i + done : i + mid] == b[j + done : j + mid]:
+                # Only what is not known to agree is compared: the bisection copies the step once, not
+                # once per halving (a pruned call parts from the one before half a session in).
+                if a[i + lo : i + mid] == b[j + lo : j + mid]:
                     lo = mid
                 else:
                     hi = mid - 1
