@@ -3,7 +3,10 @@
 * :func:`requests_from_result` -- one :class:`~simulator.cost.cache.Request` per ``CallRecord``: the native
   messages in the call's ``sent`` ranges in order, the breadcrumb at ``breadcrumb_at``, and each message a
   rule changed at that call (soft-trimmed, cleared, truncated, image replaced) fingerprinted by its content
-  as sent, so the cached prefix ends at the first changed message.
+  as sent, so the cached prefix ends at the first changed message. A call whose changes are told as runs
+  (:class:`~simulator.replay.sent_runs.SentRuns`: OpenClaw's hard-cleared results) is built from slices of
+  its runs' segments as sent, kept from call to call, and a call sent as stored after a pruned one grows the
+  history of the last call sent as stored, so pricing a long pruned session costs its growth per call.
 * :func:`as_recorded_requests` -- the ``as-recorded`` baseline: no context management, every message held
   before a call is sent.
 * :func:`compare_with_recorded` -- the model's prediction beside the cache usage the transcript recorded
@@ -411,6 +414,8 @@ class _AsSent:
             # The entry holds the list, so its id is not reused while kept.
             entry = self._kept[(key, id(source))] = _Kept(source, list(self.native))
         segments, stop = entry.segments, indices.stop
+        if stop > len(source):
+            return None
         while entry.filled < stop:
             index = source[entry.filled]
             if index >= len(segments) or (entry.filled and index <= source[entry.filled - 1]):
