@@ -356,8 +356,14 @@ class _Trie:
 
         The lists are the trie's own and change at later walks: read them before walking again.
         """
-        last = self._lines[0] if self._lines else None
-        best, shared = self._resumable(segments)
+        lines = self._lines
+        last = lines[0] if lines else None
+        best: _Line | None
+        if last is not None and _same_history(segments, last.segments):
+            # The call before's history (most calls): resumed without looking further.
+            best, shared = last, min(len(segments), len(last.segments))
+        else:
+            best, shared = self._resumable(segments)
         kept = shared if best is last or last is None else _shared_length(segments, last.segments)
         self.kept = kept
         self.dropped = last.chain[kept:] if last is not None else []
@@ -382,11 +388,11 @@ class _Trie:
                 cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
                 del cum[shared]  # ``initial`` is the running sum before the rest, already in place
         line.segments = segments
-        lines = self._lines
-        if line in lines:
-            lines.remove(line)
-        lines.insert(0, line)
-        del lines[_RESUMABLE:]
+        if line is not last:
+            if line in lines:
+                lines.remove(line)
+            lines.insert(0, line)
+            del lines[_RESUMABLE:]
         return chain, cum
 
     def _number(self, chain: list[int], fps: list[str]) -> None:

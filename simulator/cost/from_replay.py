@@ -495,21 +495,27 @@ def requests_from_result(
     built = _AsSent(native)
     previous: SharedPrefix | None = None
     previous_shape: _Shape | None = None
-    plain: tuple[_Shape, SharedPrefix] | None = None
+    plain_shape: _Shape | None = None
+    plain: SharedPrefix | None = None
     """The last request sent as stored, and its shape."""
     for call, at in zip(result.calls, times, strict=True):
         reply = messages[call.message_index]
         output = _output_tokens(reply, tokens.tokens[call.message_index])
-        fated = _has_fated(call)
+        fated = bool(call.fated) and _has_fated(call)
         edited: Mapping[int, tuple[int, str]] = {}
         if changed is not None and (fated or result.content_changes):
             edited = changed(call)
         shape = _Shape(call.sent, call.breadcrumb_at) if not edited and not fated else None
         growth = _growth(previous_shape, shape)
         base = previous
-        if growth is None and plain is not None and plain[1].length == len(plain[1].history):
+        if (
+            growth is None
+            and plain is not previous
+            and plain is not None
+            and plain.length == len(plain.history)
+        ):
             # A call sent as stored after a pruned one grows the last call sent as stored.
-            growth, base = _growth(plain[0], shape), plain[1]
+            growth, base = _growth(plain_shape, shape), plain
         previous_shape = shape
         if growth is not None and base is not None:
             # The request is the one before plus messages after it (spans compared, not messages): it
@@ -517,7 +523,7 @@ def requests_from_result(
             for start, end in growth:
                 base.history.extend(native[start:end])
             frozen = previous = base.history.prefix(len(base.history))
-            plain = (shape, frozen) if shape is not None else plain
+            plain_shape, plain = shape, frozen
             out.append(Request(frozen, at, output, place(frozen) if frozen else ()))
             continue
         sent: list[Segment] | None = None
@@ -536,7 +542,7 @@ def requests_from_result(
         # A request that extends the one before shares its history instead of copying it.
         frozen = previous = extends(previous, sent)
         if shape is not None:
-            plain = (shape, frozen)
+            plain_shape, plain = shape, frozen
         out.append(
             Request(
                 segments=frozen,
