@@ -334,22 +334,32 @@ class _Trie:
         self.dropped: list[int] = []
         """The nodes of the previous chain that the last walk left (it continued elsewhere or stopped)."""
 
-    def _resumable(self, segments: Sequence[Segment]) -> tuple[_Line | None, int]:
-        """The kept walk whose request shares the longest prefix with ``segments``, and that length.
+    def _resumable(
+        self, segments: Sequence[Segment], listed: Sequence[Segment], last: _Line, kept: int
+    ) -> tuple[_Line, int]:
+        """The kept walk whose request shares the longest prefix with ``segments``, and that length, given
+        that the call before's shares ``kept``.
 
         A session pruned now and then alternates between its history as stored and as pruned: resuming
         the walk of the same kind (the history it extends, the pruned call before) walks what is new,
-        where resuming the call just before walked back through every branch since it parted.
+        where resuming the call just before walked back through every branch since it parted. An older
+        walk is compared only when it agrees at the first message the call before does not (a trimmed
+        session's older calls seldom do: one comparison, not a walk's).
         """
-        best: _Line | None = None
-        shared = -1
-        for line in self._lines:
-            length = _shared_length(segments, line.segments)
+        best, shared = last, kept
+        history = segments.history if isinstance(segments, SharedPrefix) else None
+        n = len(segments)
+        for k in range(1, len(self._lines)):
+            line = self._lines[k]
+            if history is not None and line.history is history:
+                length = min(n, len(line.segments))
+            elif len(line.segments) <= shared or n <= shared or line.listed[shared] != listed[shared]:
+                continue
+            else:
+                length = _shared_length(segments, line.segments)
             if length > shared:
                 best, shared = line, length
-            if line is self._lines[0] and length == len(line.segments):
-                break  # extends the call before (most calls): nothing can share more, in practice
-        return best, max(shared, 0)
+        return best, shared
 
     def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
@@ -358,23 +368,28 @@ class _Trie:
         """
         lines = self._lines
         last = lines[0] if lines else None
-        best: _Line | None
+        best: _Line | None = None
+        shared = kept = 0
         if last is not None and _same_history(segments, last.segments):
             # The call before's history (most calls): resumed without looking further.
             best, shared = last, min(len(segments), len(last.segments))
-        else:
-            best, shared = self._resumable(segments)
-        kept = shared if best is last or last is None else _shared_length(segments, last.segments)
+            kept = shared
+        elif last is not None:
+            kept = _shared_length(segments, last.segments)
+            listed = segments.history._segments if isinstance(segments, SharedPrefix) else segments
+            best, shared = self._resumable(segments, listed, last, kept)
         self.kept = kept
         self.dropped = last.chain[kept:] if last is not None else []
         if best is None:
             line = _Line(segments, [], [])
-        elif _same_history(segments, best.segments):
+        elif _same_history(segments, best.segments) or (best is last and 2 * shared >= len(last.chain)):
             # Cut back to the shared prefix in place: copying it would cost the session's square again.
             line = best
             del line.chain[shared:], line.cum[shared:]
         else:
-            # Another history: the walk it resumes stays to be resumed (the pruned call after the next).
+            # Parted early from another history: that walk stays to be resumed (a pruned call parts from
+            # the history as stored near its start, and the call after it grows that history again);
+            # the copy is shorter than what it leaves.
             line = _Line(segments, best.chain[:shared], best.cum[:shared])
         chain, cum = line.chain, line.cum
         if shared < len(segments):
@@ -387,7 +402,7 @@ class _Trie:
             else:
                 cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
                 del cum[shared]  # ``initial`` is the running sum before the rest, already in place
-        line.segments = segments
+        line.hold(segments)
         if line is not last:
             if line in lines:
                 lines.remove(line)
@@ -443,12 +458,21 @@ _RESUMABLE = 3
 class _Line:
     """A walk the trie can resume: the request, and the node ids and running sums of its prefixes."""
 
-    __slots__ = ("chain", "cum", "segments")
+    __slots__ = ("chain", "cum", "history", "listed", "segments")
 
     def __init__(self, segments: Sequence[Segment], chain: list[int], cum: list[int]) -> None:
-        self.segments = segments
         self.chain = chain
         self.cum = cum
+        self.hold(segments)
+
+    def hold(self, segments: Sequence[Segment]) -> None:
+        """Stand for ``segments``' walk (with the list behind them and their history, read at every walk)."""
+        self.segments = segments
+        # The list behind a shared prefix (indexing the prefix is a Python call), else the segments.
+        self.listed: Sequence[Segment] = (
+            segments.history._segments if isinstance(segments, SharedPrefix) else segments
+        )
+        self.history = segments.history if isinstance(segments, SharedPrefix) else None
 
 
 def _shared_length(a: Sequence[Segment], b: Sequence[Segment]) -> int:
