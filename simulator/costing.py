@@ -4,13 +4,29 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
-from simulator.cost.from_replay import TranscriptTokens
+from simulator.cost.from_replay import ChangedContents, TranscriptTokens
 from simulator.cost.priced import ResultCost, result_cost
 from simulator.cost.pricing import CacheTtl, PriceTable
 from simulator.profiles import Profile
 from simulator.replay.model import CallRecord, SimulationResult
+from simulator.replay.openclaw_runs import pruned_runs
+from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.transcript import Transcript
+
+
+def changed_for(transcript: Transcript, profile: Profile, result: SimulationResult) -> ChangedContents:
+    """The profile's ``changed_contents`` for ``result``, per call: OpenClaw's hard-cleared run told as a
+    run (the same mapping, without a message at a time), so a long session's calls are priced from slices."""
+    settings = profile.settings
+    if isinstance(settings, OpenClawSettings) and result.runtime == "openclaw":
+        return partial(pruned_runs, transcript, settings, result)
+
+    def changed(call: CallRecord) -> Mapping[int, tuple[int, str]]:
+        return profile.spec.contents(transcript, settings, result, call)
+
+    return changed
 
 
 def profile_cost(
@@ -30,13 +46,10 @@ def profile_cost(
         PriceTableError: ``pricing`` names no entry of the table.
     """
 
-    def changed(call: CallRecord) -> Mapping[int, tuple[int, str]]:
-        return profile.spec.contents(transcript, profile.settings, result, call)
-
     return result_cost(
         transcript,
         result,
-        changed=changed,
+        changed=changed_for(transcript, profile, result),
         pricing=pricing,
         assumed_gap_seconds=assumed_gap_seconds,
         ttl=ttl,
@@ -45,4 +58,4 @@ def profile_cost(
     )
 
 
-__all__ = ["profile_cost"]
+__all__ = ["changed_for", "profile_cost"]

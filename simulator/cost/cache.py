@@ -201,7 +201,9 @@ def _agreeing(a: Sequence[object], i: int, b: Sequence[object], j: int, done: in
             lo, hi = done, upto - 1  # the first ``lo`` agree; they differ before ``upto``
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if a[i + done : i + mid] == b[j + done : j + mid]:
+                # Only what is not known to agree is compared: the bisection copies the step once, not
+                # once per halving (a pruned call parts from the one before half a session in).
+                if a[i + lo : i + mid] == b[j + lo : j + mid]:
                     lo = mid
                 else:
                     hi = mid - 1
@@ -314,17 +316,7 @@ class _Trie:
     one without a comparison; other requests find the shared part with C-level list comparisons.
     """
 
-    __slots__ = (
-        "_edges",
-        "_last",
-        "_last_chain",
-        "_last_cum",
-        "_next",
-        "_run_fps",
-        "_runs",
-        "dropped",
-        "kept",
-    )
+    __slots__ = ("_edges", "_lines", "_next", "_run_fps", "_runs", "dropped", "kept")
 
     def __init__(self) -> None:
         self._edges: dict[tuple[int, str], int] = {}
@@ -335,32 +327,71 @@ class _Trie:
         self._run_fps: list[list[str]] = []
         """Each run's fingerprints: node ``runs[r] + k`` is the prefix ending with ``run_fps[r][k]``."""
         self._next = 0
-        self._last: Sequence[Segment] = ()
-        self._last_chain: list[int] = []
-        self._last_cum: list[int] = []
+        self._lines: list[_Line] = []
+        """The last few walks, newest first: a walk resumes the one it shares most with."""
         self.kept = 0
         """How many leading nodes of the last walk's chain were the previous chain's."""
         self.dropped: list[int] = []
         """The nodes of the previous chain that the last walk left (it continued elsewhere or stopped)."""
 
-    def _shared(self, segments: Sequence[Segment]) -> int:
-        last = self._last
-        n = min(len(last), len(segments))
-        if _same_history(segments, last):
-            return n
-        return common_length(_listed(segments), _listed(last), n)
+    def _resumable(
+        self, segments: Sequence[Segment], listed: Sequence[Segment], last: _Line, kept: int
+    ) -> tuple[_Line, int]:
+        """The kept walk whose request shares the longest prefix with ``segments``, and that length, given
+        that the call before's shares ``kept``.
+
+        A session pruned now and then alternates between its history as stored and as pruned: resuming
+        the walk of the same kind (the history it extends, the pruned call before) walks what is new,
+        where resuming the call just before walked back through every branch since it parted. An older
+        walk is compared only when it agrees at the first message the call before does not (a trimmed
+        session's older calls seldom do: one comparison, not a walk's).
+        """
+        best, shared = last, kept
+        history = segments.history if isinstance(segments, SharedPrefix) else None
+        n = len(segments)
+        for k in range(1, len(self._lines)):
+            line = self._lines[k]
+            if history is not None and line.history is history:
+                length = min(n, len(line.segments))
+            elif len(line.segments) <= shared or n <= shared or line.listed[shared] != listed[shared]:
+                continue
+            else:
+                length = _shared_length(segments, line.segments)
+            if length > shared:
+                best, shared = line, length
+        return best, shared
 
     def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
-        The lists are the trie's own and change at the next walk: read them before walking again.
+        The lists are the trie's own and change at later walks: read them before walking again.
         """
-        shared = self._shared(segments)
-        # Cut back to the shared prefix in place: copying it would cost the session's square again.
-        chain, cum = self._last_chain, self._last_cum
-        self.kept = shared
-        self.dropped = chain[shared:]
-        del chain[shared:], cum[shared:]
+        lines = self._lines
+        last = lines[0] if lines else None
+        best: _Line | None = None
+        shared = kept = 0
+        if last is not None and _same_history(segments, last.segments):
+            # The call before's history (most calls): resumed without looking further.
+            best, shared = last, min(len(segments), len(last.segments))
+            kept = shared
+        elif last is not None:
+            kept = _shared_length(segments, last.segments)
+            listed = segments.history._segments if isinstance(segments, SharedPrefix) else segments
+            best, shared = self._resumable(segments, listed, last, kept)
+        self.kept = kept
+        self.dropped = last.chain[kept:] if last is not None else []
+        if best is None:
+            line = _Line(segments, [], [])
+        elif _same_history(segments, best.segments) or (best is last and 2 * shared >= len(last.chain)):
+            # Cut back to the shared prefix in place: copying it would cost the session's square again.
+            line = best
+            del line.chain[shared:], line.cum[shared:]
+        else:
+            # Parted early from another history: that walk stays to be resumed (a pruned call parts from
+            # the history as stored near its start, and the call after it grows that history again);
+            # the copy is shorter than what it leaves.
+            line = _Line(segments, best.chain[:shared], best.cum[:shared])
+        chain, cum = line.chain, line.cum
         if shared < len(segments):
             listed = _listed(segments)
             rest = listed[shared : len(segments)]
@@ -371,7 +402,12 @@ class _Trie:
             else:
                 cum += accumulate(map(_TOKENS, rest), initial=cum[-1] if cum else 0)
                 del cum[shared]  # ``initial`` is the running sum before the rest, already in place
-        self._last = segments
+        line.hold(segments)
+        if line is not last:
+            if line in lines:
+                lines.remove(line)
+            lines.insert(0, line)
+            del lines[_RESUMABLE:]
         return chain, cum
 
     def _number(self, chain: list[int], fps: list[str]) -> None:
@@ -413,6 +449,37 @@ class _Trie:
             at += matched
             node = first + matched - 1
             run = -1
+
+
+_RESUMABLE = 3
+"""Walks kept to resume from: the call before, the history it parted from, the pruned call before."""
+
+
+class _Line:
+    """A walk the trie can resume: the request, and the node ids and running sums of its prefixes."""
+
+    __slots__ = ("chain", "cum", "history", "listed", "segments")
+
+    def __init__(self, segments: Sequence[Segment], chain: list[int], cum: list[int]) -> None:
+        self.chain = chain
+        self.cum = cum
+        self.hold(segments)
+
+    def hold(self, segments: Sequence[Segment]) -> None:
+        """Stand for ``segments``' walk (with the list behind them and their history, read at every walk)."""
+        self.segments = segments
+        # The list behind a shared prefix (indexing the prefix is a Python call), else the segments.
+        self.listed: Sequence[Segment] = (
+            segments.history._segments if isinstance(segments, SharedPrefix) else segments
+        )
+        self.history = segments.history if isinstance(segments, SharedPrefix) else None
+
+
+def _shared_length(a: Sequence[Segment], b: Sequence[Segment]) -> int:
+    n = min(len(a), len(b))
+    if _same_history(a, b):
+        return n
+    return common_length(_listed(a), _listed(b), n)
 
 
 def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:

@@ -3,7 +3,10 @@
 * :func:`requests_from_result` -- one :class:`~simulator.cost.cache.Request` per ``CallRecord``: the native
   messages in the call's ``sent`` ranges in order, the breadcrumb at ``breadcrumb_at``, and each message a
   rule changed at that call (soft-trimmed, cleared, truncated, image replaced) fingerprinted by its content
-  as sent, so the cached prefix ends at the first changed message.
+  as sent, so the cached prefix ends at the first changed message. A call whose changes are told as runs
+  (:class:`~simulator.replay.sent_runs.SentRuns`: OpenClaw's hard-cleared results) is built from slices of
+  its runs' segments as sent, kept from call to call, and a call sent as stored after a pruned one grows the
+  history of the last call sent as stored, so pricing a long pruned session costs its growth per call.
 * :func:`as_recorded_requests` -- the ``as-recorded`` baseline: no context management, every message held
   before a call is sent.
 * :func:`compare_with_recorded` -- the model's prediction beside the cache usage the transcript recorded
@@ -25,8 +28,10 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_left
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
+from operator import itemgetter
 
 from simulator.assumed_times import DEFAULT_GAP_SECONDS
 from simulator.cost.breakpoints import (
@@ -47,7 +52,8 @@ from simulator.cost.cache import (
     extends,
 )
 from simulator.estimates import message_token_text, tiktoken_count
-from simulator.replay.model import CallRecord, SimulationResult
+from simulator.replay.model import CallRecord, IndexSlice, SimulationResult
+from simulator.replay.sent_runs import SentRun, SentRuns
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
 from simulator.transcript import ImagePart, Message, Transcript
 from simulator.transcript import Role as MessageRole
@@ -262,6 +268,196 @@ def _native_segments(
     return native, held
 
 
+class _AsSent:
+    """The segments of messages sent changed, each built once, and calls built from them.
+
+    A pruned message is usually sent the same way at many calls: count, digest and build it once (the same
+    object then compares by identity). A run of changed messages (:class:`SentRun`, or a fate over a window
+    of a growing index list) is kept as a copy of the native segments with every index of the run's list so
+    far as sent: a call sends slices of it, not a message at a time.
+    """
+
+    __slots__ = ("_as_sent", "_fated", "_kept", "native")
+
+    def __init__(self, native: list[Segment]) -> None:
+        self.native = native
+        self._as_sent: dict[tuple[str, Role], Segment] = {}
+        self._fated: dict[tuple[str, int], Segment] = {}
+        self._kept: dict[tuple[Hashable, int], _Kept] = {}
+
+    def edited(self, text: str, index: int) -> Segment:
+        role = self.native[index].role
+        found = self._as_sent.get((text, role))
+        if found is None:
+            found = self._as_sent[(text, role)] = Segment(
+                _digest("as-sent", text), tiktoken_count(text), role
+            )
+        return found
+
+    def fated(self, fate: str, index: int) -> Segment:
+        # Changed in a way the caller did not spell out: still a different message as sent.
+        found = self._fated.get((fate, index))
+        if found is None:
+            segment = self.native[index]
+            fingerprint = _digest("fate", fate, segment.fingerprint)
+            found = self._fated[(fate, index)] = Segment(fingerprint, segment.tokens, segment.role)
+        return found
+
+    def marked(
+        self,
+        call: CallRecord,
+        edited: Mapping[int, tuple[int, str]],
+        fated: Mapping[int, str],
+        leading: Sequence[Segment],
+    ) -> list[Segment]:
+        """The call's segments: unchanged runs between the changed messages as slices; only a changed one
+        is built."""
+        native = self.native
+        sent: list[Segment] = list(leading)
+        marks = sorted(edited.keys() | fated.keys())
+        for start, end in call.sent:
+            position = start
+            for index in marks[bisect_left(marks, start) : bisect_left(marks, end)]:
+                sent += native[position:index]
+                if index in edited:
+                    sent.append(self.edited(edited[index][1], index))
+                else:
+                    sent.append(self.fated(fated[index], index))
+                position = index + 1
+            sent += native[position:end]
+        return sent
+
+    def by_runs(
+        self, call: CallRecord, edited: Mapping[int, tuple[int, str]], leading: Sequence[Segment]
+    ) -> list[Segment] | None:
+        """What :meth:`marked` gives, from slices of the kept runs; ``None`` when the changes are not runs
+        that this can place without doubt (the caller then builds the call message by message)."""
+        plan = self._plan(call, edited)
+        if plan is None:
+            return None
+        runs, singles = plan
+        native = self.native
+        sent: list[Segment] = list(leading)
+        offsets: list[tuple[int, int, int]] = []
+        for start, end in call.sent:
+            offsets.append((start, end, len(sent)))
+            position = start
+            for first, last, kept in runs:
+                lo, hi = max(first, position), min(last + 1, end)
+                if lo < hi:
+                    sent += native[position:lo]
+                    sent += kept[lo:hi]
+                    position = hi
+            sent += native[position:end]
+        for index, (fate, text) in singles.items():
+            for start, end, offset in offsets:
+                if start <= index < end:
+                    segment = self.edited(text, index) if fate is None else self.fated(fate, index)
+                    sent[offset + index - start] = segment
+                    break
+        return sent
+
+    def _plan(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
+        """The call's runs (first and last native index, the kept segments), ascending and apart, and its
+        single changes (a fate, or ``None`` and the text as sent); ``None`` when that shape does not hold."""
+        edited_runs = edited.runs if isinstance(edited, SentRuns) else ()
+        edited_singles = edited.singles if isinstance(edited, SentRuns) else edited
+        runs: list[tuple[int, int, list[Segment]]] = []
+        for run in edited_runs:
+            kept = self._kept_run(("as-sent", run.key), run.indices, partial(self._run_edited, run))
+            if kept is None:
+                return None
+            if run.indices:
+                runs.append((run.indices[0], run.indices[-1], kept))
+        fate_runs: list[tuple[int, int]] = []
+        fate_singles: dict[int, str] = {}
+        for group in call.fated:
+            indices, fate = group.indices, group.fate.value
+            if not indices or _covered(indices, edited_runs, edited_singles):
+                continue
+            if isinstance(indices, IndexSlice) and len(indices) > _FEW_MARKS:
+                kept = self._kept_run(("fate", fate), indices, partial(self.fated, fate))
+                if kept is None:
+                    return None
+                runs.append((indices[0], indices[-1], kept))
+                fate_runs.append((indices[0], indices[-1]))
+            else:
+                fate_singles.update(dict.fromkeys(indices, fate))
+        runs.sort(key=_FIRST)
+        if any(b[0] <= a[1] for a, b in zip(runs, runs[1:], strict=False)):
+            return None  # runs that overlap: which one a message is sent as is not a slice away
+        singles: dict[int, tuple[str | None, str]] = {}
+        for index, fate in fate_singles.items():
+            if index in edited_singles or any(index in run.indices for run in edited_runs):
+                continue  # what the caller spelled out wins over a fate
+            if any(first <= index <= last for first, last in fate_runs):
+                return None  # two fates for one message: the later group's wins, not the later layer's
+            singles[index] = (fate, "")
+        for index, (_, text) in edited_singles.items():
+            singles[index] = (None, text)
+        return runs, singles
+
+    def _run_edited(self, run: SentRun, index: int) -> Segment:
+        return self.edited(run.content(index)[1], index)
+
+    def _kept_run(
+        self, key: Hashable, indices: IndexSlice, segment_of: Callable[[int], Segment]
+    ) -> list[Segment] | None:
+        """The native segments with each index of ``indices``' list up to its window's end as sent.
+
+        Between the window's first and last index exactly the window is as sent (the list ascends), so a
+        slice there is the call's. ``None`` when the list does not ascend within the natives.
+        """
+        source = indices.source
+        entry = self._kept.get((key, id(source)))
+        if entry is None or entry.source is not source:
+            # The entry holds the list, so its id is not reused while kept.
+            entry = self._kept[(key, id(source))] = _Kept(source, list(self.native))
+        segments, stop = entry.segments, indices.stop
+        if stop > len(source):
+            return None
+        while entry.filled < stop:
+            index = source[entry.filled]
+            if index >= len(segments) or (entry.filled and index <= source[entry.filled - 1]):
+                return None
+            segments[index] = segment_of(index)
+            entry.filled += 1
+        return segments
+
+
+_Plan = tuple[list[tuple[int, int, list[Segment]]], dict[int, tuple[str | None, str]]]
+_FEW_MARKS = 8
+"""Up to this many, a fate's messages are placed one by one rather than kept as a run."""
+_FIRST = itemgetter(0)
+
+
+@dataclass(slots=True)
+class _Kept:
+    source: Sequence[int]
+    segments: list[Segment]
+    filled: int = 0
+    """How many of ``source``'s indices are as sent in ``segments``."""
+
+
+def _covered(indices: Sequence[int], runs: Sequence[SentRun], singles: Mapping[int, tuple[int, str]]) -> bool:
+    """Whether every index is one the caller spelled out (so a fate for it changes nothing)."""
+    for run in runs:
+        window = run.indices
+        if len(window) != len(indices):
+            continue
+        if isinstance(indices, IndexSlice) and window.source is indices.source:
+            if (window.start, window.stop) == (indices.start, indices.stop):
+                return True
+        elif tuple(window) == tuple(indices):
+            # The replay's record and the call recomputed on demand keep lists of their own: compared in C.
+            return True
+    return len(indices) <= len(singles) and all(i in singles for i in indices)
+
+
+def _has_fated(call: CallRecord) -> bool:
+    return any(len(group.indices) for group in call.fated)
+
+
 def requests_from_result(
     transcript: Transcript,
     result: SimulationResult,
@@ -277,7 +473,8 @@ def requests_from_result(
         transcript: The transcript the replay ran on.
         result: The replay.
         changed: The content each rule left, per call (``simulator.replay.changed_contents`` bound to the
-            profile); without it a changed message still ends the cached prefix but keeps its size.
+            profile); without it a changed message still ends the cached prefix but keeps its size. A
+            :class:`~simulator.replay.sent_runs.SentRuns` answer is built from slices of its runs.
         policy: Breakpoint policy; by default the one the replay's runtime uses.
         gap_seconds: Assumed gap between calls without timestamps.
         tokens: Precomputed per-message tokens.
@@ -295,66 +492,57 @@ def requests_from_result(
     crumb = Segment(BREADCRUMB_FINGERPRINT, tiktoken_count(BREADCRUMB_TEXT), "user")
     times = call_times(transcript, [c.message_index for c in result.calls], gap_seconds)
     out: list[Request] = []
-    as_sent: dict[tuple[str, Role], Segment] = {}
-    fated_as_sent: dict[tuple[str, int], Segment] = {}
+    built = _AsSent(native)
     previous: SharedPrefix | None = None
     previous_shape: _Shape | None = None
+    plain_shape: _Shape | None = None
+    plain: SharedPrefix | None = None
+    """The last request sent as stored, and its shape."""
     for call, at in zip(result.calls, times, strict=True):
         reply = messages[call.message_index]
         output = _output_tokens(reply, tokens.tokens[call.message_index])
-        fated = {i: group.fate.value for group in call.fated for i in group.indices} if call.fated else {}
+        fated = bool(call.fated) and _has_fated(call)
         edited: Mapping[int, tuple[int, str]] = {}
         if changed is not None and (fated or result.content_changes):
             edited = changed(call)
         shape = _Shape(call.sent, call.breadcrumb_at) if not edited and not fated else None
         growth = _growth(previous_shape, shape)
+        base = previous
+        if (
+            growth is None
+            and plain is not previous
+            and plain is not None
+            and plain.length == len(plain.history)
+        ):
+            # A call sent as stored after a pruned one grows the last call sent as stored.
+            growth, base = _growth(plain_shape, shape), plain
         previous_shape = shape
-        if growth is not None and previous is not None:
+        if growth is not None and base is not None:
             # The request is the one before plus messages after it (spans compared, not messages): it
             # extends the shared history by what is new, without building the request again.
             for start, end in growth:
-                previous.history.extend(native[start:end])
-            frozen = previous = previous.history.prefix(len(previous.history))
+                base.history.extend(native[start:end])
+            frozen = previous = base.history.prefix(len(base.history))
+            plain_shape, plain = shape, frozen
             out.append(Request(frozen, at, output, place(frozen) if frozen else ()))
             continue
-        sent: list[Segment] = list(leading)
+        sent: list[Segment] | None = None
         if shape is not None:
             # Nothing changed as sent: the native segments span by span (slices, not a loop per message).
+            sent = list(leading)
             for start, end in call.sent:
                 sent += native[start:end]
         else:
-            # Unchanged runs between the changed messages as slices; only a changed one is built.
-            marks = sorted(edited.keys() | fated.keys())
-            for start, end in call.sent:
-                position = start
-                for index in marks[bisect_left(marks, start) : bisect_left(marks, end)]:
-                    sent += native[position:index]
-                    segment = native[index]
-                    if index in edited:
-                        # A pruned message is usually sent the same way at many calls: count, digest and
-                        # build it once (the same object then compares by identity).
-                        key = (edited[index][1], segment.role)
-                        rebuilt = as_sent.get(key)
-                        if rebuilt is None:
-                            text = key[0]
-                            rebuilt = as_sent[key] = Segment(
-                                _digest("as-sent", text), tiktoken_count(text), segment.role
-                            )
-                    else:
-                        # Changed in a way the caller did not spell out: still a different message as sent.
-                        fate = (fated[index], index)
-                        rebuilt = fated_as_sent.get(fate)
-                        if rebuilt is None:
-                            fingerprint = _digest("fate", fate[0], segment.fingerprint)
-                            rebuilt = fated_as_sent[fate] = Segment(fingerprint, segment.tokens, segment.role)
-                    segment = rebuilt
-                    sent.append(segment)
-                    position = index + 1
-                sent += native[position:end]
+            sent = built.by_runs(call, edited, leading)
+            if sent is None:
+                marks = {i: group.fate.value for group in call.fated for i in group.indices}
+                sent = built.marked(call, edited, marks, leading)
         if call.breadcrumb_at is not None:
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
         # A request that extends the one before shares its history instead of copying it.
         frozen = previous = extends(previous, sent)
+        if shape is not None:
+            plain_shape, plain = shape, frozen
         out.append(
             Request(
                 segments=frozen,

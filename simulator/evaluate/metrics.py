@@ -35,12 +35,11 @@ from simulator.cost import (
     requests_from_result,
     summary_cost_usd,
 )
+from simulator.costing import changed_for
 from simulator.profiles import Profile
 from simulator.replay import (
-    CallRecord,
     PreparedReplay,
     SimulationResult,
-    changed_contents,
     prepare,
     replay_prepared,
 )
@@ -173,9 +172,7 @@ def _price(
     transcript = prepared.transcript
     lookup = pricing_for(transcript.model, provider=transcript.provider)
 
-    def changed(call: CallRecord) -> dict[int, tuple[int, str]]:
-        return changed_contents(transcript, profile, result, call.number)
-
+    changed = changed_for(transcript, profile, result)
     requests = requests_from_result(transcript, result, changed=changed, tokens=prepared.tokens)
     return price_requests(requests, lookup.pricing), lookup.warning
 

@@ -69,6 +69,19 @@ class IndexSlice(Sequence[int]):
     def __len__(self) -> int:
         return self._stop - self._start
 
+    @property
+    def source(self) -> Sequence[int]:
+        """The growing list this is a window of (the same object in every window of it)."""
+        return self._source
+
+    @property
+    def start(self) -> int:
+        return self._start
+
+    @property
+    def stop(self) -> int:
+        return self._stop
+
     @overload
     def __getitem__(self, index: int) -> int: ...
 

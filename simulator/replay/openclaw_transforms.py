@@ -389,6 +389,24 @@ class _SentView(Mapping[int, AgentMessage]):
         return len(self._run) + sum(1 for i in self._small if i not in self._run)
 
 
+def sent_parts(
+    changed: Mapping[int, AgentMessage],
+) -> tuple[Mapping[int, AgentMessage], Sequence[int], Callable[[int], AgentMessage], str] | None:
+    """When ``changed`` is a fast call's view: its few rewritten messages, the run it hard-cleared, the
+    cleared result at a native index of the run, and the placeholder every cleared result holds; else
+    ``None``.
+
+    A cleared result is a function of its native index and the placeholder alone (built once per index), so a
+    reader may keep what it derives from one per index instead of asking again at every call.
+    """
+    if not isinstance(changed, _SentView):
+        return None
+    run = changed._run
+    if not run or run._sums is None:
+        return changed._small, (), run.message, ""
+    return changed._small, run._cleared, run.message, run._sums.placeholder
+
+
 @dataclass(slots=True)
 class _PrunePass:
     """What the pruning hook did at one call: the gate's outcome, the pass, and what it sends changed."""

@@ -1,0 +1,253 @@
+"""Pruned calls built from runs, and priced by resumed walks, equal the general path.
+
+* ``_AsSent.by_runs`` (a call from slices of kept as-sent segments) against ``_AsSent.marked`` (message by
+  message), over random natives, runs, single changes and fates, call after call on one builder (so the kept
+  segments carry over), Hypothesis;
+* ``pruned_runs`` (OpenClaw's hard-cleared run told as a run) against ``pruned_contents``, and the requests
+  and prices built from each, over seeded synthetic sessions;
+* a session that alternates between its history as stored and as pruned, priced by the trie (which resumes
+  the walk it shares most with) against the reference cache model, Hypothesis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.cost.breakpoints import pi_breakpoints, zeroclaw_breakpoints
+from simulator.cost.breaks import cache_breaks
+from simulator.cost.cache import Request, Segment, SharedPrefix, extends, price_requests
+from simulator.cost.cache import Role as SegmentRole
+from simulator.cost.from_replay import TranscriptTokens, _AsSent, _native_segments, requests_from_result
+from simulator.cost.pricing import pricing_for
+from simulator.importers import parse_transcript
+from simulator.presets import PRESETS_BY_KEY
+from simulator.profiles import profile_from_document
+from simulator.replay import simulate
+from simulator.replay.model import CallRecord, Fate, FateGroup, IndexSlice
+from simulator.replay.openclaw import pruned_contents
+from simulator.replay.openclaw_runs import pruned_runs
+from simulator.replay.sent_runs import SentRun, SentRuns
+from simulator.runtimes.openclaw.settings import OpenClawSettings
+from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Role
+from tests.simulator.test_cost_shared_properties import PRICINGS, reference
+
+FATES = (Fate.HARD_CLEARED, Fate.SOFT_TRIMMED, Fate.TRUNCATED)
+
+
+def _natives(n: int) -> list[Segment]:
+    roles: tuple[SegmentRole, ...] = ("user", "assistant", "tool")
+    return [Segment(f"n{i}", 10 + i % 7, roles[i % 3], i % 5 != 0) for i in range(n)]
+
+
+@st.composite
+def pruned_calls(draw: st.DrawFn) -> tuple[int, list[list[int]], list[tuple[Any, Any]]]:
+    """Natives, growing index lists, and calls: each with spans, changes told as runs and singles, fates."""
+    n = draw(st.integers(min_value=1, max_value=60))
+    sources = [sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=n))) for _ in range(2)]
+
+    def window() -> IndexSlice:
+        k = draw(st.integers(min_value=0, max_value=1))
+        start = draw(st.integers(min_value=0, max_value=len(sources[k])))
+        stop = draw(st.integers(min_value=start, max_value=len(sources[k])))
+        return IndexSlice(sources[k], start, stop)
+
+    calls = []
+    for _ in range(draw(st.integers(min_value=1, max_value=6))):
+        cuts = sorted(draw(st.lists(st.integers(min_value=0, max_value=n), min_size=2, max_size=4)))
+        spans = tuple((a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False) if a < b)
+        runs = tuple(
+            SentRun(key, window(), _content(key))
+            for key in draw(st.lists(st.sampled_from(["a", "b"]), max_size=2, unique=True))
+        )
+        singles = {
+            i: (0, f"single {draw(st.integers(min_value=0, max_value=2))}")
+            for i in draw(st.sets(st.integers(min_value=0, max_value=n + 2), max_size=5))
+        }
+        told_as_runs = draw(st.booleans())
+        edited: Mapping[int, tuple[int, str]] = SentRuns(singles, runs) if told_as_runs else singles
+        groups = []
+        for _ in range(draw(st.integers(min_value=0, max_value=3))):
+            fate = draw(st.sampled_from(FATES))
+            recorded = draw(st.booleans())
+            if runs and recorded:
+                # The replay's own record of a run: the same indices, in a list of its own.
+                chosen: SentRun = draw(st.sampled_from(runs))
+                indices: Sequence[int] = tuple(chosen.indices)
+            elif draw(st.booleans()):
+                indices = window()
+            else:
+                indices = tuple(sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=6))))
+            groups.append(FateGroup(fate, "rule", indices))
+        calls.append((_call(spans, groups), edited))
+    return n, sources, calls
+
+
+def _call(spans: tuple[tuple[int, int], ...], groups: list[FateGroup]) -> CallRecord:
+    # What building a call reads of its record: the spans sent and the fates.
+    return cast(CallRecord, SimpleNamespace(sent=spans, fated=tuple(groups)))
+
+
+def _content(key: str) -> Any:
+    # The promise a run makes: the same content for the same key and index at every call.
+    return lambda index: (0, f"{key} as sent {index}")
+
+
+@settings(max_examples=400, deadline=None)
+@given(pruned_calls())
+def test_a_call_built_from_runs_is_the_call_built_message_by_message(drawn):
+    n, _, calls = drawn
+    natives = _natives(n)
+    fast, general = _AsSent(natives), _AsSent(natives)
+    leading = (Segment("system", 5, "system"),)
+    for call, edited in calls:
+        marks = {i: group.fate.value for group in call.fated for i in group.indices}
+        expected = general.marked(call, edited, marks, leading)
+        built = fast.by_runs(call, edited, leading)
+        if built is not None:
+            assert built == expected
+
+
+def test_runs_are_taken_for_the_replays_shape():
+    """The fast path is taken (not only agreed with) for a cleared run recorded by the replay too."""
+    natives = _natives(40)
+    source = [3, 5, 8, 13, 21, 34]
+    run = SentRun("k", IndexSlice(source, 0, 5), _content("k"))
+    call = _call(
+        ((0, 40),),
+        [FateGroup(Fate.HARD_CLEARED, "rule", tuple(source[:5])), FateGroup(Fate.TRUNCATED, "rule", (30,))],
+    )
+    edited = SentRuns({8: (0, "trimmed")}, (run,))
+    built = _AsSent(natives).by_runs(call, edited, ())
+    marks = {i: group.fate.value for group in call.fated for i in group.indices}
+    assert built is not None
+    assert built == _AsSent(natives).marked(call, edited, marks, ())
+
+
+SESSIONS = [
+    {"turns": 500},
+    {"turns": 500, "pause_every": 1},
+    {"turns": 400, "pause_every": 2, "tool_result_chars": 9000},
+    {"turns": 200, "pause_every": 1, "tool_result_chars": 30000},
+    {"turns": 400, "pause_every": 3, "tool_result_chars": 5000},
+]
+
+
+@pytest.mark.parametrize("preset", ["openclaw", "openclaw-anthropic"])
+@pytest.mark.parametrize("session", SESSIONS)
+def test_openclaw_runs_price_as_the_contents_message_by_message(preset, session):
+    kwargs = dict(session)
+    turns = kwargs.pop("turns")
+    transcript = parse_transcript(synthetic_openclaw_session(turns, session_id="runs", **kwargs))
+    profile = profile_from_document(dict(PRESETS_BY_KEY[preset].document), name=preset)
+    result = simulate(transcript, profile)
+    settings_ = profile.settings
+    assert isinstance(settings_, OpenClawSettings)
+    told_as_runs = 0
+    for call in result.calls:
+        if call.fated:
+            runs = pruned_runs(transcript, settings_, result, call)
+            told_as_runs += isinstance(runs, SentRuns)
+            assert dict(runs) == pruned_contents(transcript, settings_, result, call)
+    if preset == "openclaw" and session == SESSIONS[0]:
+        assert told_as_runs > 20  # the path under test is taken
+
+    def general(call):
+        return pruned_contents(transcript, settings_, result, call)
+
+    def fast(call):
+        return pruned_runs(transcript, settings_, result, call)
+
+    expected = requests_from_result(transcript, result, changed=general)
+    built = requests_from_result(transcript, result, changed=fast)
+    assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
+    assert [tuple(r.segments) for r in expected] == _each_call_on_its_own(transcript, settings_, result)
+    assert [r.breakpoints for r in built] == [r.breakpoints for r in expected]
+    for key in ("anthropic/claude-sonnet-4-6", "openai/gpt-5.5"):
+        pricing = pricing_for(key).pricing
+        assert price_requests(built, pricing) == price_requests(expected, pricing)
+
+
+def _each_call_on_its_own(transcript, settings_, result) -> list[tuple[Segment, ...]]:
+    """Every call built message by message with nothing shared between calls (no growth, no kept runs)."""
+    tokens = TranscriptTokens.of(transcript)
+    native, held = _native_segments(transcript.messages, result.origins, tokens)
+    leading = tuple(
+        Segment(tokens.fingerprints[i], tokens.tokens[i], "system")
+        for i, m in enumerate(transcript.messages)
+        if m.role is Role.SYSTEM and i not in held
+    )
+    out = []
+    for call in result.calls:
+        assert call.breadcrumb_at is None
+        edited = pruned_contents(transcript, settings_, result, call) if call.fated else {}
+        marks = {i: group.fate.value for group in call.fated for i in group.indices}
+        out.append(tuple(_AsSent(native).marked(call, edited, marks, leading)))
+    return out
+
+
+# A session pruned now and then: each call sends the stored history (grown) or a pruned view of it.
+call_steps = st.tuples(
+    st.integers(min_value=0, max_value=12),
+    st.booleans(),
+    st.lists(st.floats(min_value=0, max_value=1), max_size=4),
+    st.one_of(st.floats(min_value=0, max_value=299), st.floats(min_value=300, max_value=5000)),
+)
+
+
+@st.composite
+def alternating(draw: st.DrawFn) -> list[tuple[list[Segment], float]]:
+    held = [Segment("system", draw(st.integers(min_value=0, max_value=3000)), "system")]
+    cleared = Segment("cleared", 3, "tool")
+    out: list[tuple[list[Segment], float]] = []
+    at = 0.0
+    frontier = 0.0
+    for grow, prune, where, gap in draw(st.lists(call_steps, min_size=1, max_size=30)):
+        held += [
+            Segment(
+                f"m{len(held)}",
+                draw(st.integers(min_value=1, max_value=700)),
+                ("user", "tool")[len(held) % 2],
+            )
+            for _ in range(grow)
+        ]
+        sent = list(held)
+        if prune and len(held) > 1:
+            # The oldest results cleared up to a frontier that mostly moves on, plus a few elsewhere.
+            frontier = max(frontier, draw(st.floats(min_value=0, max_value=1)))
+            for i in range(1, int(frontier * len(held))):
+                if i % 2 == 0:
+                    sent[i] = cleared
+            for w in where:
+                sent[min(len(held) - 1, 1 + int(w * (len(held) - 1)))] = Segment("trimmed", 2, "tool")
+        at += gap
+        out.append((sent, at))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    alternating(),
+    st.sampled_from(PRICINGS),
+    st.sampled_from([pi_breakpoints, zeroclaw_breakpoints]),
+    st.sampled_from(["5m", "1h"]),
+)
+def test_a_session_pruned_now_and_then_prices_as_the_reference(session, pricing, place, ttl):
+    shared: list[Request] = []
+    previous: SharedPrefix | None = None
+    for sent, at in session:
+        previous = extends(previous, sent)
+        shared.append(Request(previous, at, 5, place(previous)))
+    plain = [dataclasses.replace(r, segments=tuple(r.segments)) for r in shared]
+    expected = reference(plain, pricing, ttl)
+    cost = price_requests(shared, pricing, ttl)
+    assert list(cost.calls) == expected
+    assert price_requests(plain, pricing, ttl) == cost
+    assert cache_breaks(shared, cost) == cache_breaks(plain, cost)
