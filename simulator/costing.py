@@ -4,27 +4,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
 
 from simulator.cost.from_replay import ChangedContents, TranscriptTokens
 from simulator.cost.priced import ResultCost, result_cost
 from simulator.cost.pricing import CacheTtl, PriceTable
 from simulator.profiles import Profile
 from simulator.replay.model import CallRecord, SimulationResult
-from simulator.replay.openclaw_runs import pruned_runs
-from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.transcript import Transcript
 
 
 def changed_for(transcript: Transcript, profile: Profile, result: SimulationResult) -> ChangedContents:
-    """The profile's ``changed_contents`` for ``result``, per call: OpenClaw's hard-cleared run told as a
-    run (the same mapping, without a message at a time), so a long session's calls are priced from slices."""
-    settings = profile.settings
-    if isinstance(settings, OpenClawSettings) and result.runtime == "openclaw":
-        return partial(pruned_runs, transcript, settings, result)
+    """The profile's changed contents for ``result``, per call, in the shape its runtime prices fastest
+    (OpenClaw tells its hard-cleared run as a run, so a long session's calls are priced from slices)."""
+    spec, settings = profile.spec, profile.settings
 
     def changed(call: CallRecord) -> Mapping[int, tuple[int, str]]:
-        return profile.spec.contents(transcript, settings, result, call)
+        return spec.priced(transcript, settings, result, call)
 
     return changed
 

@@ -65,6 +65,7 @@ class PresetSource:
 
 
 ContentsOf = Callable[[Transcript, S, SimulationResult, CallRecord], dict[int, tuple[int, str]]]
+PricedContentsOf = Callable[[Transcript, S, SimulationResult, CallRecord], Mapping[int, tuple[int, str]]]
 
 
 def _no_contents(
@@ -106,6 +107,8 @@ class RuntimeSpec(Generic[S]):
         conformance_system: The ``system`` the shared vectors name for this runtime.
         conformance_module: The module whose ``ADAPTERS`` run those vectors.
         changed_contents: Per native message a rule changed at one call: ``(tokens, text)`` as sent.
+        priced_contents: The same mapping in the shape the cost model builds requests from fastest (OpenClaw
+            tells its hard-cleared run as a run); ``None`` when ``changed_contents`` is that shape.
         presets: Ready-made profiles of this version.
         estimate_outside: This runtime's estimate of a system message it sends outside the history it
             trims (ai-profile's and OpenClaw's system prompt); ``None`` when every message is held in
@@ -135,6 +138,7 @@ class RuntimeSpec(Generic[S]):
     conformance_system: str
     conformance_module: str
     changed_contents: ContentsOf[S] = _no_contents
+    priced_contents: PricedContentsOf[S] | None = None
     knob_notes: Callable[[S], tuple[KnobNote, ...]] = _no_notes
     presets: tuple[PresetSource, ...] = ()
     estimate_outside: Callable[[Message], int] | None = None
@@ -200,6 +204,14 @@ class RuntimeSpec(Generic[S]):
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
     ) -> dict[int, tuple[int, str]]:
         return self.changed_contents(transcript, self._owned(settings), result, call)
+
+    def priced(
+        self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
+    ) -> Mapping[int, tuple[int, str]]:
+        """:meth:`contents` as the cost model reads it (the same mapping, perhaps as runs)."""
+        if self.priced_contents is None:
+            return self.contents(transcript, settings, result, call)
+        return self.priced_contents(transcript, self._owned(settings), result, call)
 
     def notes(self, settings: object) -> tuple[KnobNote, ...]:
         return self.knob_notes(self._owned(settings))
@@ -291,4 +303,7 @@ class AnyRuntimeSpec(Protocol):
     def contents(
         self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
     ) -> dict[int, tuple[int, str]]: ...
+    def priced(
+        self, transcript: Transcript, settings: object, result: SimulationResult, call: CallRecord
+    ) -> Mapping[int, tuple[int, str]]: ...
     def notes(self, settings: object) -> tuple[KnobNote, ...]: ...

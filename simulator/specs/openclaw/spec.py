@@ -13,6 +13,7 @@ from simulator.convert import to_openclaw
 from simulator.estimates import openclaw_estimate_tokens, openclaw_system_tokens
 from simulator.replay.model import CallRecord, SimulationResult
 from simulator.replay.openclaw import ESTIMATOR, pruned_contents, replay_openclaw
+from simulator.replay.openclaw_runs import pruned_runs
 from simulator.replay.openclaw_session import OpenClawNatives, prepare_openclaw
 from simulator.runtime_spec import ReplayInput, RuntimeSpec
 from simulator.runtimes.openclaw.settings import OpenClawSettings
@@ -58,6 +59,7 @@ V2026_7_1: RuntimeSpec[OpenClawSettings] = RuntimeSpec(
     replay=_replay,
     prepare=prepare_openclaw,
     changed_contents=_contents,
+    priced_contents=pruned_runs,
     estimate_outside=openclaw_system_tokens,
     conformance_system="openclaw",
     conformance_module="simulator.conformance.openclaw_adapters",
