@@ -72,8 +72,9 @@ def cache_breaks(requests: Sequence[Request], session: SessionCost) -> tuple[Cac
     for number in range(2, len(requests) + 1):
         before, now = requests[number - 2], requests[number - 1]
         cost = session.calls[number - 1]
-        growth = max(0, now.input_tokens - before.input_tokens)
         previous = session.calls[number - 2]
+        # A request's tokens are what its call was priced on (a pruned call's request is not summed again).
+        growth = max(0, cost.prompt_tokens - previous.prompt_tokens)
         rewritten = min(
             cost.cache_write_tokens - growth, previous.cache_write_tokens + previous.cache_read_tokens
         )

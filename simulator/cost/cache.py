@@ -35,6 +35,7 @@ from typing import Literal, overload
 import msgspec
 
 from simulator.cost.pricing import CacheTtl, Pricing
+from simulator.cost.rope import Piece, SegmentRope, pieces_of
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -361,10 +362,12 @@ class _Trie:
                 best, shared = line, length
         return best, shared
 
-    def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
+    def walk(self, segments: Sequence[Segment], *, dropped: bool = False) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
         The lists are the trie's own and change at later walks: read them before walking again.
+        ``dropped``: list in :attr:`dropped` the nodes of the previous chain that this walk leaves (the
+        prefix model reads them; listing them costs the length of what is left).
         """
         lines = self._lines
         last = lines[0] if lines else None
@@ -379,11 +382,15 @@ class _Trie:
             listed = segments.history._segments if isinstance(segments, SharedPrefix) else segments
             best, shared = self._resumable(segments, listed, last, kept)
         self.kept = kept
-        self.dropped = last.chain[kept:] if last is not None else []
+        self.dropped = last.chain[kept:] if dropped and last is not None else []
         if best is None:
             line = _Line(segments, [], [])
-        elif _same_history(segments, best.segments) or (best is last and 2 * shared >= len(last.chain)):
-            # Cut back to the shared prefix in place: copying it would cost the session's square again.
+        elif _same_history(segments, best.segments) or (
+            (best is last or isinstance(best.segments, SegmentRope)) and 2 * shared >= len(best.chain)
+        ):
+            # Cut back to the shared prefix in place: copying it would cost the session's square again. A
+            # pruned call's walk is resumed by the next pruned call, which shares more with it than with
+            # any older one: its line is taken over too.
             line = best
             del line.chain[shared:], line.cum[shared:]
         else:
@@ -393,8 +400,10 @@ class _Trie:
             line = _Line(segments, best.chain[:shared], best.cum[:shared])
         chain, cum = line.chain, line.cum
         if shared < len(segments):
-            listed = _listed(segments)
-            rest = listed[shared : len(segments)]
+            if isinstance(segments, SegmentRope):
+                rest = segments.listed(shared, len(segments))
+            else:
+                rest = _listed(segments)[shared : len(segments)]
             fps = list(map(_FINGERPRINT, rest))
             self._number(chain, fps)
             if isinstance(segments, SharedPrefix):
@@ -479,7 +488,47 @@ def _shared_length(a: Sequence[Segment], b: Sequence[Segment]) -> int:
     n = min(len(a), len(b))
     if _same_history(a, b):
         return n
+    if isinstance(a, SegmentRope) or isinstance(b, SegmentRope):
+        return _common_pieces(_pieces(a, n), _pieces(b, n), n)
     return common_length(_listed(a), _listed(b), n)
+
+
+def _pieces(segments: Sequence[Segment], length: int) -> Sequence[Piece]:
+    if isinstance(segments, SharedPrefix):
+        return ((segments.history._segments, 0, length),)
+    return pieces_of(segments, length)
+
+
+def _common_pieces(a: Sequence[Piece], b: Sequence[Piece], n: int) -> int:
+    """Length of the longest common prefix, up to ``n``, of two sequences told as pieces.
+
+    Where both read the same list at the same place they agree without a comparison (a pruned call and
+    the pruned call before read the stored history and the run as sent alike up to where the run grew);
+    elsewhere the items are compared, and the first difference ends it.
+    """
+    done = i = j = 0
+    at_a = a[0][1] if a else 0
+    at_b = b[0][1] if b else 0
+    while done < n and i < len(a) and j < len(b):
+        items_a, _, stop_a = a[i]
+        items_b, _, stop_b = b[j]
+        step = min(stop_a - at_a, stop_b - at_b, n - done)
+        if items_a is items_b and at_a == at_b:
+            agree = step
+        else:
+            agree = _agreeing(items_a, at_a, items_b, at_b, 0, step)
+        done += agree
+        if agree < step:
+            return done
+        at_a += step
+        at_b += step
+        if at_a == stop_a:
+            i += 1
+            at_a = a[i][1] if i < len(a) else 0
+        if at_b == stop_b:
+            j += 1
+            at_b = b[j][1] if j < len(b) else 0
+    return done
 
 
 def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:
@@ -597,7 +646,7 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
     out: list[CallCost] = []
     for request in requests:
         now = request.at_seconds
-        chain, cum = trie.walk(request.segments)
+        chain, cum = trie.walk(request.segments, dropped=True)
         expires.update(dict.fromkeys(trie.dropped, chain_expiry))
         total = cum[-1] if cum else 0
         live = _longest_live(chain, trie.kept, chain_expiry, expires, now)

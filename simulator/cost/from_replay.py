@@ -51,6 +51,7 @@ from simulator.cost.cache import (
     SharedPrefix,
     extends,
 )
+from simulator.cost.rope import Piece, SegmentRope, spliced
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.replay.model import CallRecord, IndexSlice, SimulationResult
 from simulator.replay.sent_runs import SentRun, SentRuns
@@ -329,33 +330,36 @@ class _AsSent:
 
     def by_runs(
         self, call: CallRecord, edited: Mapping[int, tuple[int, str]], leading: Sequence[Segment]
-    ) -> list[Segment] | None:
-        """What :meth:`marked` gives, from slices of the kept runs; ``None`` when the changes are not runs
-        that this can place without doubt (the caller then builds the call message by message)."""
+    ) -> SegmentRope | None:
+        """What :meth:`marked` gives, as slices of the natives and of the kept runs (a rope: nothing is
+        copied); ``None`` when the changes are not runs that this can place without doubt (the caller then
+        builds the call message by message)."""
         plan = self._plan(call, edited)
         if plan is None:
             return None
         runs, singles = plan
         native = self.native
-        sent: list[Segment] = list(leading)
+        pieces: list[Piece] = [(leading, 0, len(leading))]
         offsets: list[tuple[int, int, int]] = []
+        length = len(leading)
         for start, end in call.sent:
-            offsets.append((start, end, len(sent)))
+            offsets.append((start, end, length))
+            length += end - start
             position = start
             for first, last, kept in runs:
                 lo, hi = max(first, position), min(last + 1, end)
                 if lo < hi:
-                    sent += native[position:lo]
-                    sent += kept[lo:hi]
+                    # Every index of the run up to ``last`` is as sent and stays so: the slice is fixed.
+                    pieces += [(native, position, lo), (kept, lo, hi)]
                     position = hi
-            sent += native[position:end]
+            pieces.append((native, position, end))
         for index, (fate, text) in singles.items():
             for start, end, offset in offsets:
                 if start <= index < end:
                     segment = self.edited(text, index) if fate is None else self.fated(fate, index)
-                    sent[offset + index - start] = segment
+                    pieces = spliced(pieces, offset + index - start, (segment,), 1)
                     break
-        return sent
+        return SegmentRope(pieces)
 
     def _plan(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
         """The call's runs (first and last native index, the kept segments), ascending and apart, and its
@@ -526,17 +530,23 @@ def requests_from_result(
             plain_shape, plain = shape, frozen
             out.append(Request(frozen, at, output, place(frozen) if frozen else ()))
             continue
-        sent: list[Segment] | None = None
+        roped = built.by_runs(call, edited, leading) if shape is None else None
+        if roped is not None:
+            # A call with runs changed: told as slices of the natives and the runs as sent, so a long
+            # session pruned at every pause holds its pieces, not the square of its length.
+            if call.breadcrumb_at is not None:
+                roped = SegmentRope(spliced(roped.pieces, len(leading) + call.breadcrumb_at, (crumb,), 0))
+            previous = None
+            out.append(Request(roped, at, output, place(roped) if roped else ()))
+            continue
+        sent: list[Segment] = list(leading)
         if shape is not None:
             # Nothing changed as sent: the native segments span by span (slices, not a loop per message).
-            sent = list(leading)
             for start, end in call.sent:
                 sent += native[start:end]
         else:
-            sent = built.by_runs(call, edited, leading)
-            if sent is None:
-                marks = {i: group.fate.value for group in call.fated for i in group.indices}
-                sent = built.marked(call, edited, marks, leading)
+            marks = {i: group.fate.value for group in call.fated for i in group.indices}
+            sent = built.marked(call, edited, marks, leading)
         if call.breadcrumb_at is not None:
             sent.insert(len(leading) + call.breadcrumb_at, crumb)
         # A request that extends the one before shares its history instead of copying it.
