@@ -304,7 +304,8 @@ _TOKENS = attrgetter("tokens")
 
 
 class _Trie:
-    """Interns prefixes: the node id of a prefix is the same in every request that shares it.
+    """Interns prefixes: the node id of a prefix is the same in every request that shares it (the
+    breakpoint model keys its cache entries by node).
 
     A radix trie: a walk that leaves every known prefix adds its whole remainder as one *run* of
     consecutive node ids (a list of fingerprints, no entry per node), and branching off a run later adds
@@ -314,10 +315,11 @@ class _Trie:
     Consecutive requests mostly extend the one before, so the walk reuses the previous request's node ids
     and running token sums for the part they share and only walks the rest: a session costs its growth,
     not the square of its length. Two prefixes of one :class:`SharedPrefix` history share the shorter
-    one without a comparison; other requests find the shared part with C-level list comparisons.
+    one without a comparison; two :class:`~simulator.cost.rope.SegmentRope` requests skip what they read
+    from the same lists alike; other requests find the shared part with C-level list comparisons.
     """
 
-    __slots__ = ("_edges", "_lines", "_next", "_run_fps", "_runs", "dropped", "kept")
+    __slots__ = ("_edges", "_lines", "_next", "_run_fps", "_runs", "kept")
 
     def __init__(self) -> None:
         self._edges: dict[tuple[int, str], int] = {}
@@ -332,8 +334,6 @@ class _Trie:
         """The last few walks, newest first: a walk resumes the one it shares most with."""
         self.kept = 0
         """How many leading nodes of the last walk's chain were the previous chain's."""
-        self.dropped: list[int] = []
-        """The nodes of the previous chain that the last walk left (it continued elsewhere or stopped)."""
 
     def _resumable(
         self, segments: Sequence[Segment], listed: Sequence[Segment], last: _Line, kept: int
@@ -362,12 +362,10 @@ class _Trie:
                 best, shared = line, length
         return best, shared
 
-    def walk(self, segments: Sequence[Segment], *, dropped: bool = False) -> tuple[list[int], list[int]]:
+    def walk(self, segments: Sequence[Segment]) -> tuple[list[int], list[int]]:
         """Node ids and running token sums of every prefix of ``segments``.
 
         The lists are the trie's own and change at later walks: read them before walking again.
-        ``dropped``: list in :attr:`dropped` the nodes of the previous chain that this walk leaves (the
-        prefix model reads them; listing them costs the length of what is left).
         """
         lines = self._lines
         last = lines[0] if lines else None
@@ -382,7 +380,6 @@ class _Trie:
             listed = segments.history._segments if isinstance(segments, SharedPrefix) else segments
             best, shared = self._resumable(segments, listed, last, kept)
         self.kept = kept
-        self.dropped = last.chain[kept:] if dropped and last is not None else []
         if best is None:
             line = _Line(segments, [], [])
         elif _same_history(segments, best.segments) or (
@@ -605,58 +602,83 @@ class _Prices:
         return total / TOKENS_PER_MTOK
 
 
-def _longest_live(
-    chain: Sequence[int], kept: int, kept_expiry: float, expires: dict[int, float], now: float
-) -> int:
-    """Index of the longest live prefix, or -1.
-
-    The first ``kept`` nodes expire at ``kept_expiry``, the rest as ``expires`` says. Every request
-    refreshes all its prefixes at once, so along one chain the expiry never increases: liveness is
-    monotone and a binary search finds the boundary.
-    """
-    lo, hi = 0, len(chain) - 1
-    best = -1
-    while lo <= hi:
-        mid = (lo + hi) // 2
-        if (kept_expiry if mid < kept else expires.get(chain[mid], float("-inf"))) > now:
-            best = mid
-            lo = mid + 1
-        else:
-            hi = mid - 1
-    return best
-
-
 def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
-    trie = _Trie()
-    # Every request refreshes its whole chain, so the nodes of the trie's current chain (the previous
-    # request's) all expire when that request's refresh does. ``expires`` holds the others: a node gets
-    # its entry when a walk leaves it, and that costs each node once per time it joined the chain.
-    expires: dict[int, float] = {}
-    chain_expiry = float("-inf")
+    """Every request caches all its prefixes, so the longest cached prefix of a request is the longest it
+    shares with a request still cached: those are few (the newest prefix of each history, a pruned call
+    or a trim's new history still within the lifetime), so a request costs a comparison with each, not a
+    walk (a pruned call and the call after it part from each other near their start, and a walk listed
+    what they leave: a long session pruned at every pause cost the square of its length)."""
     lifetime = pricing.ttl_seconds(ttl)
     stepped = pricing.caching == "automatic"
     minimum = pricing.min_cacheable_tokens
+    writes = pricing.write_multiplier(ttl) > 0
     price = _Prices(pricing, ttl)
+    sums = _PrefixTokens()
 
     def cacheable(tokens: int) -> int:
         if stepped:
             return openai_cached(tokens, minimum)
         return tokens if tokens >= minimum else 0
 
+    cached: list[tuple[Sequence[Segment], float]] = []
+    """The requests whose prefixes are still cached (by those requests alone), and when they expire."""
     out: list[CallCost] = []
     for request in requests:
         now = request.at_seconds
-        chain, cum = trie.walk(request.segments, dropped=True)
-        expires.update(dict.fromkeys(trie.dropped, chain_expiry))
-        total = cum[-1] if cum else 0
-        live = _longest_live(chain, trie.kept, chain_expiry, expires, now)
-        read = cacheable(cum[live]) if live >= 0 else 0
-        write = max(0, cacheable(total) - read) if pricing.write_multiplier(ttl) > 0 else 0
-        chain_expiry = now + lifetime
+        segments = request.segments
+        # Times never decrease: what has expired stays so.
+        cached = [entry for entry in cached if entry[1] > now]
+        shared = max((_shared_length(segments, held) for held, _ in cached), default=0)
+        total = sums.of(segments, len(segments))
+        read = cacheable(sums.of(segments, shared)) if shared else 0
+        write = max(0, cacheable(total) - read) if writes else 0
+        # A cached request that this one holds whole is refreshed by it: only this one is kept.
+        cached = [entry for entry in cached if not _holds(segments, entry[0])]
+        cached.append((segments, now + lifetime))
         uncached = total - read - write
         output = request.output_tokens
         out.append(CallCost(uncached, write, read, output, price.usd(uncached, write, read, output)))
     return tuple(out)
+
+
+def _holds(segments: Sequence[Segment], held: Sequence[Segment]) -> bool:
+    """Whether ``held`` is known to be a prefix of ``segments`` without a comparison."""
+    return held is segments or (_same_history(segments, held) and len(held) <= len(segments))
+
+
+class _PrefixTokens:
+    """Tokens of a request's first segments: a shared prefix's running sums, a rope's from running sums of
+    the lists it is cut from (each summed once, as far as a piece has read it), else summed."""
+
+    __slots__ = ("_sums",)
+
+    def __init__(self) -> None:
+        self._sums: dict[int, tuple[Sequence[Segment], list[int]]] = {}
+
+    def of(self, segments: Sequence[Segment], length: int) -> int:
+        if isinstance(segments, SharedPrefix):
+            return segments.history._cum[length]
+        if isinstance(segments, SegmentRope):
+            total = 0
+            for items, lo, hi in pieces_of(segments, length):
+                cum = self._running(items, hi)
+                total += cum[hi] - cum[lo]
+            return total
+        return sum(map(_TOKENS, islice(segments, length)))
+
+    def _running(self, items: Sequence[Segment], upto: int) -> list[int]:
+        """Running sums of ``items`` up to ``upto`` at least (a piece's items never change once read:
+        what a sum was taken over stays)."""
+        entry = self._sums.get(id(items))
+        if entry is None or entry[0] is not items:
+            # The entry holds the list, so its id is not reused while kept.
+            entry = self._sums[id(items)] = (items, [0])
+        cum = entry[1]
+        have = len(cum) - 1
+        if have < upto:
+            cum += accumulate(map(_TOKENS, items[have:upto]), initial=cum[-1])
+            del cum[have + 1]  # ``initial`` repeats the last sum, already in place
+        return cum
 
 
 def price_requests(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl = "5m") -> SessionCost:

@@ -79,10 +79,6 @@ class SegmentRope(Sequence["Segment"]):
     def __iter__(self) -> Iterator[Segment]:
         return chain.from_iterable(islice(items, lo, hi) for items, lo, hi in self.pieces)
 
-    @property
-    def tokens(self) -> int:
-        return sum(segment.tokens for segment in self)
-
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):
             return len(self) == len(other) and tuple(self) == tuple(other)
