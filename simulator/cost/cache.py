@@ -628,7 +628,7 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
         segments = request.segments
         # Times never decrease: what has expired stays so.
         cached = [entry for entry in cached if entry[1] > now]
-        shared = max((_shared_length(segments, held) for held, _ in cached), default=0)
+        shared = max((_shared_fingerprints(segments, held) for held, _ in cached), default=0)
         total = sums.of(segments, len(segments))
         read = cacheable(sums.of(segments, shared)) if shared else 0
         write = max(0, cacheable(total) - read) if writes else 0
@@ -639,6 +639,17 @@ def _price_prefix(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) 
         output = request.output_tokens
         out.append(CallCost(uncached, write, read, output, price.usd(uncached, write, read, output)))
     return tuple(out)
+
+
+def _shared_fingerprints(a: Sequence[Segment], b: Sequence[Segment]) -> int:
+    """How many leading segments of ``a`` and ``b`` agree in fingerprint (what the cache keys on): the
+    segments agree whole up to :func:`_shared_length`, and a segment equal only in fingerprint (a size
+    or role told apart) is compared on from there."""
+    n = min(len(a), len(b))
+    done = _shared_length(a, b)
+    while done < n and a[done].fingerprint == b[done].fingerprint:
+        done += 1
+    return done
 
 
 def _holds(segments: Sequence[Segment], held: Sequence[Segment]) -> bool:

@@ -186,3 +186,33 @@ def test_a_session_pruned_now_and_then_as_ropes_prices_as_the_reference(session,
     assert list(cost.calls) == expected
     assert price_requests(plain, pricing, ttl) == cost
     assert cache_breaks(mixed, cost) == cache_breaks(plain, cost)
+
+
+# Segments alike in fingerprint but told apart in size, role or end (what the cache keys on is the
+# fingerprint): the trie and the prefix model key on it as the reference does.
+twins = st.builds(
+    Segment,
+    st.sampled_from("ab"),
+    st.sampled_from([0, 700, 1400, 2100]),  # past every model's minimum cacheable prefix
+    st.sampled_from(["user", "tool"]),
+    st.booleans(),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.lists(twins, max_size=8), st.floats(min_value=0, max_value=400)), max_size=12),
+    st.sampled_from(PRICINGS),
+    st.sampled_from(["5m", "1h"]),
+)
+def test_segments_alike_in_fingerprint_price_as_the_reference(drawn, pricing, ttl):
+    at = 0.0
+    requests = []
+    for segments, gap in drawn:
+        at += gap
+        rope = SegmentRope([(segments, 0, len(segments))])
+        requests.append(Request(rope, at, 1, tuple(range(0, len(segments), 2))))
+    plain = [dataclasses.replace(r, segments=tuple(r.segments)) for r in requests]
+    expected = reference(plain, pricing, ttl)
+    assert list(price_requests(requests, pricing, ttl).calls) == expected
+    assert list(price_requests(plain, pricing, ttl).calls) == expected
