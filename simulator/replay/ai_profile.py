@@ -38,6 +38,7 @@ from simulator.replay.model import (
     RetryStep,
     SimulationResult,
     call_record,
+    slot_builder,
 )
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
@@ -122,7 +123,7 @@ def _prepared(columns: NativeColumns) -> AiProfileNatives:
     prefix = tuple(accumulate(tokens, initial=0))
     if prefix[-1] > U32_MAX:  # the crate's sum saturates; running sums only grow, so only then
         prefix = tuple(accumulate(tokens, lambda total, t: min(total + t, U32_MAX), initial=0))
-    trimmer = PrefixTrimmer(natives, tokens)
+    trimmer = PrefixTrimmer(natives, tokens, columns.tool_use, columns.tool_result)
     return AiProfileNatives(natives, columns.origins, tokens, prefix, trimmer, columns.calls)
 
 
@@ -275,13 +276,17 @@ def _retry(session: _Session, state: _Retry) -> _Sent:
     )
 
 
+_sent = slot_builder(_Sent)
+"""``_Sent(...)`` positionally, every field: one per model call (see :func:`slot_builder`)."""
+
+
 def _up_front(session: _Session, cut: PrefixTrim, full: int) -> _Sent:
     if not (cut.dropped or cut.used_fallback):
-        return _Sent(cut.spans, cut.estimate_after, False, "")
+        return _sent(cut.spans, cut.estimate_after, False, "", (), "none")
     rule = f"history budget {session.budget_text} < {fmt(full)} est.: oldest messages dropped"
     if cut.used_fallback:
         rule += " (nothing fit: only the newest plain message kept)"
-    return _Sent(cut.spans, cut.estimate_after, cut.dropped > 0, rule)
+    return _sent(cut.spans, cut.estimate_after, cut.dropped > 0, rule, (), "none")
 
 
 def _reinserted(session: _Session, cut: PrefixTrim) -> tuple[FateGroup, ...]:

@@ -59,6 +59,10 @@ class NativeColumns:
     origins: tuple[tuple[int, ...], ...]
     tokens: tuple[int, ...]
     calls: tuple[ModelCall, ...]
+    tool_use: tuple[bool, ...] | None = None
+    """Each native's ``has_tool_use`` and ``has_tool_result``, when the pass knew them from the shape it
+    built (``None``: ask the messages)."""
+    tool_result: tuple[bool, ...] | None = None
 
 
 def reference_columns(transcript: Transcript) -> NativeColumns:
@@ -102,6 +106,10 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
     natives: list[Message] = []
     origins: list[tuple[int, ...]] = []
     tokens: list[int] = []
+    uses: list[bool] = []
+    """``has_tool_use`` of each native: its tool calls' blocks (a tool result's blocks have none)."""
+    tool_results: list[int] = []
+    """The natives that carry tool results (``has_tool_result``: only these)."""
     calls: list[ModelCall] = []
     results: list[JSON] = []
     result_origin: list[int] = []
@@ -121,6 +129,8 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             calls.append(_call(len(calls) + 1, len(natives) + (1 if results else 0), index, message.error))
             continue
         if results:
+            tool_results.append(len(natives))
+            uses.append(False)
             _flush(results, result_origin, result_bytes, natives, origins, tokens)
             result_bytes = 0
         if role is assistant:
@@ -138,14 +148,25 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             name = "user" if role is user else "assistant"  # ``Role.value`` is a property: a call
             native = _message(name, text)
             estimate = _estimate(_string_bytes(text), len(name))
+            uses.append(False)
         else:
-            native, estimate = _chat(message)
+            native, estimate, use, result = _chat(message)
+            uses.append(use)
+            if result:
+                tool_results.append(len(natives))
         natives.append(native)
         origins.append((index,))
         tokens.append(estimate)
     if results:
+        tool_results.append(len(natives))
+        uses.append(False)
         _flush(results, result_origin, result_bytes, natives, origins, tokens)
-    return NativeColumns(tuple(natives), tuple(origins), tuple(tokens), tuple(calls))
+    carries = [False] * len(natives)
+    for k in tool_results:
+        carries[k] = True
+    return NativeColumns(
+        tuple(natives), tuple(origins), tuple(tokens), tuple(calls), tuple(uses), tuple(carries)
+    )
 
 
 def _flush(
@@ -217,8 +238,9 @@ def _single_text(parts: tuple[object, ...]) -> str | None:
     return None
 
 
-def _chat(message: TranscriptMessage) -> tuple[Message, int]:
-    """The native of a user or assistant message in the history, and its estimate."""
+def _chat(message: TranscriptMessage) -> tuple[Message, int, bool, bool]:
+    """The native of a user or assistant message in the history, its estimate, ``has_tool_use`` and
+    ``has_tool_result``."""
     role = message.role
     name = "user" if role is _USER_ROLE else "assistant" if role is _ASSISTANT_ROLE else None
     parts, calls = message.parts, message.tool_calls
@@ -226,14 +248,17 @@ def _chat(message: TranscriptMessage) -> tuple[Message, int]:
         if not calls and len(parts) < 2:
             text = _single_text(parts)
             if text is not None:
-                return _message(name, text), _estimate(_string_bytes(text), len(name))
+                return _message(name, text), _estimate(_string_bytes(text), len(name)), False, False
         read = _blocks(parts, calls)
         if read is not None:
+            # Text and thinking blocks, then one ``tool_use`` block per call.
             blocks, size = read
-            return _message(name, tuple([_block(b) for b in blocks])), _estimate(size, len(name))
+            native = _message(name, tuple([_block(b) for b in blocks]))
+            return native, _estimate(size, len(name)), bool(calls), False
     converted = ai_profile_message(message)
     native = Message.from_json(converted)
-    return native, json_message_tokens(native.role, converted["content"])
+    estimate = json_message_tokens(native.role, converted["content"])
+    return native, estimate, native.has_tool_use, native.has_tool_result
 
 
 def _blocks(parts: tuple[object, ...], calls: tuple[object, ...]) -> tuple[list[JSON], int] | None:

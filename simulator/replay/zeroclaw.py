@@ -25,6 +25,7 @@ the transcript was read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import accumulate, starmap
@@ -41,6 +42,7 @@ from simulator.replay.model import (
     RetryStep,
     SimulationResult,
     call_record,
+    slot_builder,
 )
 from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, MessageFacts, RecountedFacts
 from simulator.replay.zeroclaw_legacy import SweepWatch, legacy_cut
@@ -60,13 +62,13 @@ from simulator.runtimes.zeroclaw import (
 from simulator.runtimes.zeroclaw.breadcrumb import breadcrumb, insert_breadcrumb_flagged
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens, estimate_text_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
-from simulator.runtimes.zeroclaw.messages import USER
+from simulator.runtimes.zeroclaw.messages import SYSTEM, USER
 from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
 from simulator.runtimes.zeroclaw.texts import context_floor_remediation
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
 from simulator.specs.zeroclaw.budget import explain_budget
-from simulator.transcript import Transcript
+from simulator.transcript import Message, Role, Transcript
 
 MAX_RECOVERY_ROUNDS = 3
 OVERFLOW_ERROR = "input exceeds the context window of this model"
@@ -91,6 +93,9 @@ class _Session:
     cap: int
     fast: bool
     """Answer what the bookkeeping can answer without running the runtime's function (not the reference)."""
+    boundaries: tuple[bool, ...] = ()
+    """Per native: a ``user`` message that is not a ``[Tool results]`` carrier (it restarts the tool loop);
+    empty when the preparation did not tell."""
 
     @property
     def session_id(self) -> str | None:
@@ -139,16 +144,58 @@ class ZeroClawNatives:
     """ZeroClaw's estimate of each native message as stored (before any truncation)."""
     prefix: tuple[int, ...]
     calls: tuple[ModelCall, ...]
+    systems: tuple[bool, ...] = ()
+    """Whether each native is a ``system`` message."""
+    boundaries: tuple[bool, ...] = ()
+    """Whether each native opens a turn as master counts them (``is_turn_boundary``): a ``user`` message
+    that is not a ``[Tool results]`` carrier; it restarts the tool loop too."""
+    users: tuple[bool, ...] = ()
+    """Whether each native is a ``user`` message (PR 9368's ``is_turn_boundary_pr9368``)."""
+
+
+_chat_message = slot_builder(ChatMessage)
+_call = slot_builder(ModelCall)
+"""``ChatMessage(...)`` and ``ModelCall(...)`` positionally: one per message (see :func:`slot_builder`)."""
 
 
 def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
     """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
     rows, origins = zeroclaw_chat_rows(transcript.messages)
-    natives = tuple(starmap(ChatMessage, rows))
-    # Each message sized once, without the estimator's memo (every message is new here).
-    tokens = tuple([estimate_text_tokens(content) for _, content in rows])
+    natives = tuple(starmap(_chat_message, rows))
+    # Each message sized once, without the estimator's memo (every message is new here); an ASCII text's
+    # UTF-8 bytes are its characters (``estimate_text_tokens``, inlined: one per message).
+    tokens = tuple(
+        [(len(text) + 3) // 4 + 4 if text.isascii() else estimate_text_tokens(text) for _, text in rows]
+    )
     prefix = list(accumulate(tokens, initial=0))
-    return ZeroClawNatives(natives, origins, tokens, tuple(prefix), model_calls(transcript, origins))
+    calls = _chat_calls(transcript.messages, len(natives))
+    if calls is None:
+        calls = model_calls(transcript, origins)
+    roles = [role for role, _ in rows]
+    users = [role == USER for role in roles]
+    boundaries = [
+        user and not text.startswith(TOOL_RESULTS_PREFIX) for user, (_, text) in zip(users, rows, strict=True)
+    ]
+    systems = tuple([role == SYSTEM for role in roles])
+    return ZeroClawNatives(
+        natives, origins, tokens, tuple(prefix), calls, systems, tuple(boundaries), tuple(users)
+    )
+
+
+def _chat_calls(messages: Sequence[Message], count: int) -> tuple[ModelCall, ...] | None:
+    """``model_calls`` of the natives :func:`zeroclaw_chat_rows` makes -- one per message, a failed call's
+    left out, in order -- told in one pass: every assistant message is a call over the natives made
+    before it. ``None`` when the pass does not end on ``count`` natives (``model_calls`` then answers)."""
+    calls: list[ModelCall] = []
+    held, assistant = 0, Role.ASSISTANT
+    for index, message in enumerate(messages):
+        if message.role is assistant:
+            error = message.error
+            calls.append(_call(len(calls) + 1, held, index, error))
+            if error is not None:
+                continue  # a failed call: no native (``zeroclaw_chat_rows``)
+        held += 1
+    return tuple(calls) if held == count else None
 
 
 def replay_zeroclaw(
@@ -174,11 +221,13 @@ def replay_zeroclaw(
     facts = prepared if prepared is not None else prepare_zeroclaw(transcript)
     natives, tokens = facts.natives, facts.tokens
     session = _session(transcript, settings, natives, tokens, facts.prefix, facts.origins, not reference)
+    if len(facts.boundaries) == len(natives):
+        session = replace(session, boundaries=facts.boundaries)
     is_boundary: Boundary = is_turn_boundary_pr9368 if session.documented else is_turn_boundary
     held: MessageFacts = (
         RecountedFacts(len(natives), is_boundary)
         if reference
-        else CachedFacts(len(natives), is_boundary, (natives, tokens))
+        else CachedFacts(len(natives), is_boundary, (natives, tokens), _flags(facts, session.documented))
     )
     calls = facts.calls
     records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), held)))
@@ -200,6 +249,14 @@ def replay_zeroclaw(
         estimator=ESTIMATOR,
         warnings=warnings,
     )
+
+
+def _flags(facts: ZeroClawNatives, documented: bool) -> tuple[Sequence[bool], Sequence[bool]] | None:
+    """Whether each native opens a turn in this version, and whether it is a system message (``None``
+    when the preparation did not tell)."""
+    if len(facts.systems) != len(facts.natives):
+        return None
+    return (facts.users if documented else facts.boundaries), facts.systems
 
 
 def _session(
@@ -281,6 +338,15 @@ def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
     iteration = state.iteration
     max_chars = session.settings.max_tool_result_chars
     natives, history = session.natives, state.history
+    boundaries = session.boundaries
+    if max_chars <= 0 and boundaries:
+        # Nothing is truncated: the natives enter as they are, and a new user turn among them restarts
+        # the tool loop.
+        start, stop = state.next_native, call.available
+        if True in boundaries[start:stop]:
+            iteration = 0
+        history.enter_natives(natives, start, stop)
+        return iteration
     for i in range(state.next_native, call.available):
         native = natives[i]
         message = _truncate(native, max_chars) if max_chars > 0 else native

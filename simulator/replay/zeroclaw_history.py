@@ -43,6 +43,10 @@ class MessageFacts(Protocol):
         """Facts of one held message, as :meth:`count` counts it."""
         ...
 
+    def stored_facts(self) -> tuple[list[ChatMessage | None], list[int], list[bool], list[bool]] | None:
+        """The facts of native messages by index, when they are kept in lists (``None``: ask each)."""
+        ...
+
 
 def _facts(message: ChatMessage, is_boundary: Boundary) -> Facts:
     return estimate_message_tokens(message), is_boundary(message), message.role == "system"
@@ -59,6 +63,9 @@ class RecountedFacts:
 
     def of(self, message: ChatMessage, source: int | None) -> Facts:
         return _facts(message, self._is_boundary)
+
+    def stored_facts(self) -> None:
+        return None
 
     def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
         tokens = turns = non_system = 0
@@ -78,25 +85,44 @@ class CachedFacts:
         size: int,
         is_boundary: Boundary,
         stored: tuple[Sequence[ChatMessage], Sequence[int]] | None = None,
+        flags: tuple[Sequence[bool], Sequence[bool]] | None = None,
     ) -> None:
+        """``stored``: the native messages and their estimates, made once; ``flags``: whether each opens a
+        turn (``is_boundary``) and whether it is a system message, when the caller knows them.
+
+        A message's facts are a function of the message alone, so the stored natives' are filled in at
+        once: a native entering unchanged is not sized or looked at again.
+        """
         self._is_boundary = is_boundary
         self._stored = stored
-        """The native messages and their estimates, made once: a message entering unchanged is not resized."""
-        self._message: list[ChatMessage | None] = [None] * size
-        self._tokens = [0] * size
-        self._boundary = [False] * size
-        self._system = [False] * size
+        self._message: list[ChatMessage | None]
+        if stored is None:
+            self._message = [None] * size
+            self._tokens = [0] * size
+            self._boundary = [False] * size
+            self._system = [False] * size
+            return
+        natives = stored[0]
+        if flags is None:
+            flags = [is_boundary(m) for m in natives], [m.role == SYSTEM for m in natives]
+        self._message, self._tokens = list(natives), list(stored[1])
+        self._boundary, self._system = list(flags[0]), list(flags[1])
 
     def entered(self, index: int, message: ChatMessage) -> Facts:
-        stored = self._stored
-        if stored is not None and stored[0][index] is message:
-            tokens = stored[1][index]
-        else:
-            tokens = estimate_message_tokens(message)
+        if self._message[index] is message and self._stored is not None:
+            return self._tokens[index], self._boundary[index], self._system[index]
+        tokens = estimate_message_tokens(message)
         boundary, system = self._is_boundary(message), message.role == "system"
         self._message[index] = message
         self._tokens[index], self._boundary[index], self._system[index] = tokens, boundary, system
         return tokens, boundary, system
+
+    def stored_facts(self) -> tuple[list[ChatMessage | None], list[int], list[bool], list[bool]] | None:
+        """Messages, estimates, turn openings and system flags by native index (``None`` without stored
+        natives): what :meth:`History.enter_natives` reads for a native entering unchanged."""
+        if self._stored is None:
+            return None
+        return self._message, self._tokens, self._boundary, self._system
 
     def of(self, message: ChatMessage, source: int | None) -> Facts:
         if source is not None and self._message[source] is message:
@@ -167,6 +193,51 @@ class History:
         self._system_tokens += tokens if system else 0
         if message.role == USER:
             self._users.append(index)
+
+    def enter_natives(self, natives: Sequence[ChatMessage], start: int, stop: int) -> None:
+        """:meth:`enter` of ``natives[start:stop]``, each as it is (no truncation), in order.
+
+        The natives' facts are read from the lists the facts keep, in one loop (a replay enters every
+        message of the transcript); a native they do not hold as it is enters through :meth:`enter`.
+        """
+        stored = self._facts.stored_facts()
+        if stored is None:
+            for index in range(start, stop):
+                self.enter(index, natives[index])
+            return
+        messages, sizes, boundaries, systems = stored
+        held, src, spans, users, sums = self.held, self.src, self.spans, self._users, self._entered_sums
+        tokens = turns = non_system = system_tokens = 0
+        for index in range(start, stop):
+            message = natives[index]
+            if messages[index] is not message:
+                self.enter(index, message)  # counts itself: the sums below are added to its
+                sums = self._entered_sums
+                continue
+            size = sizes[index]
+            if sums is not None:
+                if index == len(sums) - 1:
+                    sums.append(sums[-1] + size)
+                else:
+                    sums = self._entered_sums = None
+            held.append(message)
+            src.append(index)
+            if spans and spans[-1][1] == index:
+                spans[-1] = (spans[-1][0], index + 1)
+            else:
+                spans.append((index, index + 1))
+            tokens += size
+            turns += boundaries[index]
+            if systems[index]:
+                system_tokens += size
+            else:
+                non_system += 1
+            if message.role == USER:
+                users.append(index)
+        self.tokens += tokens
+        self.turns += turns
+        self.non_system += non_system
+        self._system_tokens += system_tokens
 
     def sources(self, held_indices: Sequence[int | None]) -> list[int | None]:
         """Native sources of positions in the held history (``None`` stays the breadcrumb)."""
