@@ -208,7 +208,7 @@ def step(session: _Session, state: _Retry | None, call: ModelCall) -> tuple[Call
         window = session.window
         if window is not None and sent.tokens + session.max_tokens > window:
             sent = _overflow_rounds(session, sent, window)
-    retry, notes = _after_error(session, call, sent, state)
+    retry, notes = (None, ()) if call.error is None else _after_error(session, call, sent, state)
     usage = session.transcript.messages[call.message_index].usage
     if sent.overflow == "failed":
         notes = (f"the provider rejected the request after {len(sent.retries)} retries", *notes)
@@ -218,7 +218,7 @@ def step(session: _Session, state: _Retry | None, call: ModelCall) -> tuple[Call
         call.available,
         sent.spans,  # sent
         None,  # breadcrumb_at
-        _reinserted(session, cut),  # fated
+        () if cut.reinserted_first_user is None else _reinserted(session, cut),  # fated
         session.budget,
         full,  # tokens_full
         sent.tokens,  # tokens_sent
@@ -283,7 +283,7 @@ _sent = slot_builder(_Sent)
 def _up_front(session: _Session, cut: PrefixTrim, full: int) -> _Sent:
     if not (cut.dropped or cut.used_fallback):
         return _sent(cut.spans, cut.estimate_after, False, "", (), "none")
-    rule = f"history budget {session.budget_text} < {fmt(full)} est.: oldest messages dropped"
+    rule = f"history budget {session.budget_text} < {full:,} est.: oldest messages dropped"  # ``fmt``
     if cut.used_fallback:
         rule += " (nothing fit: only the newest plain message kept)"
     return _sent(cut.spans, cut.estimate_after, cut.dropped > 0, rule, (), "none")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import accumulate, starmap
 
-from simulator.convert import to_zeroclaw_chat, zeroclaw_chat_rows
+from simulator.convert import to_zeroclaw_chat, tool_calls_envelope, tool_result_envelope, zeroclaw_chat_rows
 from simulator.replay.common import fmt
 from simulator.replay.events import TrimEvent
 from simulator.replay.loop import ModelCall, model_calls, run_calls
@@ -65,10 +65,10 @@ from simulator.runtimes.zeroclaw.loop import floor_warning
 from simulator.runtimes.zeroclaw.messages import SYSTEM, USER
 from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
-from simulator.runtimes.zeroclaw.texts import context_floor_remediation
+from simulator.runtimes.zeroclaw.texts import REASON_BUDGET, context_floor_remediation
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
 from simulator.specs.zeroclaw.budget import explain_budget
-from simulator.transcript import Message, Role, Transcript
+from simulator.transcript import Message, Role, TextPart, Transcript
 
 MAX_RECOVERY_ROUNDS = 3
 OVERFLOW_ERROR = "input exceeds the context window of this model"
@@ -156,46 +156,93 @@ class ZeroClawNatives:
 _chat_message = slot_builder(ChatMessage)
 _call = slot_builder(ModelCall)
 """``ChatMessage(...)`` and ``ModelCall(...)`` positionally: one per message (see :func:`slot_builder`)."""
+_history_trimmed = slot_builder(HistoryTrimmed)
+_trim_event = slot_builder(TrimEvent)
+"""``HistoryTrimmed(...)`` and ``TrimEvent(...)`` positionally: one per trim, most calls of a long session."""
+_ROLE_NAMES = {role: role.value for role in Role}
 
 
 def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
-    """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
+    """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once.
+
+    :func:`prepare_zeroclaw_reference` in one pass over the messages; when anything raises (a caller-built
+    message), the reference is run instead, so the error raised is the one it raises.
+    """
+    try:
+        return _one_pass(transcript.messages)
+    except Exception:  # noqa: BLE001 - re-raised by the reference, which meets the same value
+        return prepare_zeroclaw_reference(transcript)
+
+
+def prepare_zeroclaw_reference(transcript: Transcript) -> ZeroClawNatives:
+    """:func:`prepare_zeroclaw` from the converter's rows (``zeroclaw_chat_rows``), the estimator and
+    ``model_calls``."""
     rows, origins = zeroclaw_chat_rows(transcript.messages)
-    natives = tuple(starmap(_chat_message, rows))
-    # Each message sized once, without the estimator's memo (every message is new here); an ASCII text's
-    # UTF-8 bytes are its characters (``estimate_text_tokens``, inlined: one per message).
-    tokens = tuple(
-        [(len(text) + 3) // 4 + 4 if text.isascii() else estimate_text_tokens(text) for _, text in rows]
-    )
-    prefix = list(accumulate(tokens, initial=0))
-    calls = _chat_calls(transcript.messages, len(natives))
-    if calls is None:
-        calls = model_calls(transcript, origins)
-    roles = [role for role, _ in rows]
-    users = [role == USER for role in roles]
-    boundaries = [
-        user and not text.startswith(TOOL_RESULTS_PREFIX) for user, (_, text) in zip(users, rows, strict=True)
-    ]
-    systems = tuple([role == SYSTEM for role in roles])
+    natives = tuple(starmap(ChatMessage, rows))
+    tokens = tuple([estimate_text_tokens(content) for _, content in rows])
+    users = [role == USER for role, _ in rows]
+    boundaries = [is_turn_boundary(message) for message in natives]
+    systems = [role == SYSTEM for role, _ in rows]
+    calls = model_calls(transcript, origins)
+    prefix = tuple(accumulate(tokens, initial=0))
     return ZeroClawNatives(
-        natives, origins, tokens, tuple(prefix), calls, systems, tuple(boundaries), tuple(users)
+        natives, origins, tokens, prefix, calls, tuple(systems), tuple(boundaries), tuple(users)
     )
 
 
-def _chat_calls(messages: Sequence[Message], count: int) -> tuple[ModelCall, ...] | None:
-    """``model_calls`` of the natives :func:`zeroclaw_chat_rows` makes -- one per message, a failed call's
-    left out, in order -- told in one pass: every assistant message is a call over the natives made
-    before it. ``None`` when the pass does not end on ``count`` natives (``model_calls`` then answers)."""
+def _one_pass(messages: Sequence[Message]) -> ZeroClawNatives:
+    """The reference's natives, estimates, turn facts and model calls, each native made as it is reached.
+
+    A message of one text part -- most of them -- is converted here as ``zeroclaw_chat_rows`` converts it
+    (its text, or the tool-call or tool-result envelope around it); any other is converted by that
+    function alone. Natives are made in transcript order, one per message but a failed call's, so every
+    assistant message is a call over the natives made before it.
+    """
+    natives: list[ChatMessage] = []
+    origins: list[tuple[int, ...]] = []
+    tokens: list[int] = []
     calls: list[ModelCall] = []
-    held, assistant = 0, Role.ASSISTANT
+    users: list[bool] = []
+    boundaries: list[bool] = []
+    systems: list[bool] = []
+    assistant, tool, text_part, names = Role.ASSISTANT, Role.TOOL, TextPart, _ROLE_NAMES
     for index, message in enumerate(messages):
-        if message.role is assistant:
+        role = message.role
+        if role is assistant:
             error = message.error
-            calls.append(_call(len(calls) + 1, held, index, error))
+            calls.append(_call(len(calls) + 1, len(natives), index, error))
             if error is not None:
-                continue  # a failed call: no native (``zeroclaw_chat_rows``)
-        held += 1
-    return tuple(calls) if held == count else None
+                continue  # a failed call: no native
+        parts = message.parts
+        if len(parts) == 1 and type(part := parts[0]) is text_part and type(text := part.text) is str:
+            if role is assistant and message.tool_calls:
+                content = tool_calls_envelope(text, message.tool_calls)
+            elif role is tool and (result := message.tool_result) is not None and result.call_id:
+                content = tool_result_envelope(result.call_id, text)
+            else:
+                content = text
+            name = names[role]
+        else:
+            ((name, content),), _ = zeroclaw_chat_rows((message,))
+        natives.append(_chat_message(name, content))
+        origins.append((index,))
+        # ``estimate_text_tokens``: an ASCII text's UTF-8 bytes are its characters.
+        tokens.append((len(content) + 3) // 4 + 4 if content.isascii() else estimate_text_tokens(content))
+        user = name == USER
+        users.append(user)
+        boundaries.append(user and not content.startswith(TOOL_RESULTS_PREFIX))  # ``is_turn_boundary``
+        systems.append(name == SYSTEM)
+    prefix = tuple(accumulate(tokens, initial=0))
+    return ZeroClawNatives(
+        tuple(natives),
+        tuple(origins),
+        tuple(tokens),
+        prefix,
+        tuple(calls),
+        tuple(systems),
+        tuple(boundaries),
+        tuple(users),
+    )
 
 
 def replay_zeroclaw(
@@ -483,12 +530,13 @@ def _token_budget_told(
     if told is None:
         return flag
     prefix, start, kept, _ = told
-    rule = f"token budget {fmt(budget)}: {fmt(history.tokens)} est. held"
+    rule = f"token budget {budget:,}: {history.tokens:,} est. held"  # ``fmt`` of each, inlined
     history.cut(prefix, start, None if flag else breadcrumb(), call.number, rule)
     log.rules += (rule,)
     log.trimmed = True
-    event = HistoryTrimmed.budget(start - prefix, kept)
-    log.events += (TrimEvent(event, "token_budget", session.session_id, log.stamp),)
+    # ``HistoryTrimmed.budget`` and ``TrimEvent(...)``, built positionally (one per trim).
+    event = _history_trimmed(start - prefix, kept, REASON_BUDGET)
+    log.events += (_trim_event(event, "token_budget", session.transcript.session_id, log.stamp),)
     return True
 
 

@@ -95,6 +95,9 @@ class CachedFacts:
         """
         self._is_boundary = is_boundary
         self._stored = stored
+        self._other: ChatMessage | None = None
+        """The last message asked about that is not a native as it entered (a breadcrumb), and its facts."""
+        self._other_facts: Facts = (0, False, False)
         self._message: list[ChatMessage | None]
         if stored is None:
             self._message = [None] * size
@@ -127,7 +130,12 @@ class CachedFacts:
     def of(self, message: ChatMessage, source: int | None) -> Facts:
         if source is not None and self._message[source] is message:
             return self._tokens[source], self._boundary[source], self._system[source]
-        return _facts(message, self._is_boundary)
+        if message is self._other:
+            return self._other_facts
+        facts = _facts(message, self._is_boundary)
+        # Kept for the next ask: a breadcrumb is held, and asked about, until the next trim.
+        self._other, self._other_facts = message, facts
+        return facts
 
     def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
         # The one loop whose cost grows with the history at every trim: kept inline on purpose.
@@ -317,7 +325,9 @@ class History:
         """
         self._refresh()
         held, src, sums = self.held, self.src, self._entered_sums
-        leading = leading_system_count(held)
+        leading, size = 0, len(held)
+        while leading < size and held[leading].role == SYSTEM:  # ``leading_system_count``, inlined
+            leading += 1
         prefix = leading + (1 if flag and len(held) > leading else 0)
         if sums is None or (self.crumb_at is not None and self.crumb_at >= prefix):
             raise LookupError("a breadcrumb inside the body, or natives entered out of order")
@@ -329,7 +339,9 @@ class History:
         total = len(self._users) - lo
         if budget == 0 or self.tokens <= budget or total <= 1:
             return None
-        prefix_tokens = sum(self._facts.of(held[k], src[k])[0] for k in range(prefix))
+        prefix_tokens = 0
+        for k in range(prefix):  # the leading systems and the breadcrumb: a message or two
+            prefix_tokens += self._facts.of(held[k], src[k])[0]
         end = sums[last + 1]
         if last - first != len(held) - prefix - 1 or prefix_tokens + end - sums[first] != self.tokens:
             raise LookupError("the body is not one run of natives as they entered")
@@ -351,23 +363,37 @@ class History:
         self._refresh()
         self.generation += 1
         held, src, facts = self.held, self.src, self._facts
+        dropped_at, drop_rules = self.dropped_at, self.drop_rules
+        # The stored natives' facts read in place (the facts' own answer for them), others asked.
+        stored = facts.stored_facts() or ((), (), (), ())
+        messages, sizes, boundaries, systems = stored
         tokens = turns = non_system = users = system_tokens = 0
+        first: int | None = None
         for k in range(start, stop):
             message, source = held[k], src[k]
-            size, boundary, system = facts.of(message, source)
+            if source is None:
+                size, boundary, system = facts.of(message, source)
+            else:
+                if first is None:
+                    first = source
+                if messages and messages[source] is message:
+                    size, boundary, system = sizes[source], boundaries[source], systems[source]
+                else:
+                    size, boundary, system = facts.of(message, source)
+                users += message.role == USER
+                if dropped_at[source] == 0:
+                    dropped_at[source] = call
+                    drop_rules[source] = rule
             tokens += size
             turns += boundary
-            non_system += not system
-            system_tokens += size if system else 0
-            if source is not None:
-                users += message.role == USER
-                if self.dropped_at[source] == 0:
-                    self.dropped_at[source] = call
-                    self.drop_rules[source] = rule
+            if system:
+                system_tokens += size
+            else:
+                non_system += 1
         if users:
             # The dropped users are one block of ``_users``: its front (a turn cap), or the block after a
             # kept anchor (the legacy cap).
-            first = next(s for s in src[start:stop] if s is not None)
+            assert first is not None
             lo = bisect_left(self._users, first, self._users_from)
             if lo == self._users_from:
                 self._users_from += users
