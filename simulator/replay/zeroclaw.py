@@ -341,9 +341,15 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
     log = _CallLog(reply.timestamp_ms)
     history = state.history
     iteration = _enter(session, state, call)
-    flag = _history_cap(session, state, call, log)
+    flag = state.flag
+    # Each step is asked for only when it can act (most calls of a long session pass the cap and the window).
+    if (history.turns - flag if session.documented else history.non_system) > session.cap:
+        flag = _history_cap(session, state, call, log)
     flag = _token_budget(session, history, flag, iteration, call, log)
-    retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
+    retries: tuple[RetryStep, ...] = ()
+    overflow: Overflow = "none"
+    if session.window is not None and history.tokens > session.window:
+        retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
     usage = reply.usage
     reported = usage.prompt_tokens if usage is not None else None
     record = call_record(

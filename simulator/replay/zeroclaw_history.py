@@ -168,6 +168,8 @@ class History:
         self.changes: list[Change] = []
         """Content changes made as messages entered (truncation); they stay with the message."""
         self._facts = facts
+        self._stored = facts.stored_facts()
+        """The facts' lists by native index (the same lists as they fill in), or ``None``."""
         self._system_tokens = 0
         """The estimate of every held ``system`` message (``estimate_system_floor_tokens``)."""
         self._stale = False
@@ -208,7 +210,7 @@ class History:
         The natives' facts are read from the lists the facts keep, in one loop (a replay enters every
         message of the transcript); a native they do not hold as it is enters through :meth:`enter`.
         """
-        stored = self._facts.stored_facts()
+        stored = self._stored
         if stored is None:
             for index in range(start, stop):
                 self.enter(index, natives[index])
@@ -275,7 +277,8 @@ class History:
 
     def system_tokens(self) -> int:
         """``estimate_system_floor_tokens`` of the held history, kept as a running sum."""
-        self._refresh()
+        if self._stale:
+            self._refresh()
         return self._system_tokens
 
     def recent_turns(self, max_turns: int, flag: bool) -> tuple[int, int, int] | None:
@@ -288,7 +291,8 @@ class History:
             LookupError: when the held history is not one the bookkeeping can answer for (a
                 breadcrumb after the prefix); the caller then runs the runtime's function.
         """
-        self._refresh()
+        if self._stale:
+            self._refresh()
         held, src = self.held, self.src
         leading = leading_system_count(held)
         prefix = leading + (1 if flag and len(held) > leading else 0)
@@ -323,7 +327,8 @@ class History:
                 after the prefix, a body that is not one run of natives as they entered); the caller
                 then runs the runtime's function.
         """
-        self._refresh()
+        if self._stale:
+            self._refresh()
         held, src, sums = self.held, self.src, self._entered_sums
         leading, size = 0, len(held)
         while leading < size and held[leading].role == SYSTEM:  # ``leading_system_count``, inlined
@@ -360,12 +365,13 @@ class History:
     def cut(self, start: int, stop: int, crumb: ChatMessage | None, call: int, rule: str) -> None:
         """:meth:`adopt` of a trim that kept ``held[:start]`` and ``held[stop:]`` and put ``crumb`` (if any)
         at ``start``, at the cost of what it dropped (the body's sources ascend, with no breadcrumb)."""
-        self._refresh()
+        if self._stale:
+            self._refresh()
         self.generation += 1
         held, src, facts = self.held, self.src, self._facts
         dropped_at, drop_rules = self.dropped_at, self.drop_rules
         # The stored natives' facts read in place (the facts' own answer for them), others asked.
-        stored = facts.stored_facts() or ((), (), (), ())
+        stored = self._stored or ((), (), (), ())
         messages, sizes, boundaries, systems = stored
         tokens = turns = non_system = users = system_tokens = 0
         first: int | None = None
@@ -419,8 +425,11 @@ class History:
     def _respan(self, body: int) -> None:
         """Sent ranges and breadcrumb position after a cut: the head counted, the body one range."""
         src = self.src
-        spans, self.crumb_at = ranges(src[:body])
-        self.spans = list(spans)
+        if body == 1 and src[0] is None:  # the head is the breadcrumb alone (most trims)
+            self.spans, self.crumb_at = [], 0
+        else:
+            spans, self.crumb_at = ranges(src[:body])
+            self.spans = list(spans)
         if body < len(src):
             first, last = src[body], src[-1]
             assert first is not None and last is not None
