@@ -106,8 +106,8 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
     natives: list[Message] = []
     origins: list[tuple[int, ...]] = []
     tokens: list[int] = []
-    uses: list[bool] = []
-    """``has_tool_use`` of each native: its tool calls' blocks (a tool result's blocks have none)."""
+    tool_uses: list[int] = []
+    """The natives that carry tool calls' blocks (``has_tool_use``: only these)."""
     tool_results: list[int] = []
     """The natives that carry tool results (``has_tool_result``: only these)."""
     calls: list[ModelCall] = []
@@ -130,7 +130,6 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             continue
         if results:
             tool_results.append(len(natives))
-            uses.append(False)
             _flush(results, result_origin, result_bytes, natives, origins, tokens)
             result_bytes = 0
         if role is assistant:
@@ -148,10 +147,10 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             name = "user" if role is user else "assistant"  # ``Role.value`` is a property: a call
             native = _message(name, text)
             estimate = _estimate(_string_bytes(text), len(name))
-            uses.append(False)
         else:
             native, estimate, use, result = _chat(message)
-            uses.append(use)
+            if use:
+                tool_uses.append(len(natives))
             if result:
                 tool_results.append(len(natives))
         natives.append(native)
@@ -159,9 +158,10 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
         tokens.append(estimate)
     if results:
         tool_results.append(len(natives))
-        uses.append(False)
         _flush(results, result_origin, result_bytes, natives, origins, tokens)
-    carries = [False] * len(natives)
+    uses, carries = [False] * len(natives), [False] * len(natives)
+    for k in tool_uses:
+        uses[k] = True
     for k in tool_results:
         carries[k] = True
     return NativeColumns(
