@@ -206,6 +206,22 @@ def _tool_result(message: TranscriptMessage) -> tuple[JSON, int]:
         # Read as any value: a caller-built result may hold fields of other types.
         call_id: object = result.call_id
         is_error: object = result.is_error
+        if (
+            len(parts) == 1
+            and type(part := parts[0]) is TextPart
+            and type(text := part.text) is str
+            and type(call_id) is str
+            and type(is_error) is bool
+        ):
+            # One text (most results): the block written once, as serde_json writes it but for key order,
+            # which its length does not depend on; a lone surrogate is counted below, by the reference's rule.
+            one: dict[str, JSON] = {"type": "tool_result", "tool_use_id": call_id, "content": text}
+            if is_error:
+                one["is_error"] = True
+            try:
+                return one, len(_ENCODE(one))
+            except UnicodeEncodeError:
+                pass
         content = _result_content(parts)
         if type(call_id) is str and type(is_error) is bool and content is not None:
             block: dict[str, JSON] = {"type": "tool_result", "tool_use_id": call_id, "content": content[0]}
