@@ -216,13 +216,16 @@ class History:
                 self.enter(index, natives[index])
             return
         messages, sizes, boundaries, systems = stored
-        held, src, spans, users, sums = self.held, self.src, self.spans, self._users, self._entered_sums
+        held, src, users, sums = self.held, self.src, self._users, self._entered_sums
         tokens = turns = non_system = system_tokens = 0
+        run = start
+        """The natives from ``run`` on entered here: their sent range is added once, after them."""
         for index in range(start, stop):
             message = natives[index]
             if messages[index] is not message:
+                self._add_span(run, index)
                 self.enter(index, message)  # counts itself: the sums below are added to its
-                sums = self._entered_sums
+                sums, run = self._entered_sums, index + 1
                 continue
             size = sizes[index]
             if sums is not None:
@@ -232,10 +235,6 @@ class History:
                     sums = self._entered_sums = None
             held.append(message)
             src.append(index)
-            if spans and spans[-1][1] == index:
-                spans[-1] = (spans[-1][0], index + 1)
-            else:
-                spans.append((index, index + 1))
             tokens += size
             turns += boundaries[index]
             if systems[index]:
@@ -244,10 +243,20 @@ class History:
                 non_system += 1
             if message.role == USER:
                 users.append(index)
+        self._add_span(run, stop)
         self.tokens += tokens
         self.turns += turns
         self.non_system += non_system
         self._system_tokens += system_tokens
+
+    def _add_span(self, start: int, stop: int) -> None:
+        """Natives ``[start, stop)`` entered in order: the sent ranges grow as :meth:`enter` grows them."""
+        if start < stop:
+            spans = self.spans
+            if spans and spans[-1][1] == start:
+                spans[-1] = (spans[-1][0], stop)
+            else:
+                spans.append((start, stop))
 
     def sources(self, held_indices: Sequence[int | None]) -> list[int | None]:
         """Native sources of positions in the held history (``None`` stays the breadcrumb)."""
