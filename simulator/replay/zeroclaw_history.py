@@ -218,8 +218,7 @@ class History:
         messages, sizes, boundaries, systems = stored
         held, src, users, sums = self.held, self.src, self._users, self._entered_sums
         tokens = turns = non_system = system_tokens = 0
-        run = start
-        """The natives from ``run`` on entered here: their sent range is added once, after them."""
+        run = start  # the natives from ``run`` on entered here: their sent range is added once, after them
         for index in range(start, stop):
             message = natives[index]
             if messages[index] is not message:
