@@ -228,12 +228,13 @@ def _with_outside(
     """
     if estimate is None:
         return result
+    # The system messages first (most transcripts have one or none), then which of them are held.
+    system, messages = Role.SYSTEM, transcript.messages
+    systems = [index for index, message in enumerate(messages) if message.role is system]
+    if not systems:
+        return result
     held = {index for origin in result.origins for index in origin}
-    outside = tuple(
-        (index, estimate(message))
-        for index, message in enumerate(transcript.messages)
-        if index not in held and message.role is Role.SYSTEM
-    )
+    outside = tuple((index, estimate(messages[index])) for index in systems if index not in held)
     if not outside:
         return result
     calls: list[CallRecord] = []

@@ -38,6 +38,7 @@ from simulator.replay.model import (
     RetryStep,
     SimulationResult,
     call_record,
+    slot_builder,
 )
 from simulator.runtimes.ai_profile import (
     AiProfileSettings,
@@ -122,7 +123,7 @@ def _prepared(columns: NativeColumns) -> AiProfileNatives:
     prefix = tuple(accumulate(tokens, initial=0))
     if prefix[-1] > U32_MAX:  # the crate's sum saturates; running sums only grow, so only then
         prefix = tuple(accumulate(tokens, lambda total, t: min(total + t, U32_MAX), initial=0))
-    trimmer = PrefixTrimmer(natives, tokens)
+    trimmer = PrefixTrimmer(natives, tokens, columns.tool_use, columns.tool_result)
     return AiProfileNatives(natives, columns.origins, tokens, prefix, trimmer, columns.calls)
 
 
@@ -200,32 +201,38 @@ def step(session: _Session, state: _Retry | None, call: ModelCall) -> tuple[Call
     """
     full = session.prefix[call.available]
     cut = session.trimmer.trim(call.available, session.budget)
+    sent: _Sent | None = None
+    retries: tuple[RetryStep, ...]
+    overflow: Overflow
     if state is not None and state.available == call.available:
         sent = _retry(session, state)
+    elif session.window is not None and cut.estimate_after + session.max_tokens > session.window:
+        sent = _overflow_rounds(session, _up_front(session, cut, full), session.window)
+    if sent is None:  # what the up-front trim sends (``_up_front``, most calls: written out)
+        spans, tokens, trimmed, retries, overflow = cut.spans, cut.estimate_after, cut.dropped > 0, (), "none"
+        drop_rule = _up_front_rule(session, cut, full) if cut.dropped or cut.used_fallback else ""
     else:
-        sent = _up_front(session, cut, full)
-        window = session.window
-        if window is not None and sent.tokens + session.max_tokens > window:
-            sent = _overflow_rounds(session, sent, window)
-    retry, notes = _after_error(session, call, sent, state)
+        spans, tokens, trimmed, drop_rule = sent.spans, sent.tokens, sent.trimmed, sent.drop_rule
+        retries, overflow = sent.retries, sent.overflow
+    retry, notes = (None, ()) if call.error is None else _after_error(session, call, spans, state)
     usage = session.transcript.messages[call.message_index].usage
-    if sent.overflow == "failed":
-        notes = (f"the provider rejected the request after {len(sent.retries)} retries", *notes)
+    if overflow == "failed":
+        notes = (f"the provider rejected the request after {len(retries)} retries", *notes)
     record = call_record(
         call.number,
         call.message_index,
         call.available,
-        sent.spans,  # sent
+        spans,  # sent
         None,  # breadcrumb_at
-        _reinserted(session, cut),  # fated
+        () if cut.reinserted_first_user is None else _reinserted(session, cut),  # fated
         session.budget,
         full,  # tokens_full
-        sent.tokens,  # tokens_sent
-        sent.trimmed,
-        sent.drop_rule,
+        tokens,  # tokens_sent
+        trimmed,
+        drop_rule,
         (),  # events
-        sent.retries,
-        sent.overflow,
+        retries,
+        overflow,
         usage.prompt_tokens if usage is not None else None,  # provider_input_tokens
         notes,
         (),  # marks
@@ -236,7 +243,7 @@ def step(session: _Session, state: _Retry | None, call: ModelCall) -> tuple[Call
 
 
 def _after_error(
-    session: _Session, call: ModelCall, sent: _Sent, state: _Retry | None
+    session: _Session, call: ModelCall, spans: tuple[tuple[int, int], ...], state: _Retry | None
 ) -> tuple[_Retry | None, tuple[str, ...]]:
     """What the caller does after ``call``: nothing after a reply; after an error, retry or give up."""
     if call.error is None:
@@ -246,7 +253,7 @@ def _after_error(
     attempt = state.attempt + 1 if state is not None and state.available == call.available else 1
     if attempt > session.max_attempts:
         return None, (f"context overflow again after {session.max_attempts} retries: the caller gives up",)
-    origin = tuple(i for start, end in sent.spans for i in range(start, end))
+    origin = tuple(i for start, end in spans for i in range(start, end))
     note = f"context overflow ({call.error}): retry {attempt} of {session.max_attempts} at half the estimate"
     return _Retry(call.available, origin, attempt), (note,)
 
@@ -275,13 +282,24 @@ def _retry(session: _Session, state: _Retry) -> _Sent:
     )
 
 
+_sent = slot_builder(_Sent)
+"""``_Sent(...)`` positionally, every field: one per model call (see :func:`slot_builder`)."""
+
+
 def _up_front(session: _Session, cut: PrefixTrim, full: int) -> _Sent:
     if not (cut.dropped or cut.used_fallback):
-        return _Sent(cut.spans, cut.estimate_after, False, "")
-    rule = f"history budget {session.budget_text} < {fmt(full)} est.: oldest messages dropped"
+        return _sent(cut.spans, cut.estimate_after, False, "", (), "none")
+    return _sent(
+        cut.spans, cut.estimate_after, cut.dropped > 0, _up_front_rule(session, cut, full), (), "none"
+    )
+
+
+def _up_front_rule(session: _Session, cut: PrefixTrim, full: int) -> str:
+    """Why the up-front trim dropped messages (or kept only the newest plain one)."""
+    rule = f"history budget {session.budget_text} < {full:,} est.: oldest messages dropped"  # ``fmt``
     if cut.used_fallback:
         rule += " (nothing fit: only the newest plain message kept)"
-    return _Sent(cut.spans, cut.estimate_after, cut.dropped > 0, rule)
+    return rule
 
 
 def _reinserted(session: _Session, cut: PrefixTrim) -> tuple[FateGroup, ...]:

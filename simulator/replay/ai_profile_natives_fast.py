@@ -59,6 +59,10 @@ class NativeColumns:
     origins: tuple[tuple[int, ...], ...]
     tokens: tuple[int, ...]
     calls: tuple[ModelCall, ...]
+    tool_use: tuple[bool, ...] | None = None
+    """Each native's ``has_tool_use`` and ``has_tool_result``, when the pass knew them from the shape it
+    built (``None``: ask the messages)."""
+    tool_result: tuple[bool, ...] | None = None
 
 
 def reference_columns(transcript: Transcript) -> NativeColumns:
@@ -102,6 +106,10 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
     natives: list[Message] = []
     origins: list[tuple[int, ...]] = []
     tokens: list[int] = []
+    tool_uses: list[int] = []
+    """The natives that carry tool calls' blocks (``has_tool_use``: only these)."""
+    tool_results: list[int] = []
+    """The natives that carry tool results (``has_tool_result``: only these)."""
     calls: list[ModelCall] = []
     results: list[JSON] = []
     result_origin: list[int] = []
@@ -121,6 +129,7 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             calls.append(_call(len(calls) + 1, len(natives) + (1 if results else 0), index, message.error))
             continue
         if results:
+            tool_results.append(len(natives))
             _flush(results, result_origin, result_bytes, natives, origins, tokens)
             result_bytes = 0
         if role is assistant:
@@ -139,13 +148,25 @@ def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:
             native = _message(name, text)
             estimate = _estimate(_string_bytes(text), len(name))
         else:
-            native, estimate = _chat(message)
+            native, estimate, use, result = _chat(message)
+            if use:
+                tool_uses.append(len(natives))
+            if result:
+                tool_results.append(len(natives))
         natives.append(native)
         origins.append((index,))
         tokens.append(estimate)
     if results:
+        tool_results.append(len(natives))
         _flush(results, result_origin, result_bytes, natives, origins, tokens)
-    return NativeColumns(tuple(natives), tuple(origins), tuple(tokens), tuple(calls))
+    uses, carries = [False] * len(natives), [False] * len(natives)
+    for k in tool_uses:
+        uses[k] = True
+    for k in tool_results:
+        carries[k] = True
+    return NativeColumns(
+        tuple(natives), tuple(origins), tuple(tokens), tuple(calls), tuple(uses), tuple(carries)
+    )
 
 
 def _flush(
@@ -185,6 +206,22 @@ def _tool_result(message: TranscriptMessage) -> tuple[JSON, int]:
         # Read as any value: a caller-built result may hold fields of other types.
         call_id: object = result.call_id
         is_error: object = result.is_error
+        if (
+            len(parts) == 1
+            and type(part := parts[0]) is TextPart
+            and type(text := part.text) is str
+            and type(call_id) is str
+            and type(is_error) is bool
+        ):
+            # One text (most results): the block written once, as serde_json writes it but for key order,
+            # which its length does not depend on; a lone surrogate is counted below, by the reference's rule.
+            one: dict[str, JSON] = {"type": "tool_result", "tool_use_id": call_id, "content": text}
+            if is_error:
+                one["is_error"] = True
+            try:
+                return one, len(_ENCODE(one))
+            except UnicodeEncodeError:
+                pass
         content = _result_content(parts)
         if type(call_id) is str and type(is_error) is bool and content is not None:
             block: dict[str, JSON] = {"type": "tool_result", "tool_use_id": call_id, "content": content[0]}
@@ -217,8 +254,9 @@ def _single_text(parts: tuple[object, ...]) -> str | None:
     return None
 
 
-def _chat(message: TranscriptMessage) -> tuple[Message, int]:
-    """The native of a user or assistant message in the history, and its estimate."""
+def _chat(message: TranscriptMessage) -> tuple[Message, int, bool, bool]:
+    """The native of a user or assistant message in the history, its estimate, ``has_tool_use`` and
+    ``has_tool_result``."""
     role = message.role
     name = "user" if role is _USER_ROLE else "assistant" if role is _ASSISTANT_ROLE else None
     parts, calls = message.parts, message.tool_calls
@@ -226,14 +264,17 @@ def _chat(message: TranscriptMessage) -> tuple[Message, int]:
         if not calls and len(parts) < 2:
             text = _single_text(parts)
             if text is not None:
-                return _message(name, text), _estimate(_string_bytes(text), len(name))
+                return _message(name, text), _estimate(_string_bytes(text), len(name)), False, False
         read = _blocks(parts, calls)
         if read is not None:
+            # Text and thinking blocks, then one ``tool_use`` block per call.
             blocks, size = read
-            return _message(name, tuple([_block(b) for b in blocks])), _estimate(size, len(name))
+            native = _message(name, tuple([_block(b) for b in blocks]))
+            return native, _estimate(size, len(name)), bool(calls), False
     converted = ai_profile_message(message)
     native = Message.from_json(converted)
-    return native, json_message_tokens(native.role, converted["content"])
+    estimate = json_message_tokens(native.role, converted["content"])
+    return native, estimate, native.has_tool_use, native.has_tool_result
 
 
 def _blocks(parts: tuple[object, ...], calls: tuple[object, ...]) -> tuple[list[JSON], int] | None:

@@ -32,7 +32,8 @@ def _merge(spans: list[tuple[int, int]]) -> Spans:
 
 
 def system_indices(transcript: Transcript) -> tuple[int, ...]:
-    return tuple(i for i, m in enumerate(transcript.messages) if m.role is Role.SYSTEM)
+    system = Role.SYSTEM  # read once: an enum member read through its class is a lookup per message
+    return tuple([i for i, m in enumerate(transcript.messages) if m.role is system])
 
 
 def sent_transcript_spans(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import accumulate
 
 from simulator.jsonvalue import JSON
 from simulator.replay.model import CallRecord, SimulationResult
@@ -73,9 +74,7 @@ class CallCounter:
     """Counts for any call of one result (built once: prefix sums over the natives' origins)."""
 
     def __init__(self, result: SimulationResult) -> None:
-        self._covered = [0]
-        for origin in result.origins:
-            self._covered.append(self._covered[-1] + len(origin))
+        self._covered = list(accumulate(map(len, result.origins), initial=0))
         self._outside = [index for index, _ in result.outside]
 
     def _messages(self, start: int, end: int) -> int:

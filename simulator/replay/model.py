@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from enum import StrEnum
 from itertools import islice
+from operator import attrgetter
 from typing import Literal, TypeVar, overload
 
 from simulator.replay.events import TrimEvent
@@ -248,6 +249,10 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
     return built  # type: ignore[return-value]
 
 
+_TRIMMED = attrgetter("trimmed")
+_TOKENS_SENT = attrgetter("tokens_sent")
+_OVERFLOW = attrgetter("overflow")
+
 call_record: Callable[..., CallRecord] = slot_builder(CallRecord)
 """``CallRecord(...)`` from every field, positionally in field order: a replay's step builds one per model
 call (see :func:`slot_builder`)."""
@@ -286,17 +291,18 @@ class SimulationResult:
         """What the call whose reply is at ``message_index`` sent outside the history, in tokens."""
         return sum(tokens for index, tokens in self.outside if index < message_index)
 
+    # Counted in C over the calls (a long session has tens of thousands).
     @property
     def trims(self) -> int:
-        return sum(1 for c in self.calls if c.trimmed)
+        return len(list(filter(None, map(_TRIMMED, self.calls))))
 
     @property
     def total_tokens_sent(self) -> int:
-        return sum(c.tokens_sent for c in self.calls)
+        return sum(map(_TOKENS_SENT, self.calls))
 
     @property
     def overflow_failures(self) -> int:
-        return sum(1 for c in self.calls if c.overflow == "failed")
+        return list(map(_OVERFLOW, self.calls)).count("failed")
 
     @property
     def failed_calls(self) -> int:

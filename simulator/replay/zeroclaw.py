@@ -25,11 +25,12 @@ the transcript was read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import accumulate, starmap
 
-from simulator.convert import to_zeroclaw_chat, zeroclaw_chat_rows
+from simulator.convert import to_zeroclaw_chat, tool_calls_envelope, tool_result_envelope, zeroclaw_chat_rows
 from simulator.replay.common import fmt
 from simulator.replay.events import TrimEvent
 from simulator.replay.loop import ModelCall, model_calls, run_calls
@@ -41,6 +42,7 @@ from simulator.replay.model import (
     RetryStep,
     SimulationResult,
     call_record,
+    slot_builder,
 )
 from simulator.replay.zeroclaw_history import Boundary, CachedFacts, History, MessageFacts, RecountedFacts
 from simulator.replay.zeroclaw_legacy import SweepWatch, legacy_cut
@@ -60,13 +62,13 @@ from simulator.runtimes.zeroclaw import (
 from simulator.runtimes.zeroclaw.breadcrumb import breadcrumb, insert_breadcrumb_flagged
 from simulator.runtimes.zeroclaw.estimate import estimate_message_tokens, estimate_text_tokens
 from simulator.runtimes.zeroclaw.loop import floor_warning
-from simulator.runtimes.zeroclaw.messages import USER
+from simulator.runtimes.zeroclaw.messages import SYSTEM, USER
 from simulator.runtimes.zeroclaw.recovery import is_context_window_exceeded
 from simulator.runtimes.zeroclaw.settings import ZeroClawSettings
-from simulator.runtimes.zeroclaw.texts import context_floor_remediation
+from simulator.runtimes.zeroclaw.texts import REASON_BUDGET, context_floor_remediation
 from simulator.runtimes.zeroclaw.turns import is_turn_boundary, is_turn_boundary_pr9368, leading_system_count
 from simulator.specs.zeroclaw.budget import explain_budget
-from simulator.transcript import Transcript
+from simulator.transcript import Message, Role, TextPart, Transcript
 
 MAX_RECOVERY_ROUNDS = 3
 OVERFLOW_ERROR = "input exceeds the context window of this model"
@@ -91,6 +93,9 @@ class _Session:
     cap: int
     fast: bool
     """Answer what the bookkeeping can answer without running the runtime's function (not the reference)."""
+    boundaries: tuple[bool, ...] = ()
+    """Per native: a ``user`` message that is not a ``[Tool results]`` carrier (it restarts the tool loop);
+    empty when the preparation did not tell."""
 
     @property
     def session_id(self) -> str | None:
@@ -139,16 +144,105 @@ class ZeroClawNatives:
     """ZeroClaw's estimate of each native message as stored (before any truncation)."""
     prefix: tuple[int, ...]
     calls: tuple[ModelCall, ...]
+    systems: tuple[bool, ...] = ()
+    """Whether each native is a ``system`` message."""
+    boundaries: tuple[bool, ...] = ()
+    """Whether each native opens a turn as master counts them (``is_turn_boundary``): a ``user`` message
+    that is not a ``[Tool results]`` carrier; it restarts the tool loop too."""
+    users: tuple[bool, ...] = ()
+    """Whether each native is a ``user`` message (PR 9368's ``is_turn_boundary_pr9368``)."""
+
+
+_chat_message = slot_builder(ChatMessage)
+_call = slot_builder(ModelCall)
+"""``ChatMessage(...)`` and ``ModelCall(...)`` positionally: one per message (see :func:`slot_builder`)."""
+_history_trimmed = slot_builder(HistoryTrimmed)
+_trim_event = slot_builder(TrimEvent)
+"""``HistoryTrimmed(...)`` and ``TrimEvent(...)`` positionally: one per trim, most calls of a long session."""
+_ROLE_NAMES = {role: role.value for role in Role}
 
 
 def prepare_zeroclaw(transcript: Transcript) -> ZeroClawNatives:
-    """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once."""
+    """Convert ``transcript`` to ZeroClaw's ``ChatMessage`` list and size each message once.
+
+    :func:`prepare_zeroclaw_reference` in one pass over the messages; when anything raises (a caller-built
+    message), the reference is run instead, so the error raised is the one it raises.
+    """
+    try:
+        return _one_pass(transcript.messages)
+    except Exception:  # noqa: BLE001 - re-raised by the reference, which meets the same value
+        return prepare_zeroclaw_reference(transcript)
+
+
+def prepare_zeroclaw_reference(transcript: Transcript) -> ZeroClawNatives:
+    """:func:`prepare_zeroclaw` from the converter's rows (``zeroclaw_chat_rows``), the estimator and
+    ``model_calls``."""
     rows, origins = zeroclaw_chat_rows(transcript.messages)
     natives = tuple(starmap(ChatMessage, rows))
-    # Each message sized once, without the estimator's memo (every message is new here).
     tokens = tuple([estimate_text_tokens(content) for _, content in rows])
-    prefix = list(accumulate(tokens, initial=0))
-    return ZeroClawNatives(natives, origins, tokens, tuple(prefix), model_calls(transcript, origins))
+    users = [role == USER for role, _ in rows]
+    boundaries = [is_turn_boundary(message) for message in natives]
+    systems = [role == SYSTEM for role, _ in rows]
+    calls = model_calls(transcript, origins)
+    prefix = tuple(accumulate(tokens, initial=0))
+    return ZeroClawNatives(
+        natives, origins, tokens, prefix, calls, tuple(systems), tuple(boundaries), tuple(users)
+    )
+
+
+def _one_pass(messages: Sequence[Message]) -> ZeroClawNatives:
+    """The reference's natives, estimates, turn facts and model calls, each native made as it is reached.
+
+    A message of one text part -- most of them -- is converted here as ``zeroclaw_chat_rows`` converts it
+    (its text, or the tool-call or tool-result envelope around it); any other is converted by that
+    function alone. Natives are made in transcript order, one per message but a failed call's, so every
+    assistant message is a call over the natives made before it.
+    """
+    natives: list[ChatMessage] = []
+    origins: list[tuple[int, ...]] = []
+    tokens: list[int] = []
+    calls: list[ModelCall] = []
+    users: list[bool] = []
+    boundaries: list[bool] = []
+    systems: list[bool] = []
+    assistant, tool, text_part, names = Role.ASSISTANT, Role.TOOL, TextPart, _ROLE_NAMES
+    for index, message in enumerate(messages):
+        role = message.role
+        if role is assistant:
+            error = message.error
+            calls.append(_call(len(calls) + 1, len(natives), index, error))
+            if error is not None:
+                continue  # a failed call: no native
+        parts = message.parts
+        if len(parts) == 1 and type(part := parts[0]) is text_part and type(text := part.text) is str:
+            if role is assistant and message.tool_calls:
+                content = tool_calls_envelope(text, message.tool_calls)
+            elif role is tool and (result := message.tool_result) is not None and result.call_id:
+                content = tool_result_envelope(result.call_id, text)
+            else:
+                content = text
+            name = names[role]
+        else:
+            ((name, content),), _ = zeroclaw_chat_rows((message,))
+        natives.append(_chat_message(name, content))
+        origins.append((index,))
+        # ``estimate_text_tokens``: an ASCII text's UTF-8 bytes are its characters.
+        tokens.append((len(content) + 3) // 4 + 4 if content.isascii() else estimate_text_tokens(content))
+        user = name == USER
+        users.append(user)
+        boundaries.append(user and not content.startswith(TOOL_RESULTS_PREFIX))  # ``is_turn_boundary``
+        systems.append(name == SYSTEM)
+    prefix = tuple(accumulate(tokens, initial=0))
+    return ZeroClawNatives(
+        tuple(natives),
+        tuple(origins),
+        tuple(tokens),
+        prefix,
+        tuple(calls),
+        tuple(systems),
+        tuple(boundaries),
+        tuple(users),
+    )
 
 
 def replay_zeroclaw(
@@ -174,11 +268,13 @@ def replay_zeroclaw(
     facts = prepared if prepared is not None else prepare_zeroclaw(transcript)
     natives, tokens = facts.natives, facts.tokens
     session = _session(transcript, settings, natives, tokens, facts.prefix, facts.origins, not reference)
+    if len(facts.boundaries) == len(natives):
+        session = replace(session, boundaries=facts.boundaries)
     is_boundary: Boundary = is_turn_boundary_pr9368 if session.documented else is_turn_boundary
     held: MessageFacts = (
         RecountedFacts(len(natives), is_boundary)
         if reference
-        else CachedFacts(len(natives), is_boundary, (natives, tokens))
+        else CachedFacts(len(natives), is_boundary, (natives, tokens), _flags(facts, session.documented))
     )
     calls = facts.calls
     records, state = run_calls(calls, partial(step, session), ZeroClawState(History(len(natives), held)))
@@ -200,6 +296,14 @@ def replay_zeroclaw(
         estimator=ESTIMATOR,
         warnings=warnings,
     )
+
+
+def _flags(facts: ZeroClawNatives, documented: bool) -> tuple[Sequence[bool], Sequence[bool]] | None:
+    """Whether each native opens a turn in this version, and whether it is a system message (``None``
+    when the preparation did not tell)."""
+    if len(facts.systems) != len(facts.natives):
+        return None
+    return (facts.users if documented else facts.boundaries), facts.systems
 
 
 def _session(
@@ -237,9 +341,15 @@ def step(session: _Session, state: ZeroClawState, call: ModelCall) -> tuple[Call
     log = _CallLog(reply.timestamp_ms)
     history = state.history
     iteration = _enter(session, state, call)
-    flag = _history_cap(session, state, call, log)
+    flag = state.flag
+    # Each step is asked for only when it can act (most calls of a long session pass the cap and the window).
+    if (history.turns - flag if session.documented else history.non_system) > session.cap:
+        flag = _history_cap(session, state, call, log)
     flag = _token_budget(session, history, flag, iteration, call, log)
-    retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
+    retries: tuple[RetryStep, ...] = ()
+    overflow: Overflow = "none"
+    if session.window is not None and history.tokens > session.window:
+        retries, overflow, flag = _provider_overflow(session, history, flag, call, log)
     usage = reply.usage
     reported = usage.prompt_tokens if usage is not None else None
     record = call_record(
@@ -281,6 +391,15 @@ def _enter(session: _Session, state: ZeroClawState, call: ModelCall) -> int:
     iteration = state.iteration
     max_chars = session.settings.max_tool_result_chars
     natives, history = session.natives, state.history
+    boundaries = session.boundaries
+    if max_chars <= 0 and boundaries:
+        # Nothing is truncated: the natives enter as they are, and a new user turn among them restarts
+        # the tool loop.
+        start, stop = state.next_native, call.available
+        if True in boundaries[start:stop]:
+            iteration = 0
+        history.enter_natives(natives, start, stop)
+        return iteration
     for i in range(state.next_native, call.available):
         native = natives[i]
         message = _truncate(native, max_chars) if max_chars > 0 else native
@@ -417,12 +536,13 @@ def _token_budget_told(
     if told is None:
         return flag
     prefix, start, kept, _ = told
-    rule = f"token budget {fmt(budget)}: {fmt(history.tokens)} est. held"
+    rule = f"token budget {budget:,}: {history.tokens:,} est. held"  # ``fmt`` of each, inlined
     history.cut(prefix, start, None if flag else breadcrumb(), call.number, rule)
     log.rules += (rule,)
     log.trimmed = True
-    event = HistoryTrimmed.budget(start - prefix, kept)
-    log.events += (TrimEvent(event, "token_budget", session.session_id, log.stamp),)
+    # ``HistoryTrimmed.budget`` and ``TrimEvent(...)``, built positionally (one per trim).
+    event = _history_trimmed(start - prefix, kept, REASON_BUDGET)
+    log.events += (_trim_event(event, "token_budget", session.transcript.session_id, log.stamp),)
     return True
 
 

@@ -43,6 +43,10 @@ class MessageFacts(Protocol):
         """Facts of one held message, as :meth:`count` counts it."""
         ...
 
+    def stored_facts(self) -> tuple[list[ChatMessage | None], list[int], list[bool], list[bool]] | None:
+        """The facts of native messages by index, when they are kept in lists (``None``: ask each)."""
+        ...
+
 
 def _facts(message: ChatMessage, is_boundary: Boundary) -> Facts:
     return estimate_message_tokens(message), is_boundary(message), message.role == "system"
@@ -59,6 +63,9 @@ class RecountedFacts:
 
     def of(self, message: ChatMessage, source: int | None) -> Facts:
         return _facts(message, self._is_boundary)
+
+    def stored_facts(self) -> None:
+        return None
 
     def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
         tokens = turns = non_system = 0
@@ -78,30 +85,57 @@ class CachedFacts:
         size: int,
         is_boundary: Boundary,
         stored: tuple[Sequence[ChatMessage], Sequence[int]] | None = None,
+        flags: tuple[Sequence[bool], Sequence[bool]] | None = None,
     ) -> None:
+        """``stored``: the native messages and their estimates, made once; ``flags``: whether each opens a
+        turn (``is_boundary``) and whether it is a system message, when the caller knows them.
+
+        A message's facts are a function of the message alone, so the stored natives' are filled in at
+        once: a native entering unchanged is not sized or looked at again.
+        """
         self._is_boundary = is_boundary
         self._stored = stored
-        """The native messages and their estimates, made once: a message entering unchanged is not resized."""
-        self._message: list[ChatMessage | None] = [None] * size
-        self._tokens = [0] * size
-        self._boundary = [False] * size
-        self._system = [False] * size
+        self._other: ChatMessage | None = None
+        """The last message asked about that is not a native as it entered (a breadcrumb), and its facts."""
+        self._other_facts: Facts = (0, False, False)
+        self._message: list[ChatMessage | None]
+        if stored is None:
+            self._message = [None] * size
+            self._tokens = [0] * size
+            self._boundary = [False] * size
+            self._system = [False] * size
+            return
+        natives = stored[0]
+        if flags is None:
+            flags = [is_boundary(m) for m in natives], [m.role == SYSTEM for m in natives]
+        self._message, self._tokens = list(natives), list(stored[1])
+        self._boundary, self._system = list(flags[0]), list(flags[1])
 
     def entered(self, index: int, message: ChatMessage) -> Facts:
-        stored = self._stored
-        if stored is not None and stored[0][index] is message:
-            tokens = stored[1][index]
-        else:
-            tokens = estimate_message_tokens(message)
+        if self._message[index] is message and self._stored is not None:
+            return self._tokens[index], self._boundary[index], self._system[index]
+        tokens = estimate_message_tokens(message)
         boundary, system = self._is_boundary(message), message.role == "system"
         self._message[index] = message
         self._tokens[index], self._boundary[index], self._system[index] = tokens, boundary, system
         return tokens, boundary, system
 
+    def stored_facts(self) -> tuple[list[ChatMessage | None], list[int], list[bool], list[bool]] | None:
+        """Messages, estimates, turn openings and system flags by native index (``None`` without stored
+        natives): what :meth:`History.enter_natives` reads for a native entering unchanged."""
+        if self._stored is None:
+            return None
+        return self._message, self._tokens, self._boundary, self._system
+
     def of(self, message: ChatMessage, source: int | None) -> Facts:
         if source is not None and self._message[source] is message:
             return self._tokens[source], self._boundary[source], self._system[source]
-        return _facts(message, self._is_boundary)
+        if message is self._other:
+            return self._other_facts
+        facts = _facts(message, self._is_boundary)
+        # Kept for the next ask: a breadcrumb is held, and asked about, until the next trim.
+        self._other, self._other_facts = message, facts
+        return facts
 
     def count(self, held: Sequence[ChatMessage], sources: Sequence[int | None]) -> tuple[int, int, int]:
         # The one loop whose cost grows with the history at every trim: kept inline on purpose.
@@ -134,6 +168,8 @@ class History:
         self.changes: list[Change] = []
         """Content changes made as messages entered (truncation); they stay with the message."""
         self._facts = facts
+        self._stored = facts.stored_facts()
+        """The facts' lists by native index (the same lists as they fill in), or ``None``."""
         self._system_tokens = 0
         """The estimate of every held ``system`` message (``estimate_system_floor_tokens``)."""
         self._stale = False
@@ -168,6 +204,59 @@ class History:
         if message.role == USER:
             self._users.append(index)
 
+    def enter_natives(self, natives: Sequence[ChatMessage], start: int, stop: int) -> None:
+        """:meth:`enter` of ``natives[start:stop]``, each as it is (no truncation), in order.
+
+        The natives' facts are read from the lists the facts keep, in one loop (a replay enters every
+        message of the transcript); a native they do not hold as it is enters through :meth:`enter`.
+        """
+        stored = self._stored
+        if stored is None:
+            for index in range(start, stop):
+                self.enter(index, natives[index])
+            return
+        messages, sizes, boundaries, systems = stored
+        held, src, users, sums = self.held, self.src, self._users, self._entered_sums
+        tokens = turns = non_system = system_tokens = 0
+        run = start  # the natives from ``run`` on entered here: their sent range is added once, after them
+        for index in range(start, stop):
+            message = natives[index]
+            if messages[index] is not message:
+                self._add_span(run, index)
+                self.enter(index, message)  # counts itself: the sums below are added to its
+                sums, run = self._entered_sums, index + 1
+                continue
+            size = sizes[index]
+            if sums is not None:
+                if index == len(sums) - 1:
+                    sums.append(sums[-1] + size)
+                else:
+                    sums = self._entered_sums = None
+            held.append(message)
+            src.append(index)
+            tokens += size
+            turns += boundaries[index]
+            if systems[index]:
+                system_tokens += size
+            else:
+                non_system += 1
+            if message.role == USER:
+                users.append(index)
+        self._add_span(run, stop)
+        self.tokens += tokens
+        self.turns += turns
+        self.non_system += non_system
+        self._system_tokens += system_tokens
+
+    def _add_span(self, start: int, stop: int) -> None:
+        """Natives ``[start, stop)`` entered in order: the sent ranges grow as :meth:`enter` grows them."""
+        if start < stop:
+            spans = self.spans
+            if spans and spans[-1][1] == start:
+                spans[-1] = (spans[-1][0], stop)
+            else:
+                spans.append((start, stop))
+
     def sources(self, held_indices: Sequence[int | None]) -> list[int | None]:
         """Native sources of positions in the held history (``None`` stays the breadcrumb)."""
         return [None if k is None else self.src[k] for k in held_indices]
@@ -196,7 +285,8 @@ class History:
 
     def system_tokens(self) -> int:
         """``estimate_system_floor_tokens`` of the held history, kept as a running sum."""
-        self._refresh()
+        if self._stale:
+            self._refresh()
         return self._system_tokens
 
     def recent_turns(self, max_turns: int, flag: bool) -> tuple[int, int, int] | None:
@@ -209,7 +299,8 @@ class History:
             LookupError: when the held history is not one the bookkeeping can answer for (a
                 breadcrumb after the prefix); the caller then runs the runtime's function.
         """
-        self._refresh()
+        if self._stale:
+            self._refresh()
         held, src = self.held, self.src
         leading = leading_system_count(held)
         prefix = leading + (1 if flag and len(held) > leading else 0)
@@ -244,9 +335,12 @@ class History:
                 after the prefix, a body that is not one run of natives as they entered); the caller
                 then runs the runtime's function.
         """
-        self._refresh()
+        if self._stale:
+            self._refresh()
         held, src, sums = self.held, self.src, self._entered_sums
-        leading = leading_system_count(held)
+        leading, size = 0, len(held)
+        while leading < size and held[leading].role == SYSTEM:  # ``leading_system_count``, inlined
+            leading += 1
         prefix = leading + (1 if flag and len(held) > leading else 0)
         if sums is None or (self.crumb_at is not None and self.crumb_at >= prefix):
             raise LookupError("a breadcrumb inside the body, or natives entered out of order")
@@ -258,7 +352,9 @@ class History:
         total = len(self._users) - lo
         if budget == 0 or self.tokens <= budget or total <= 1:
             return None
-        prefix_tokens = sum(self._facts.of(held[k], src[k])[0] for k in range(prefix))
+        prefix_tokens = 0
+        for k in range(prefix):  # the leading systems and the breadcrumb: a message or two
+            prefix_tokens += self._facts.of(held[k], src[k])[0]
         end = sums[last + 1]
         if last - first != len(held) - prefix - 1 or prefix_tokens + end - sums[first] != self.tokens:
             raise LookupError("the body is not one run of natives as they entered")
@@ -277,26 +373,41 @@ class History:
     def cut(self, start: int, stop: int, crumb: ChatMessage | None, call: int, rule: str) -> None:
         """:meth:`adopt` of a trim that kept ``held[:start]`` and ``held[stop:]`` and put ``crumb`` (if any)
         at ``start``, at the cost of what it dropped (the body's sources ascend, with no breadcrumb)."""
-        self._refresh()
+        if self._stale:
+            self._refresh()
         self.generation += 1
         held, src, facts = self.held, self.src, self._facts
+        dropped_at, drop_rules = self.dropped_at, self.drop_rules
+        # The stored natives' facts read in place (the facts' own answer for them), others asked.
+        stored = self._stored or ((), (), (), ())
+        messages, sizes, boundaries, systems = stored
         tokens = turns = non_system = users = system_tokens = 0
+        first: int | None = None
         for k in range(start, stop):
             message, source = held[k], src[k]
-            size, boundary, system = facts.of(message, source)
+            if source is None:
+                size, boundary, system = facts.of(message, source)
+            else:
+                if first is None:
+                    first = source
+                if messages and messages[source] is message:
+                    size, boundary, system = sizes[source], boundaries[source], systems[source]
+                else:
+                    size, boundary, system = facts.of(message, source)
+                users += message.role == USER
+                if dropped_at[source] == 0:
+                    dropped_at[source] = call
+                    drop_rules[source] = rule
             tokens += size
             turns += boundary
-            non_system += not system
-            system_tokens += size if system else 0
-            if source is not None:
-                users += message.role == USER
-                if self.dropped_at[source] == 0:
-                    self.dropped_at[source] = call
-                    self.drop_rules[source] = rule
+            if system:
+                system_tokens += size
+            else:
+                non_system += 1
         if users:
             # The dropped users are one block of ``_users``: its front (a turn cap), or the block after a
             # kept anchor (the legacy cap).
-            first = next(s for s in src[start:stop] if s is not None)
+            assert first is not None
             lo = bisect_left(self._users, first, self._users_from)
             if lo == self._users_from:
                 self._users_from += users
@@ -322,8 +433,11 @@ class History:
     def _respan(self, body: int) -> None:
         """Sent ranges and breadcrumb position after a cut: the head counted, the body one range."""
         src = self.src
-        spans, self.crumb_at = ranges(src[:body])
-        self.spans = list(spans)
+        if body == 1 and src[0] is None:  # the head is the breadcrumb alone (most trims)
+            self.spans, self.crumb_at = [], 0
+        else:
+            spans, self.crumb_at = ranges(src[:body])
+            self.spans = list(spans)
         if body < len(src):
             first, last = src[body], src[-1]
             assert first is not None and last is not None

@@ -145,6 +145,28 @@ def test_generated_transcripts_prepare_as_the_reference_does(drawn):
     _assert_same(Transcript("test", tuple(drawn)))
 
 
+def _assert_edges_told(transcript: Transcript) -> None:
+    try:
+        columns = fast.natives_with_tokens(transcript)
+    except Exception:  # noqa: BLE001 - a transcript the reference refuses: no natives to look at
+        return
+    if columns.tool_use is not None:  # the one pass told them: they are the messages' own
+        assert columns.tool_use == tuple(m.has_tool_use for m in columns.natives)
+        assert columns.tool_result == tuple(m.has_tool_result for m in columns.natives)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(messages(), max_size=8))
+def test_the_pass_tells_each_natives_tool_blocks_as_the_message_has_them(drawn):
+    _assert_edges_told(Transcript("test", tuple(drawn)))
+
+
+def test_a_synthetic_session_tells_its_natives_tool_blocks():
+    transcript = parse_transcript(synthetic_openclaw_session(50, tool_result_chars=300))
+    assert fast.natives_with_tokens(transcript).tool_use is not None
+    _assert_edges_told(transcript)
+
+
 TEMPLATES: list[Message] = [
     Message(Role.SYSTEM, (TextPart("You are terse."),)),
     Message(Role.USER, (TextPart("Fix the export job"),)),

@@ -42,3 +42,22 @@ def test_a_tool_call_that_is_not_three_strings_is_left_to_the_encoder():
         {"content": None, "tool_calls": [{"id": "c1", "name": "f", "arguments": {"a": 1}}]}
     )
     assert tool_calls_envelope(None, [call]) == expected
+
+
+def test_every_code_point_is_escaped_as_the_encoder_escapes_it():
+    # The envelopes write strings with msgspec; lone surrogates, which it refuses, take the encoder's way.
+    for start in range(0, 0x110000, 0x800):
+        text = "".join(chr(c) for c in range(start, start + 0x800))
+        assert tool_result_envelope("c", text) == compact_json({"tool_call_id": "c", "content": text})
+    for surrogate in ("\ud800", "a\udfffb", "\udc00\ud83d\ude00"):
+        assert tool_result_envelope(surrogate, surrogate) == compact_json(
+            {"tool_call_id": surrogate, "content": surrogate}
+        )
+
+
+def test_a_string_subclass_is_written_as_the_encoder_writes_it():
+    class Text(str):
+        pass
+
+    text = Text('a "b"\n')
+    assert tool_result_envelope(Text("c"), text) == compact_json({"tool_call_id": "c", "content": 'a "b"\n'})
