@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from benchmarks.common import ms
 
 SIZES = (1_000, 10_000)
+NEWER_OPENCLAW = "openclaw-2026.9.6"
+"""The preset of OpenClaw's other reproduced version (the demo profile runs the default one)."""
 LONG_SIZES = (1_000, 10_000, 50_000, 100_000)
 """With ``--long-sessions``: the 50k and 100k sessions take several minutes on 2 cores."""
 
@@ -60,6 +62,7 @@ def run_one(messages: int) -> dict[str, float]:
     from dashboard import memo, services
     from dashboard.models import Profile
     from dashboard.selectors.transcript_pages import MESSAGES_PER_PAGE
+    from simulator.presets import PRESETS_BY_KEY
     from simulator.synthetic import synthetic_openclaw_session
 
     memo.clear()
@@ -121,10 +124,18 @@ def run_one(messages: int) -> dict[str, float]:
         ok(compare, **{"HX-Request": "true", "HX-Target": "compare-body"})
     )
     out["compare, another page"] = _timed(ok(f"{compare}&page=2&call={late}"))
-    # The other runtimes' first replays (each prepares its own native shape; the parse is kept). The
-    # goal is the same for every runtime: timeline and selected call in under a second.
-    for runtime, label in (("ai_profile", "ai-profile"), ("openclaw", "OpenClaw")):
-        profile = Profile.objects.filter(runtime=runtime).order_by("pk").first()
+    # The other runtimes' first replays (each prepares its own native shape; the parse is kept), and
+    # OpenClaw's other version from its preset. The goal is the same for every runtime and version:
+    # timeline and selected call in under a second.
+    newer = Profile.objects.filter(name=NEWER_OPENCLAW).first() or services.profile_create(
+        name=NEWER_OPENCLAW, document=dict(PRESETS_BY_KEY[NEWER_OPENCLAW].document)
+    )
+    others = (
+        ("ai-profile", Profile.objects.filter(runtime="ai_profile").order_by("pk").first()),
+        ("OpenClaw", Profile.objects.filter(runtime="openclaw").exclude(pk=newer.pk).order_by("pk").first()),
+        ("OpenClaw 2026.9.6", newer),
+    )
+    for label, profile in others:
         assert profile is not None
         first = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
         _forget_replays()  # compare replayed ai-profile: this is its first replay again
