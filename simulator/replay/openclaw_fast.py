@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from simulator.replay.model import IndexSlice
@@ -112,42 +112,54 @@ class IncrementalPruner:
         self._placeholder: int | None = None
 
     def append(self, message: AgentMessage) -> None:
-        index = len(self._messages)
-        self._messages.append(message)
-        size = self._sizes[index] if self._sizes is not None else estimate_message_chars(message)
-        self._total.append(self._total[-1] + size)
-        if isinstance(message, AssistantMessage):
-            self._assistants.append(index)
-        elif isinstance(message, UserMessage) and self._first_user is None:
-            self._first_user = index
-        elif (
-            isinstance(message, ToolResultMessage)
-            and self._first_user is not None
-            and self._prunable(message.tool_name)
-        ):
-            outcome = (
-                None if _left_alone(message, self.settings) else soft_trim_tool_result(message, self.settings)
+        self.extend((message,))
+
+    def extend(self, messages: Iterable[AgentMessage]) -> None:
+        """:meth:`append` each message in turn, in one loop (a replay feeds a whole session)."""
+        appended, sizes, total, assistants = self._messages, self._sizes, self._total, self._assistants
+        settings, prunable = self.settings, self._prunable
+        for message in messages:
+            index = len(appended)
+            appended.append(message)
+            size = sizes[index] if sizes is not None else estimate_message_chars(message)
+            total.append(total[-1] + size)
+            if isinstance(message, AssistantMessage):
+                assistants.append(index)
+            elif isinstance(message, UserMessage):
+                if self._first_user is None:
+                    self._first_user = index
+            elif (
+                isinstance(message, ToolResultMessage)
+                and self._first_user is not None
+                and prunable(message.tool_name)
+            ):
+                self._candidate(message, index, size, settings)
+
+    def _candidate(
+        self, message: ToolResultMessage, index: int, size: int, settings: EffectivePruningSettings
+    ) -> None:
+        """A prunable tool result after the first user message: its soft trim, sizes and clear gain."""
+        outcome = None if _left_alone(message, settings) else soft_trim_tool_result(message, settings)
+        after = size if outcome is None else estimate_message_chars(outcome[0])
+        position = len(self._cand)
+        self._cand.append(index)
+        if outcome is not None:
+            (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
+            (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
+        if self._placeholder is None:
+            cleared = ToolResultMessage(
+                (text_block(settings.hard_clear.placeholder),),
+                message.tool_name,
+                message.tool_call_id,
+                message.is_error,
+                message.extra,
             )
-            after = size if outcome is None else estimate_message_chars(outcome[0])
-            position = len(self._cand)
-            self._cand.append(index)
-            if outcome is not None:
-                (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
-                (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
-            if self._placeholder is None:
-                cleared = ToolResultMessage(
-                    (text_block(self.settings.hard_clear.placeholder),),
-                    message.tool_name,
-                    message.tool_call_id,
-                    message.is_error,
-                    message.extra,
-                )
-                self._placeholder = estimate_message_chars(cleared)
-            self._soft_delta.append(self._soft_delta[-1] + after - size)
-            self._after_soft.append(self._after_soft[-1] + after)
-            gain = self._clear_gain[-1] + after - self._placeholder
-            self._clear_gain.append(gain)
-            self._gain_max.append(max(self._gain_max[-1], gain))
+            self._placeholder = estimate_message_chars(cleared)
+        self._soft_delta.append(self._soft_delta[-1] + after - size)
+        self._after_soft.append(self._after_soft[-1] + after)
+        gain = self._clear_gain[-1] + after - self._placeholder
+        self._clear_gain.append(gain)
+        self._gain_max.append(max(self._gain_max[-1], gain))
 
     @property
     def candidates(self) -> Sequence[int]:

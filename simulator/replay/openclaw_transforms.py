@@ -62,6 +62,7 @@ from simulator.runtimes.openclaw.ttl_gate import (
     PruningRuntime,
     TtlGateOutcome,
     after_pass,
+    gate_closed,
     on_context,
 )
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
@@ -388,6 +389,10 @@ class _SentView(Mapping[int, AgentMessage]):
     def __len__(self) -> int:
         return len(self._run) + sum(1 for i in self._small if i not in self._run)
 
+    def __bool__(self) -> bool:
+        # Whether anything changed, without counting (every record asks).
+        return bool(self._small) or bool(self._run)
+
 
 def sent_parts(
     changed: Mapping[int, AgentMessage],
@@ -446,6 +451,8 @@ class FastTransforms(_StartOnHistory):
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
         self._setups = SetupMemo()
         self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
+        self._no_run = _ClearedRun((), None, self._cleared_by_index)
+        """What a call that hard-cleared nothing hands its view (shared: it holds nothing)."""
 
     def start(
         self,
@@ -463,14 +470,21 @@ class FastTransforms(_StartOnHistory):
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
-        if setup.version != "2026.7.1" or (setup.pruning is not None and setup.pruning.drop_thinking_blocks):
+        runtime = setup.pruning
+        if setup.version != "2026.7.1" or (runtime is not None and runtime.drop_thinking_blocks):
             return reference_outcome(self._natives, setup, state, now, end)
+        # The runtime's own gate; closed (most calls of a session), no pass runs and the state stays.
+        gate = gate_closed(runtime.settings, state.clock, now) if runtime is not None else None
+        if runtime is None or gate is not None:
+            return self._unpruned(setup, gate, end, state.clock.last_cache_touch_at), state
         before = state.clock.last_cache_touch_at
         passed, state = self._prune(setup, state, now, end)
         run = _ClearedRun(passed.cleared, passed.sums, self._cleared_by_index)
         over, rewritten, overflow = self._context_guard(setup.guard_window_tokens, end, passed.pruned, run)
         if overflow:
-            outcome = Outcome(True, passed.gate, passed.view, None, over, (), (), (), None, None, before)
+            outcome = _outcome(
+                True, passed.gate, passed.view, None, over, (), (), (), None, None, before, {}, None, None
+            )
             return outcome, state
         media_before = bool(self._media) and self._media[0] < end
         needs_cleanup = (
@@ -498,17 +512,79 @@ class FastTransforms(_StartOnHistory):
             return outcome, state
         final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
         images, policy, changed_all = self._cleanup_and_policy(final, end, needs_cleanup, needs_policy)
-        outcome = Outcome(
-            False, passed.gate, passed.view, None, over, images, policy, (), None, None, before, changed_all
+        outcome = _outcome(
+            False,
+            passed.gate,
+            passed.view,
+            None,
+            over,
+            images,
+            policy,
+            (),
+            None,
+            None,
+            before,
+            changed_all,
+            None,
+            None,
         )
         return outcome, state
+
+    def _unpruned(
+        self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None
+    ) -> Outcome:
+        """A call no pruning pass ran for: the guard's facts over the stored messages answer it."""
+        facts = self._guard(setup.guard_window_tokens, end)
+        over = facts.over
+        cut = bisect_left(over, end) if over else 0
+        if facts.chars[end] > facts.max_context:  # a preemptive overflow: nothing is sent
+            return _outcome(
+                True, gate, None, None, tuple(over[:cut]), (), (), (), None, None, before, {}, None, None
+            )
+        rewritten = {i: facts.rewritten[i] for i in over[:cut]}
+        needs_cleanup = bool(self._media) and self._media[0] < end
+        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
+        if not (needs_cleanup or needs_policy):
+            changed, delta = self._sent_over_run(rewritten, self._no_run)
+            return _outcome(
+                False,
+                gate,
+                None,
+                None,
+                tuple(over[:cut]),
+                (),
+                (),
+                (),
+                None,
+                None,
+                before,
+                changed,
+                delta,
+                None,
+            )
+        images, policy, changed_all = self._cleanup_and_policy(rewritten, end, needs_cleanup, needs_policy)
+        return _outcome(
+            False,
+            gate,
+            None,
+            None,
+            tuple(over[:cut]),
+            images,
+            policy,
+            (),
+            None,
+            None,
+            before,
+            changed_all,
+            None,
+            None,
+        )
 
     def _prune(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[_PrunePass, AttemptState]:
-        """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers."""
-        if setup.pruning is None:
-            return _PrunePass(None, None, {}, (), None), state
+        """The pruning hook the gate let run: the incremental pruner answers."""
+        assert setup.pruning is not None
         gate, clock = on_context(setup.pruning, state.clock, _context_call(now, (), None))
         passed = _PrunePass(gate, None, {}, (), None)
         if gate.decision in ("unchanged", "pruned"):
@@ -532,6 +608,8 @@ class FastTransforms(_StartOnHistory):
             decision, clock = after_pass(setup.pruning.settings, state.clock, now, changed=view.changed)
             passed.gate = TtlGateOutcome(decision, None, gate.elapsed_ms, None)
             passed.view = view
+        if clock is state.clock:
+            return passed, state
         return passed, _attempt_state(clock, state.projections, state.compacted_through)
 
     def _context_guard(
@@ -685,9 +763,10 @@ class FastTransforms(_StartOnHistory):
             )
             self._pruners[key] = pruner
             self._fed[key] = 0
-        while self._fed[key] < end:
-            pruner.append(self._natives[self._fed[key]])
-            self._fed[key] += 1
+        fed = self._fed[key]
+        if fed < end:
+            pruner.extend(self._natives[fed:end])
+            self._fed[key] = end
         return pruner, key
 
     def _guard(self, window_tokens: int, end: int) -> _GuardFacts:
