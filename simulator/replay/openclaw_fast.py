@@ -25,7 +25,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from simulator.replay.model import IndexSlice
+from simulator.replay.model import IndexSlice, slot_builder
 from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -56,6 +56,10 @@ class FastPrune:
     images_replaced: Sequence[int]
     hard_cleared: Sequence[int]
     skipped: str | None
+
+
+_fast_prune = slot_builder(FastPrune)
+"""``FastPrune(...)`` positionally (one per pass the gate lets run: see :func:`slot_builder`)."""
 
 
 def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) -> bool:
@@ -95,6 +99,7 @@ class IncrementalPruner:
         window = resolve_window_tokens(context_window, context_window_tokens_override)
         self.char_window: float = window * CHARS_PER_TOKEN_ESTIMATE if window is not None else 0
         self._prunable = make_tool_prunable_predicate(settings.tools)
+        self._prunable_names: dict[str | None, bool] = {}
         self._messages: list[AgentMessage] = []
         self._total = [0]  # prefix sums of sizes
         self._assistants: list[int] = []
@@ -117,7 +122,7 @@ class IncrementalPruner:
     def extend(self, messages: Iterable[AgentMessage]) -> None:
         """:meth:`append` each message in turn, in one loop (a replay feeds a whole session)."""
         appended, sizes, total, assistants = self._messages, self._sizes, self._total, self._assistants
-        settings, prunable = self.settings, self._prunable
+        settings, prunable = self.settings, self._prunable_result
         for message in messages:
             index = len(appended)
             appended.append(message)
@@ -129,11 +134,17 @@ class IncrementalPruner:
                 if self._first_user is None:
                     self._first_user = index
             elif (
-                isinstance(message, ToolResultMessage)
-                and self._first_user is not None
-                and prunable(message.tool_name)
+                isinstance(message, ToolResultMessage) and self._first_user is not None and prunable(message)
             ):
                 self._candidate(message, index, size, settings)
+
+    def _prunable_result(self, message: ToolResultMessage) -> bool:
+        """The settings' tool predicate on the result's tool name, asked once per name."""
+        name = message.tool_name
+        found = self._prunable_names.get(name)
+        if found is None:
+            found = self._prunable_names[name] = self._prunable(name)
+        return found
 
     def _candidate(
         self, message: ToolResultMessage, index: int, size: int, settings: EffectivePruningSettings
@@ -209,10 +220,11 @@ class IncrementalPruner:
             # Clearing m candidates leaves soft_total − (gain[lo+m] − gain[lo]); find the first m that
             # brings the ratio under the threshold, or clear them all.
             base = self._clear_gain[lo]
+            gain_max, char_window = self._gain_max, self.char_window
             left, right = 1, hi - lo + 1
             while left < right:
                 mid = (left + right) // 2
-                if (soft_total - (self._gain_max[lo + mid] - base)) / self.char_window < hard:
+                if (soft_total - (gain_max[lo + mid] - base)) / char_window < hard:
                     right = mid
                 else:
                     left = mid + 1
@@ -223,7 +235,7 @@ class IncrementalPruner:
         images = self._positions(self._images_pos, self._images_idx, first_soft, hi)
         cleared = IndexSlice(self._cand, lo, lo + cleared_count)
         changed = bool(trimmed or images or cleared)
-        return FastPrune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
+        return _fast_prune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
 
     def _positions(self, positions: list[int], indices: list[int], lo: int, hi: int) -> IndexSlice:
         # The lists only grow, so a slice of them stays valid for the record that keeps it.

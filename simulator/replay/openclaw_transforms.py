@@ -5,12 +5,13 @@ history (every transform over every message: quadratic over a session). :class:`
 same :class:`Outcome` for 2026.7.1 from facts computed once per message, running a transform on the call's
 messages only when it can change something:
 
-* pruning: the TTL gate is the runtime's own (``on_context`` with no messages decides); when it is open the
-  incremental pruner (:mod:`openclaw_fast`) answers; a pass that changes the context has its soft trims built
-  per message (memoised), and its hard clear (a run of the oldest candidates) kept as that run, with prefix
-  sums over the candidates of what clearing each one does to the guard's size, the size sent and media, so
-  a call costs what it changes anew rather than everything it changes; the clock moves by the hook's own
-  rule (``ttl_gate.after_pass``);
+* pruning: the TTL gate is the runtime's own (``ttl_gate.gate_closed``, which ``on_context`` asks first);
+  while it is closed nothing runs and the state is kept; when it is open the incremental pruner
+  (:mod:`openclaw_fast`) answers; a pass that changes the context has its soft trims built per message
+  (memoised), and its hard clear (a run of the oldest candidates) kept as that run, with prefix sums over
+  the candidates of what clearing each one does to the guard's size, the size sent and media, so a call
+  costs what it changes anew rather than everything it changes; the clock moves by the hook's own rule
+  (``ttl_gate.after_pass``);
 * the context guard: which tool results are over the single-result share and the context's size come from
   per-message facts and prefix sums, unless pruning changed the context;
 * image cleanup: skipped while no message so far has an image or a media-reference-like text;
@@ -42,6 +43,7 @@ from simulator.runtimes.openclaw.attempt import (
     attempt_setup,
     attempt_step,
     begin_attempt,
+    read_last_cache_ttl_timestamp,
     start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
@@ -58,12 +60,12 @@ from simulator.runtimes.openclaw.messages import (
 from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
 from simulator.runtimes.openclaw.route import ModelRoute, OpenClawVersion
 from simulator.runtimes.openclaw.ttl_gate import (
-    ContextCall,
     PruningRuntime,
     TtlGateOutcome,
+    TtlGateState,
     after_pass,
+    elapsed_since_touch,
     gate_closed,
-    on_context,
 )
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
 
@@ -97,7 +99,7 @@ class Outcome:
 _outcome = slot_builder(Outcome)
 """``Outcome(...)`` positionally, and the others below: once per call each (see :func:`slot_builder`)."""
 _attempt_state = slot_builder(AttemptState)
-_context_call = slot_builder(ContextCall)
+_gate_state = slot_builder(TtlGateState)
 
 
 class Transforms(Protocol):
@@ -197,18 +199,53 @@ class SetupMemo:
     resolving the settings again at every attempt was a good part of a long replay's time.
     """
 
-    __slots__ = ("_config", "_setups")
+    __slots__ = ("_config", "_last", "_setups")
 
     def __init__(self) -> None:
         self._config: AttemptConfig | None = None
         self._setups: dict[tuple[ModelRoute, OpenClawVersion], AttemptSetup] = {}
+        self._last: tuple[ModelRoute, OpenClawVersion, AttemptSetup] | None = None
+        """The last answer, by the route's identity: the replay's planned calls share their route objects,
+        and hashing a route (all its fields) at every attempt cost more than the rest of the lookup."""
 
     def __call__(self, config: AttemptConfig, route: ModelRoute, version: OpenClawVersion) -> AttemptSetup:
+        last = self._last
+        if config is self._config and last is not None and last[0] is route and last[1] == version:
+            return last[2]
         if config is not self._config:
             self._config, self._setups = config, {}
         found = self._setups.get((route, version))
         if found is None:
             found = self._setups[(route, version)] = attempt_setup(config, route, version)
+        self._last = (route, version, found)
+        return found
+
+
+class LastTouches:
+    """``read_last_cache_ttl_timestamp`` over a replay's markers, each marker read once per route.
+
+    A replay's markers are one list that only grows (each attempt appends its marker): the newest marker of a
+    route among them all is the newest among those added since it was last asked, else the one found then.
+    Any other sequence, or a list that shrank, is read whole.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[ModelRoute, Sequence[CacheTtlMarker], int, float | None]] = {}
+
+    def __call__(self, markers: Sequence[CacheTtlMarker], route: ModelRoute) -> float | None:
+        hit = self._seen.get(id(route))
+        count = len(markers)
+        if hit is None or hit[1] is not markers or hit[2] > count:
+            found = read_last_cache_ttl_timestamp(markers, route)
+        elif hit[2] == count:
+            found = hit[3]
+        else:
+            newer = read_last_cache_ttl_timestamp(markers[hit[2] :], route)
+            found = newer if newer is not None else hit[3]
+        # The entry keeps the route alive, so its id is not reused while kept.
+        self._seen[id(route)] = (route, markers, count, found)
         return found
 
 
@@ -450,6 +487,7 @@ class FastTransforms(_StartOnHistory):
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
         self._setups = SetupMemo()
+        self._touches = LastTouches()
         self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
         self._no_run = _ClearedRun((), None, self._cleared_by_index)
         """What a call that hard-cleared nothing hands its view (shared: it holds nothing)."""
@@ -463,9 +501,13 @@ class FastTransforms(_StartOnHistory):
         version: OpenClawVersion,
         end: int,
     ) -> tuple[AttemptSetup, AttemptState]:
-        """:func:`start_on_history`, the setup made once per route."""
-        history = tuple(self._natives[:end]) if version != "2026.7.1" else ()
-        return begin_attempt(self._setups(config, route, version), markers, state, history)
+        """:func:`start_on_history`, the setup made once per route, the markers read once each."""
+        setup = self._setups(config, route, version)
+        if version != "2026.7.1":
+            return begin_attempt(setup, markers, state, tuple(self._natives[:end]))
+        # begin_attempt for 2026.7.1 (no projections to reconcile): the clock from the newest marker.
+        touched = self._touches(markers, setup.route) if setup.pruning_active else None
+        return setup, _attempt_state(_gate_state(touched), state.projections, state.compacted_through)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -583,31 +625,30 @@ class FastTransforms(_StartOnHistory):
     def _prune(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[_PrunePass, AttemptState]:
-        """The pruning hook the gate let run: the incremental pruner answers."""
-        assert setup.pruning is not None
-        gate, clock = on_context(setup.pruning, state.clock, _context_call(now, (), None))
-        passed = _PrunePass(gate, None, {}, (), None)
-        if gate.decision in ("unchanged", "pruned"):
-            pruner, key = self._pruner(setup, end)
-            view = pruner.prune(end)
-            if view.changed:
-                # What the pass sends, message by message as the pruner builds it (soft trims memoised
-                # per message).
-                memo = self._memo(setup.pruning)
-                for i in chain(view.soft_trimmed, view.images_replaced):
-                    message = self._natives[i]
-                    assert isinstance(message, ToolResultMessage)
-                    trimmed = memo.soft_trim(message, memo.settings)
-                    passed.pruned[i] = trimmed[0] if trimmed is not None else message
-                # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
-                passed.cleared = view.hard_cleared
-                passed.sums = self._clear_sums(
-                    key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
-                )
-            # The clock moves as the hook moves it (the runtime's own rule).
-            decision, clock = after_pass(setup.pruning.settings, state.clock, now, changed=view.changed)
-            passed.gate = TtlGateOutcome(decision, None, gate.elapsed_ms, None)
-            passed.view = view
+        """The pruning hook's pass, once the gate let it run (``gate_closed`` said no): the incremental
+        pruner answers it (``on_context`` would run the reference pruner on the whole history)."""
+        runtime = setup.pruning
+        assert runtime is not None
+        pruner, key = self._pruner(setup, end)
+        view = pruner.prune(end)
+        passed = _PrunePass(None, view, {}, (), None)
+        if view.changed:
+            # What the pass sends, message by message as the pruner builds it (soft trims memoised per
+            # message).
+            memo = self._memo(runtime)
+            for i in chain(view.soft_trimmed, view.images_replaced):
+                message = self._natives[i]
+                assert isinstance(message, ToolResultMessage)
+                trimmed = memo.soft_trim(message, memo.settings)
+                passed.pruned[i] = trimmed[0] if trimmed is not None else message
+            # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
+            passed.cleared = view.hard_cleared
+            passed.sums = self._clear_sums(
+                key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
+            )
+        # The clock moves as the hook moves it (the runtime's own rule).
+        decision, clock = after_pass(runtime.settings, state.clock, now, changed=view.changed)
+        passed.gate = TtlGateOutcome(decision, None, elapsed_since_touch(state.clock, now), None)
         if clock is state.clock:
             return passed, state
         return passed, _attempt_state(clock, state.projections, state.compacted_through)

@@ -83,8 +83,7 @@ def on_context(
     closed = gate_closed(runtime.settings, state, call.now)
     if closed is not None:
         return closed, state
-    touched = state.last_cache_touch_at
-    elapsed = call.now - touched if touched else None
+    elapsed = elapsed_since_touch(state, call.now)
     result = prune_context_messages(
         call.messages,
         runtime.settings,
@@ -105,15 +104,21 @@ def gate_closed(settings: EffectivePruningSettings, state: TtlGateState, now: fl
     ``None``: the first half of :func:`on_context`, which needs no messages (a replay asks it every call)."""
     if settings.mode != "cache-ttl":
         return None
-    touched = state.last_cache_touch_at
-    if not touched:
+    elapsed = elapsed_since_touch(state, now)
+    if elapsed is None:
         return TtlGateOutcome("no_marker", None, None, None)
-    elapsed = now - touched
     if settings.ttl_ms <= 0:
         return TtlGateOutcome("ttl_disabled", None, elapsed, None)
     if elapsed < settings.ttl_ms:
         return TtlGateOutcome("ttl_not_expired", None, elapsed, None)
     return None
+
+
+def elapsed_since_touch(state: TtlGateState, now: float) -> float | None:
+    """``now - lastCacheTouchAt`` as the hook reports it: ``None`` while no marker set the clock (or it is
+    zero)."""
+    touched = state.last_cache_touch_at
+    return now - touched if touched else None
 
 
 def after_pass(
