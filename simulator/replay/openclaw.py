@@ -500,7 +500,10 @@ def _record(
 ) -> CallRecord:
     notes, marks = _call_notes(session, planned, setup, outcome)
     through = outcome.compacted_through
-    full_chars, sent_chars = _sent_chars(session, call, outcome)
+    if outcome.overflow:  # nothing sent changed: the whole history counts (most calls of a long session)
+        full_chars = sent_chars = session.prefix[call.available]
+    else:
+        full_chars, sent_chars = _sent_chars(session, call, outcome)
     pruned = outcome.pruned
     if (
         outcome.compaction is None
@@ -560,14 +563,17 @@ def _call_notes(
         notes.append(inactive)
         if setup.inactive_reason == "provider_not_eligible":
             marks.append("pruning-inactive")
-    _gate_note(outcome, setup, planned.now, notes)
+    gate = outcome.gate
+    if setup.version != "2026.7.1":
+        _gate_note(outcome, setup, planned.now, notes)
+    elif gate is not None and setup.pruning is not None:  # _gate_note, 2026.7.1 (every call has one)
+        note = _gate_text(gate.decision, gate.elapsed_ms, setup.pruning.settings.ttl_ms)
+        if note is not None:
+            notes.append(note)
     if outcome.pruned is not None and not outcome.pruned.changed and setup.pruning is not None:
         _skip_note(outcome.pruned, setup.pruning.settings, notes)
     if planned.starts_attempt:
-        notes.append(
-            f"attempt route {setup.route.provider}/{setup.route.model_id or '?'} "
-            f"(from {planned.route_source})"
-        )
+        notes.append(_route_note(setup.route.provider, setup.route.model_id, planned.route_source))
     if planned.starts_attempt and setup.server_tool_clearing:
         notes.append(
             "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
@@ -591,6 +597,12 @@ def _call_notes(
             + ("" if session.plan.config.apply_provider_compaction else " (marked only: modelCompaction off)")
         )
     return notes, marks
+
+
+@lru_cache(maxsize=256)
+def _route_note(provider: str, model_id: str, source: str) -> str:
+    """The note on an attempt's first call (remembered: a session's attempts mostly share their route)."""
+    return f"attempt route {provider}/{model_id or '?'} (from {source})"
 
 
 def _sent_chars(session: _Session, call: ModelCall, outcome: Outcome) -> tuple[int, int]:

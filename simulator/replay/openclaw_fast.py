@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate, islice
 
 from simulator.replay.model import IndexSlice, slot_builder
 from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
@@ -119,24 +120,33 @@ class IncrementalPruner:
     def append(self, message: AgentMessage) -> None:
         self.extend((message,))
 
-    def extend(self, messages: Iterable[AgentMessage]) -> None:
-        """:meth:`append` each message in turn, in one loop (a replay feeds a whole session)."""
-        appended, sizes, total, assistants = self._messages, self._sizes, self._total, self._assistants
+    def extend(self, messages: Sequence[AgentMessage]) -> None:
+        """:meth:`append` each message in turn, a kind at a time (a replay feeds a whole session): the sizes
+        summed and the assistants found in C, the tool results after the first user message visited."""
+        start = len(self._messages)
+        self._messages.extend(messages)
+        if self._sizes is not None:
+            sizes: Sequence[int] = self._sizes[start : len(self._messages)]
+        else:
+            sizes = [estimate_message_chars(m) for m in messages]
+        self._total.extend(islice(accumulate(sizes, initial=self._total[-1]), 1, None))
+        self._assistants.extend(
+            [start + k for k, m in enumerate(messages) if isinstance(m, AssistantMessage)]
+        )
+        if self._first_user is None:
+            users = (start + k for k, m in enumerate(messages) if isinstance(m, UserMessage))
+            self._first_user = next(users, None)
+        first = self._first_user
+        if first is None:
+            return
         settings, prunable = self.settings, self._prunable_result
-        for message in messages:
-            index = len(appended)
-            appended.append(message)
-            size = sizes[index] if sizes is not None else estimate_message_chars(message)
-            total.append(total[-1] + size)
-            if isinstance(message, AssistantMessage):
-                assistants.append(index)
-            elif isinstance(message, UserMessage):
-                if self._first_user is None:
-                    self._first_user = index
-            elif (
-                isinstance(message, ToolResultMessage) and self._first_user is not None and prunable(message)
-            ):
-                self._candidate(message, index, size, settings)
+        for k in [
+            k for k, m in enumerate(messages) if isinstance(m, ToolResultMessage) and start + k > first
+        ]:
+            message = messages[k]
+            assert isinstance(message, ToolResultMessage)
+            if prunable(message):
+                self._candidate(message, start + k, sizes[k], settings)
 
     def _prunable_result(self, message: ToolResultMessage) -> bool:
         """The settings' tool predicate on the result's tool name, asked once per name."""

@@ -216,10 +216,12 @@ def timed_calls(
     transcript has no times); an attempt opens at the first call and at each call after a real user
     message; it ends when its last reply's entry was written (:func:`_end_of`).
     """
-    timed: list[tuple[ModelCall, float, bool]] = []
+    out: list[CallTimes] = []
     latest: float | None = None
     seen = 0
     user = Role.USER
+    # The call before, until this one tells whether it ended its attempt.
+    previous: tuple[ModelCall, float, bool, RouteKey] | None = None
     for call in calls:
         index = call.message_index
         starts = call.number == 1
@@ -230,7 +232,8 @@ def timed_calls(
             if message.role is user and message.tool_result is None:
                 starts = True
         seen = index + 1
-        stamp = messages[index].timestamp_ms
+        reply = messages[index]
+        stamp = reply.timestamp_ms
         if not clocked:
             now: float = call.number * DAY_MS
         elif stamp is not None:
@@ -239,15 +242,15 @@ def timed_calls(
             now = latest if latest is not None else 0
         if stamp is not None and (latest is None or stamp > latest):
             latest = stamp
-        timed.append((call, now, starts))
-    out: list[CallTimes] = []
-    last = len(timed) - 1
-    for k, (call, now, starts) in enumerate(timed):
-        reply = messages[call.message_index]
+        if previous is not None:
+            p_call, p_now, p_starts, p_key = previous
+            out.append((p_now, p_starts, _end_of(p_call, p_now, messages) if starts else None, p_key))
         raw = reply.raw
         api = raw.get("api") if isinstance(raw, dict) else None
-        end = _end_of(call, now, messages) if k == last or timed[k + 1][2] else None
-        out.append((now, starts, end, (reply.provider, reply.model, api if isinstance(api, str) else None)))
+        previous = (call, now, starts, (reply.provider, reply.model, api if isinstance(api, str) else None))
+    if previous is not None:  # the last call ends its attempt
+        p_call, p_now, p_starts, p_key = previous
+        out.append((p_now, p_starts, _end_of(p_call, p_now, messages), p_key))
     return tuple(out)
 
 

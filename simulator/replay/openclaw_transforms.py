@@ -27,7 +27,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain, islice
 from typing import Protocol
 
 from simulator.replay.model import slot_builder
@@ -576,7 +576,9 @@ class FastTransforms(_StartOnHistory):
         self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None
     ) -> Outcome:
         """A call no pruning pass ran for: the guard's facts over the stored messages answer it."""
-        facts = self._guard(setup.guard_window_tokens, end)
+        facts = self._guards.get(setup.guard_window_tokens)
+        if facts is None or len(facts.chars) <= end:
+            facts = self._guard(setup.guard_window_tokens, end)
         over = facts.over
         cut = bisect_left(over, end) if over else 0
         if facts.chars[end] > facts.max_context:  # a preemptive overflow: nothing is sent
@@ -820,18 +822,29 @@ class FastTransforms(_StartOnHistory):
         if len(chars) > end:
             return facts
         natives, sizes, max_single = self._natives, self._guard_chars, facts.max_single
-        while len(chars) <= end:
+        if sizes is not None:
+            # Every message at once (one's facts do not depend on the others'): the sizes summed in C, only
+            # the tool results over the share visited (the guard leaves one within it alone, unbuilt).
+            start = len(chars) - 1
+            grown = list(sizes[start:])
+            for k in [k for k, size in enumerate(grown) if size > max_single]:
+                message = natives[start + k]
+                if isinstance(message, ToolResultMessage):
+                    rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
+                    if rewritten is not message:
+                        facts.over.append(start + k)
+                        facts.rewritten[start + k] = rewritten
+                        grown[k] = guard_v1.guard_message_chars(rewritten)
+            chars.extend(islice(accumulate(grown, initial=chars[-1]), 1, None))
+            return facts
+        while len(chars) <= end:  # no sizes given: each message sized as it comes
             i = len(chars) - 1
             message = natives[i]
-            size = sizes[i] if sizes is not None else -1
-            # The guard leaves a result alone when its own size is within the share (no rewrite built).
-            if isinstance(message, ToolResultMessage) and (size < 0 or size > max_single):
+            if isinstance(message, ToolResultMessage):
                 rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
                 if rewritten is not message:
                     facts.over.append(i)
                     facts.rewritten[i] = rewritten
-                    size = guard_v1.guard_message_chars(rewritten)
-            if size < 0:
-                size = guard_v1.guard_message_chars(message)
-            chars.append(chars[-1] + size)
+                    message = rewritten
+            chars.append(chars[-1] + guard_v1.guard_message_chars(message))
         return facts

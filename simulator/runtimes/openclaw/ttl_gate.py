@@ -104,9 +104,10 @@ def gate_closed(settings: EffectivePruningSettings, state: TtlGateState, now: fl
     ``None``: the first half of :func:`on_context`, which needs no messages (a replay asks it every call)."""
     if settings.mode != "cache-ttl":
         return None
-    elapsed = elapsed_since_touch(state, now)
-    if elapsed is None:
+    touched = state.last_cache_touch_at  # elapsed_since_touch, inline (asked before every call)
+    if not touched:
         return TtlGateOutcome("no_marker", None, None, None)
+    elapsed = now - touched
     if settings.ttl_ms <= 0:
         return TtlGateOutcome("ttl_disabled", None, elapsed, None)
     if elapsed < settings.ttl_ms:
