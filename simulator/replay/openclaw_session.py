@@ -177,6 +177,8 @@ class OpenClawNatives:
     attempt's last call) and the route its reply records (:func:`timed_calls`)."""
     clocked: bool
     """Whether any message of the transcript has a time."""
+    recorded: tuple[RecordedMarker, ...]
+    """The transcript's ``openclaw.cache-ttl`` markers (:func:`recorded_markers`)."""
 
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
@@ -197,6 +199,23 @@ def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
         (read.media, read.thinking),
         timed_calls(transcript.messages, calls, clocked),
         clocked,
+        recorded_markers(transcript),
+    )
+
+
+_recorded_marker = slot_builder(RecordedMarker)
+"""``RecordedMarker(...)`` positionally, and the marker below (one each per turn of a long session: see
+:func:`slot_builder`)."""
+_cache_ttl_marker = slot_builder(CacheTtlMarker)
+
+
+def recorded_markers(transcript: Transcript) -> tuple[RecordedMarker, ...]:
+    """The ``openclaw.cache-ttl`` markers the transcript records, each with the message it stands before."""
+    return tuple(
+        [
+            _recorded_marker(m.after_message, _cache_ttl_marker(m.timestamp_ms, m.provider, m.model_id))
+            for m in transcript.cache_ttl_markers
+        ]
     )
 
 
@@ -263,10 +282,6 @@ def plan_session(
     natives, origins = prepared.natives, prepared.origins
     clocked = prepared.clocked
     planned, sources = _planned(prepared.calls, prepared.timed, transcript, settings)
-    recorded = tuple(
-        RecordedMarker(m.after_message, CacheTtlMarker(m.timestamp_ms, m.provider, m.model_id))
-        for m in transcript.cache_ttl_markers
-    )
     warnings: list[str] = []
     if not clocked:
         warnings.append(
@@ -279,7 +294,7 @@ def plan_session(
             "(set model.provider in the profile)"
         )
     return SessionPlan(
-        natives, origins, planned, recorded, attempt_config(settings), tuple(warnings), prepared
+        natives, origins, planned, prepared.recorded, attempt_config(settings), tuple(warnings), prepared
     )
 
 

@@ -43,6 +43,7 @@ from simulator.runtimes.openclaw.attempt import (
     attempt_setup,
     attempt_step,
     begin_attempt,
+    marker_time,
     read_last_cache_ttl_timestamp,
     start_attempt,
 )
@@ -226,26 +227,46 @@ class LastTouches:
 
     A replay's markers are one list that only grows (each attempt appends its marker): the newest marker of a
     route among them all is the newest among those added since it was last asked, else the one found then.
-    Any other sequence, or a list that shrank, is read whole.
+    Whether a provider and model are a route's is asked once per pair of strings. Any other sequence, or a
+    list that shrank, is read whole.
     """
 
-    __slots__ = ("_seen",)
+    __slots__ = ("_matches", "_seen")
 
     def __init__(self) -> None:
         self._seen: dict[int, tuple[ModelRoute, Sequence[CacheTtlMarker], int, float | None]] = {}
+        self._matches: dict[tuple[str, str, int], bool] = {}
+        """By the route's identity (``_seen`` keeps it alive)."""
 
     def __call__(self, markers: Sequence[CacheTtlMarker], route: ModelRoute) -> float | None:
         hit = self._seen.get(id(route))
         count = len(markers)
         if hit is None or hit[1] is not markers or hit[2] > count:
             found = read_last_cache_ttl_timestamp(markers, route)
-        elif hit[2] == count:
-            found = hit[3]
         else:
-            newer = read_last_cache_ttl_timestamp(markers[hit[2] :], route)
-            found = newer if newer is not None else hit[3]
+            found = hit[3]
+            for k in range(count - 1, hit[2] - 1, -1):  # the new markers, newest first
+                marker = markers[k]
+                if self._of_route(marker, route):
+                    ts = marker_time(marker)
+                    if ts is not None:
+                        found = ts
+                        break
         # The entry keeps the route alive, so its id is not reused while kept.
         self._seen[id(route)] = (route, markers, count, found)
+        return found
+
+    def _of_route(self, marker: CacheTtlMarker, route: ModelRoute) -> bool:
+        provider, model_id = marker.provider, marker.model_id
+        if type(provider) is not str or type(model_id) is not str:
+            return bool(read_last_cache_ttl_timestamp((CacheTtlMarker(1, provider, model_id),), route))
+        key = (provider, model_id, id(route))
+        found = self._matches.get(key)
+        if found is None:
+            # The route's own rule, on a marker that differs from this one only in a valid timestamp.
+            found = self._matches[key] = bool(
+                read_last_cache_ttl_timestamp((CacheTtlMarker(1, provider, model_id),), route)
+            )
         return found
 
 
