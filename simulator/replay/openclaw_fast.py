@@ -83,6 +83,11 @@ def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) 
     return raw_len <= trim.max_chars or max(0, trim.head_chars) + max(0, trim.tail_chars) >= raw_len
 
 
+def _running(values: Sequence[int], initial: int) -> list[int]:
+    """``initial + values[0]``, ``initial + values[0] + values[1]``, ...: running sums after ``initial``."""
+    return list(islice(accumulate(values, initial=initial), 1, None))
+
+
 class IncrementalPruner:
     """Holds the per-message facts of one history as it grows; answers prune questions about a prefix."""
 
@@ -139,14 +144,14 @@ class IncrementalPruner:
         first = self._first_user
         if first is None:
             return
-        settings, prunable = self.settings, self._prunable_result
-        for k in [
-            k for k, m in enumerate(messages) if isinstance(m, ToolResultMessage) and start + k > first
-        ]:
-            message = messages[k]
-            assert isinstance(message, ToolResultMessage)
-            if prunable(message):
-                self._candidate(message, start + k, sizes[k], settings)
+        prunable = self._prunable_result
+        picked: list[tuple[int, ToolResultMessage]] = [
+            (start + k, m)
+            for k, m in enumerate(messages)
+            if isinstance(m, ToolResultMessage) and start + k > first and prunable(m)
+        ]
+        if picked:
+            self._candidates(picked, [sizes[index - start] for index, _ in picked])
 
     def _prunable_result(self, message: ToolResultMessage) -> bool:
         """The settings' tool predicate on the result's tool name, asked once per name."""
@@ -156,31 +161,39 @@ class IncrementalPruner:
             found = self._prunable_names[name] = self._prunable(name)
         return found
 
-    def _candidate(
-        self, message: ToolResultMessage, index: int, size: int, settings: EffectivePruningSettings
-    ) -> None:
-        """A prunable tool result after the first user message: its soft trim, sizes and clear gain."""
-        outcome = None if _left_alone(message, settings) else soft_trim_tool_result(message, settings)
-        after = size if outcome is None else estimate_message_chars(outcome[0])
-        position = len(self._cand)
-        self._cand.append(index)
-        if outcome is not None:
-            (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
-            (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
+    def _candidates(self, picked: Sequence[tuple[int, ToolResultMessage]], sizes: Sequence[int]) -> None:
+        """New candidates (prunable tool results after the first user message, with their sizes): each one's
+        soft trim, then the prefix sums over them, in C."""
+        settings = self.settings
         if self._placeholder is None:
+            first = picked[0][1]
             cleared = ToolResultMessage(
                 (text_block(settings.hard_clear.placeholder),),
-                message.tool_name,
-                message.tool_call_id,
-                message.is_error,
-                message.extra,
+                first.tool_name,
+                first.tool_call_id,
+                first.is_error,
+                first.extra,
             )
             self._placeholder = estimate_message_chars(cleared)
-        self._soft_delta.append(self._soft_delta[-1] + after - size)
-        self._after_soft.append(self._after_soft[-1] + after)
-        gain = self._clear_gain[-1] + after - self._placeholder
-        self._clear_gain.append(gain)
-        self._gain_max.append(max(self._gain_max[-1], gain))
+        placeholder = self._placeholder
+        afters: list[int] = []
+        for (index, message), size in zip(picked, sizes, strict=True):
+            outcome = None if _left_alone(message, settings) else soft_trim_tool_result(message, settings)
+            if outcome is None:
+                afters.append(size)
+                continue
+            afters.append(estimate_message_chars(outcome[0]))
+            position = len(self._cand) + len(afters) - 1
+            (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
+            (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
+        self._cand.extend([index for index, _ in picked])
+        self._soft_delta.extend(
+            _running([a - b for a, b in zip(afters, sizes, strict=True)], self._soft_delta[-1])
+        )
+        self._after_soft.extend(_running(afters, self._after_soft[-1]))
+        gains = _running([a - placeholder for a in afters], self._clear_gain[-1])
+        self._clear_gain.extend(gains)
+        self._gain_max.extend(islice(accumulate(gains, max, initial=self._gain_max[-1]), 1, None))
 
     @property
     def candidates(self) -> Sequence[int]:
