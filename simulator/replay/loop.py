@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from simulator.replay.common import call_starts
-from simulator.replay.model import CallRecord
+from simulator.replay.model import CallRecord, slot_builder
 from simulator.transcript import Message, Role, Transcript
 
 State = TypeVar("State")
@@ -41,6 +41,9 @@ class ModelCall:
 
 
 Step = Callable[[State, ModelCall], tuple[CallRecord, State]]
+
+_model_call = slot_builder(ModelCall)
+"""``ModelCall(...)`` from every field positionally (one per call of a session: see :func:`slot_builder`)."""
 
 
 def model_calls(transcript: Transcript, origins: Sequence[Sequence[int]]) -> tuple[ModelCall, ...]:
@@ -67,7 +70,7 @@ def sorted_model_calls(transcript: Transcript, origins: Sequence[Sequence[int]])
             starts.append((bisect_right(firsts, index), index))
     starts.sort(key=lambda start: start[1])
     return tuple(
-        ModelCall(n, available, index, messages[index].error)
+        _model_call(n, available, index, messages[index].error)
         for n, (available, index) in enumerate(starts, start=1)
     )
 
@@ -82,11 +85,11 @@ def _one_to_one_calls(
     an error turn the runtime does not hold -- is told as the pass reaches it, in transcript order.
     """
     calls: list[ModelCall] = []
-    held, count, assistant = 0, len(origins), Role.ASSISTANT
+    held, count, assistant, build = 0, len(origins), Role.ASSISTANT, _model_call
     for index, message in enumerate(messages):
         native = held < count and len(origin := origins[held]) == 1 and origin[0] == index
         if message.role is assistant and (native or message.error is not None):
-            calls.append(ModelCall(len(calls) + 1, held, index, message.error))
+            calls.append(build(len(calls) + 1, held, index, message.error))
         if native:
             held += 1
         elif held < count and (len(origins[held]) != 1 or origins[held][0] < index):

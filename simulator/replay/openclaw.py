@@ -257,26 +257,29 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
     planned = plan.calls[call.number - 1]
     setup, attempt, markers, recorded_at = state.setup, state.attempt, state.markers, state.recorded_at
     if planned.starts_attempt or setup is None:
-        while (
-            recorded_at < len(plan.recorded)
-            and plan.recorded[recorded_at].before_message <= call.message_index
-        ):
-            markers.append(plan.recorded[recorded_at].marker)
+        recorded = plan.recorded
+        while recorded_at < len(recorded) and recorded[recorded_at].before_message <= call.message_index:
+            markers.append(recorded[recorded_at].marker)
             recorded_at += 1
         setup, attempt = session.transforms.start(
             plan.config, planned.route, markers, attempt, session.version, call.available
         )
-    before = attempt
-    outcome, attempt = session.transforms.call(setup, attempt, planned.now, call.available)
-    changed = outcome.changed if isinstance(outcome.changed, ChangedView) else None
-    session.inputs.append(_call_input(setup, before, planned.now, call.available, session.on_demand, changed))
-    compaction_call = state.compaction_call
-    if outcome.compaction is not None:
-        compaction_call = call.number
+    now, available = planned.now, call.available
+    outcome, after = session.transforms.call(setup, attempt, now, available)
+    changed = outcome.changed if type(outcome.changed) is ChangedView else None  # a final class
+    session.inputs.append(_call_input(setup, attempt, now, available, session.on_demand, changed))
+    compaction_call = state.compaction_call if outcome.compaction is None else call.number
     if planned.attempt_end is not None and not _recorded_after(plan, recorded_at, call):
         markers.extend(end_attempt(setup, (), planned.attempt_end))  # the marker it appends, if any
     record = _record(session, planned, call, setup, outcome, compaction_call)
-    return record, _state(setup, attempt, markers, recorded_at, compaction_call)
+    if (
+        setup is state.setup
+        and after is state.attempt
+        and recorded_at == state.recorded_at
+        and compaction_call == state.compaction_call
+    ):
+        return record, state  # nothing carried changed (most calls inside an attempt): the same state
+    return record, _state(setup, after, markers, recorded_at, compaction_call)
 
 
 _call_input = slot_builder(CallInput)
@@ -497,8 +500,20 @@ def _record(
 ) -> CallRecord:
     notes, marks = _call_notes(session, planned, setup, outcome)
     through = outcome.compacted_through
-    full_chars, sent_chars = _sent_chars(session, call, outcome)
-    fated = tuple(_groups(outcome, setup, session, call))
+    if outcome.overflow:  # nothing sent changed: the whole history counts (most calls of a long session)
+        full_chars = sent_chars = session.prefix[call.available]
+    else:
+        full_chars, sent_chars = _sent_chars(session, call, outcome)
+    pruned = outcome.pruned
+    if (
+        outcome.compaction is None
+        and outcome.cache_ttl is None
+        and (pruned is None or not pruned.changed)
+        and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
+    ):
+        fated: tuple[FateGroup, ...] = ()  # no rule changed anything (most calls): no groups to build
+    else:
+        fated = tuple(_groups(outcome, setup, session, call))
     sent = (
         ((through, call.available),)
         if through is not None
@@ -543,19 +558,22 @@ def _call_notes(
     """The call's notes (what the runtime did and why, in words) and marks (what the timeline flags)."""
     notes: list[str] = []
     marks: list[str] = []
-    inactive = _inactive_note(setup)
+    inactive = _inactive_note(setup) if setup.inactive_reason is not None else None
     if inactive is not None:
         notes.append(inactive)
         if setup.inactive_reason == "provider_not_eligible":
             marks.append("pruning-inactive")
-    _gate_note(outcome, setup, planned.now, notes)
+    gate = outcome.gate
+    if setup.version != "2026.7.1":
+        _gate_note(outcome, setup, planned.now, notes)
+    elif gate is not None and setup.pruning is not None:  # _gate_note, 2026.7.1 (every call has one)
+        note = _gate_text(gate.decision, gate.elapsed_ms, setup.pruning.settings.ttl_ms)
+        if note is not None:
+            notes.append(note)
     if outcome.pruned is not None and not outcome.pruned.changed and setup.pruning is not None:
         _skip_note(outcome.pruned, setup.pruning.settings, notes)
     if planned.starts_attempt:
-        notes.append(
-            f"attempt route {setup.route.provider}/{setup.route.model_id or '?'} "
-            f"(from {planned.route_source})"
-        )
+        notes.append(_route_note(setup.route.provider, setup.route.model_id, planned.route_source))
     if planned.starts_attempt and setup.server_tool_clearing:
         notes.append(
             "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
@@ -579,6 +597,12 @@ def _call_notes(
             + ("" if session.plan.config.apply_provider_compaction else " (marked only: modelCompaction off)")
         )
     return notes, marks
+
+
+@lru_cache(maxsize=256)
+def _route_note(provider: str, model_id: str, source: str) -> str:
+    """The note on an attempt's first call (remembered: a session's attempts mostly share their route)."""
+    return f"attempt route {provider}/{model_id or '?'} (from {source})"
 
 
 def _sent_chars(session: _Session, call: ModelCall, outcome: Outcome) -> tuple[int, int]:

@@ -24,8 +24,9 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate, islice
 
-from simulator.replay.model import IndexSlice
+from simulator.replay.model import IndexSlice, slot_builder
 from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -58,6 +59,10 @@ class FastPrune:
     skipped: str | None
 
 
+_fast_prune = slot_builder(FastPrune)
+"""``FastPrune(...)`` positionally (one per pass the gate lets run: see :func:`slot_builder`)."""
+
+
 def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) -> bool:
     """Whether soft trim surely leaves a result unchanged, read from plain ASCII text blocks alone.
 
@@ -78,6 +83,11 @@ def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) 
     return raw_len <= trim.max_chars or max(0, trim.head_chars) + max(0, trim.tail_chars) >= raw_len
 
 
+def _running(values: Sequence[int], initial: int) -> list[int]:
+    """``initial + values[0]``, ``initial + values[0] + values[1]``, ...: running sums after ``initial``."""
+    return list(islice(accumulate(values, initial=initial), 1, None))
+
+
 class IncrementalPruner:
     """Holds the per-message facts of one history as it grows; answers prune questions about a prefix."""
 
@@ -95,6 +105,7 @@ class IncrementalPruner:
         window = resolve_window_tokens(context_window, context_window_tokens_override)
         self.char_window: float = window * CHARS_PER_TOKEN_ESTIMATE if window is not None else 0
         self._prunable = make_tool_prunable_predicate(settings.tools)
+        self._prunable_names: dict[str | None, bool] = {}
         self._messages: list[AgentMessage] = []
         self._total = [0]  # prefix sums of sizes
         self._assistants: list[int] = []
@@ -112,42 +123,77 @@ class IncrementalPruner:
         self._placeholder: int | None = None
 
     def append(self, message: AgentMessage) -> None:
-        index = len(self._messages)
-        self._messages.append(message)
-        size = self._sizes[index] if self._sizes is not None else estimate_message_chars(message)
-        self._total.append(self._total[-1] + size)
-        if isinstance(message, AssistantMessage):
-            self._assistants.append(index)
-        elif isinstance(message, UserMessage) and self._first_user is None:
-            self._first_user = index
-        elif (
-            isinstance(message, ToolResultMessage)
-            and self._first_user is not None
-            and self._prunable(message.tool_name)
-        ):
-            outcome = (
-                None if _left_alone(message, self.settings) else soft_trim_tool_result(message, self.settings)
+        self.extend((message,))
+
+    def extend(self, messages: Sequence[AgentMessage]) -> None:
+        """:meth:`append` each message in turn, a kind at a time (a replay feeds a whole session): the sizes
+        summed and the assistants found in C, the tool results after the first user message visited."""
+        start = len(self._messages)
+        self._messages.extend(messages)
+        if self._sizes is not None:
+            sizes: Sequence[int] = self._sizes[start : len(self._messages)]
+        else:
+            sizes = [estimate_message_chars(m) for m in messages]
+        self._total.extend(islice(accumulate(sizes, initial=self._total[-1]), 1, None))
+        self._assistants.extend(
+            [start + k for k, m in enumerate(messages) if isinstance(m, AssistantMessage)]
+        )
+        if self._first_user is None:
+            users = (start + k for k, m in enumerate(messages) if isinstance(m, UserMessage))
+            self._first_user = next(users, None)
+        first = self._first_user
+        if first is None:
+            return
+        prunable = self._prunable_result
+        picked: list[tuple[int, ToolResultMessage]] = [
+            (start + k, m)
+            for k, m in enumerate(messages)
+            if isinstance(m, ToolResultMessage) and start + k > first and prunable(m)
+        ]
+        if picked:
+            self._candidates(picked, [sizes[index - start] for index, _ in picked])
+
+    def _prunable_result(self, message: ToolResultMessage) -> bool:
+        """The settings' tool predicate on the result's tool name, asked once per name."""
+        name = message.tool_name
+        found = self._prunable_names.get(name)
+        if found is None:
+            found = self._prunable_names[name] = self._prunable(name)
+        return found
+
+    def _candidates(self, picked: Sequence[tuple[int, ToolResultMessage]], sizes: Sequence[int]) -> None:
+        """New candidates (prunable tool results after the first user message, with their sizes): each one's
+        soft trim, then the prefix sums over them, in C."""
+        settings = self.settings
+        if self._placeholder is None:
+            first = picked[0][1]
+            cleared = ToolResultMessage(
+                (text_block(settings.hard_clear.placeholder),),
+                first.tool_name,
+                first.tool_call_id,
+                first.is_error,
+                first.extra,
             )
-            after = size if outcome is None else estimate_message_chars(outcome[0])
-            position = len(self._cand)
-            self._cand.append(index)
-            if outcome is not None:
-                (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
-                (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
-            if self._placeholder is None:
-                cleared = ToolResultMessage(
-                    (text_block(self.settings.hard_clear.placeholder),),
-                    message.tool_name,
-                    message.tool_call_id,
-                    message.is_error,
-                    message.extra,
-                )
-                self._placeholder = estimate_message_chars(cleared)
-            self._soft_delta.append(self._soft_delta[-1] + after - size)
-            self._after_soft.append(self._after_soft[-1] + after)
-            gain = self._clear_gain[-1] + after - self._placeholder
-            self._clear_gain.append(gain)
-            self._gain_max.append(max(self._gain_max[-1], gain))
+            self._placeholder = estimate_message_chars(cleared)
+        placeholder = self._placeholder
+        afters: list[int] = []
+        for (index, message), size in zip(picked, sizes, strict=True):
+            outcome = None if _left_alone(message, settings) else soft_trim_tool_result(message, settings)
+            if outcome is None:
+                afters.append(size)
+                continue
+            afters.append(estimate_message_chars(outcome[0]))
+            position = len(self._cand) + len(afters) - 1
+            (self._trimmed_pos if outcome[3] else self._images_pos).append(position)
+            (self._trimmed_idx if outcome[3] else self._images_idx).append(index)
+        self._cand.extend([index for index, _ in picked])
+        self._soft_delta.extend(
+            _running([a - b for a, b in zip(afters, sizes, strict=True)], self._soft_delta[-1])
+        )
+        self._after_soft.extend(_running(afters, self._after_soft[-1]))
+        gains = _running([a - placeholder for a in afters], self._clear_gain[-1])
+        self._clear_gain.extend(gains)
+        self._gain_max.extend(islice(accumulate(gains, max, initial=self._gain_max[-1]), 1, None))
 
     @property
     def candidates(self) -> Sequence[int]:
@@ -197,10 +243,11 @@ class IncrementalPruner:
             # Clearing m candidates leaves soft_total − (gain[lo+m] − gain[lo]); find the first m that
             # brings the ratio under the threshold, or clear them all.
             base = self._clear_gain[lo]
+            gain_max, char_window = self._gain_max, self.char_window
             left, right = 1, hi - lo + 1
             while left < right:
                 mid = (left + right) // 2
-                if (soft_total - (self._gain_max[lo + mid] - base)) / self.char_window < hard:
+                if (soft_total - (gain_max[lo + mid] - base)) / char_window < hard:
                     right = mid
                 else:
                     left = mid + 1
@@ -211,7 +258,7 @@ class IncrementalPruner:
         images = self._positions(self._images_pos, self._images_idx, first_soft, hi)
         cleared = IndexSlice(self._cand, lo, lo + cleared_count)
         changed = bool(trimmed or images or cleared)
-        return FastPrune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
+        return _fast_prune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
 
     def _positions(self, positions: list[int], indices: list[int], lo: int, hi: int) -> IndexSlice:
         # The lists only grow, so a slice of them stays valid for the record that keeps it.

@@ -121,9 +121,9 @@ class FastContextHook:
         self._fed = 0
 
     def context(self, state: TtlGateState, now: float | None, end: int) -> tuple[HookOutcome, TtlGateState]:
-        while self._fed < end:
-            self._pruner.append(self._natives[self._fed])
-            self._fed += 1
+        if self._fed < end:
+            self._pruner.extend(self._natives[self._fed : end])
+            self._fed = end
         if now is None:
             return HookOutcome(None, None, self._pruner.prune(end)), state
         # The hook's own gate; with no messages its pruner has nothing to do and leaves the clock alone.

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from simulator.jsonvalue import JSON
+from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.context_guard import TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO, guard_message_chars
 from simulator.runtimes.openclaw.estimate import estimate_message_chars, estimate_string_chars
@@ -40,6 +41,15 @@ from simulator.runtimes.openclaw.messages import (
 NativeFacts: TypeAlias = tuple[AgentMessage, int, int, bool, bool]
 """A native message, its pruner estimate, its guard estimate, whether image cleanup may change it, and
 whether it holds thinking the thinking policy strips."""
+
+_text_content = slot_builder(TextContent)
+"""``TextContent(...)`` from every field positionally, and the others below: a session's natives are built
+here, a few objects per message (see :func:`slot_builder`)."""
+_tool_call_block = slot_builder(ToolCall)
+_thinking_content = slot_builder(ThinkingContent)
+_user_message = slot_builder(UserMessage)
+_assistant_message = slot_builder(AssistantMessage)
+_tool_result_message = slot_builder(ToolResultMessage)
 
 NATIVE_ROLES = ("user", "assistant", "toolResult")
 """The roles of the messages a session records as OpenClaw's own ``AgentMessage`` payloads."""
@@ -109,12 +119,12 @@ def _user(raw: dict[str, JSON]) -> NativeFacts | None:
     content = raw.get("content")
     if type(content) is str:
         estimate, guard, media = _text_facts(content)
-        return UserMessage(content, _extra(raw)), estimate, guard, media, False
+        return _user_message(content, _extra(raw)), estimate, guard, media, False
     read = _text_blocks(content) if type(content) is list else None
     if read is None:
         return None
     blocks, estimate, guard, media = read
-    return UserMessage(blocks, _extra(raw)), estimate, guard, media, False
+    return _user_message(blocks, _extra(raw)), estimate, guard, media, False
 
 
 def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
@@ -132,7 +142,7 @@ def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
         extra: Fields = tuple(raw.items())[5:]
     else:
         extra = tuple([(k, v) for k, v in raw.items() if k not in _TOOL_RESULT_KEYS])
-    message = ToolResultMessage(blocks, name, call_id, is_error, extra)
+    message = _tool_result_message(blocks, name, call_id, is_error, extra)
     return message, estimate, guard, media, False
 
 
@@ -151,7 +161,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
             text = block.get("text")
             if type(text) is not str or len(block) != 2:
                 return None
-            blocks.append(TextContent(text))
+            blocks.append(_text_content(text, None, ()))
             if text.isascii():
                 estimate += len(text)
                 guard += len(text)
@@ -176,13 +186,13 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
             thinking = True
         else:
             return None
-    return AssistantMessage(tuple(blocks), _extra(raw)), estimate, guard, False, thinking
+    return _assistant_message(tuple(blocks), _extra(raw)), estimate, guard, False, thinking
 
 
 def _tool_call(block: dict[str, JSON]) -> ToolCall | None:
     call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
     if type(call_id) is str and type(name) is str and type(arguments) is dict and len(block) == 4:
-        return ToolCall(call_id, name, arguments)
+        return _tool_call_block(call_id, name, arguments, ())
     return None
 
 
@@ -193,10 +203,10 @@ def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None
     if type(text) is not str:
         return None
     if signature is None and len(block) == 2:
-        return ThinkingContent(text), estimate_string_chars(text), js_len(text)
+        return _thinking_content(text, None, None, ()), estimate_string_chars(text), js_len(text)
     if type(signature) is str and len(block) == 3:
         estimate = estimate_string_chars(text) + estimate_string_chars(signature)
-        return ThinkingContent(text, signature), estimate, js_len(text)
+        return _thinking_content(text, signature, None, ()), estimate, js_len(text)
     return None
 
 
@@ -212,11 +222,16 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
         text = block.get("text")
         if type(text) is not str:
             return None
-        blocks.append(TextContent(text))
-        weighted, length, named = _text_facts(text)
-        estimate += weighted
-        chars += length
-        media = media or named
+        blocks.append(_text_content(text, None, ()))
+        if not media:
+            lowered = text.lower()  # _text_facts, inline: a long session has one per tool result
+            media = "media" in lowered or "image" in lowered
+        if text.isascii():
+            estimate += len(text)
+            chars += len(text)
+        else:
+            estimate += estimate_string_chars(text)
+            chars += js_len(text)
     return tuple(blocks), estimate, chars, media
 
 

@@ -25,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TypeAlias
 
 from simulator.convert import to_openclaw
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
+from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_natives_fast import NATIVE_ROLES, NativeColumns, natives_with_facts
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
@@ -71,10 +73,6 @@ class SessionPlan:
     config: AttemptConfig
     warnings: tuple[str, ...]
     prepared: OpenClawNatives
-
-
-def _starts_attempt(message: Message) -> bool:
-    return message.role is Role.USER and message.tool_result is None
 
 
 def native_messages(transcript: Transcript) -> tuple[AgentMessage, ...]:
@@ -174,22 +172,105 @@ class OpenClawNatives:
     """The context guard's own estimate of each native message as stored (``guard_message_chars``)."""
     media_and_thinking: tuple[tuple[int, ...], tuple[int, ...]]
     """The natives image cleanup may change, and the assistants with thinking (``media_and_thinking_of``)."""
+    timed: tuple[CallTimes, ...]
+    """Per call of ``calls``: when it is made, whether it opens an attempt, when its attempt ended (on an
+    attempt's last call) and the route its reply records (:func:`timed_calls`)."""
+    clocked: bool
+    """Whether any message of the transcript has a time."""
+    recorded: tuple[RecordedMarker, ...]
+    """The transcript's ``openclaw.cache-ttl`` markers (:func:`recorded_markers`)."""
 
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
-    """``transcript``'s native messages, its model calls and each message's two estimates, made once."""
+    """``transcript``'s native messages, its model calls, each message's two estimates and each call's
+    times, made once."""
     # Each message read and sized once (the reference functions for any shape this does not recognise).
     read, origins = _read_natives(transcript)
     chars = read.estimates
+    calls = model_calls(transcript, origins)
+    clocked = any(m.timestamp_ms is not None for m in transcript.messages)
     return OpenClawNatives(
         read.natives,
         origins,
-        model_calls(transcript, origins),
+        calls,
         chars,
         tuple(accumulate(chars, initial=0)),
         read.guards,
         (read.media, read.thinking),
+        timed_calls(transcript.messages, calls, clocked),
+        clocked,
+        recorded_markers(transcript),
     )
+
+
+_recorded_marker = slot_builder(RecordedMarker)
+"""``RecordedMarker(...)`` positionally, and the marker below (one each per turn of a long session: see
+:func:`slot_builder`)."""
+_cache_ttl_marker = slot_builder(CacheTtlMarker)
+
+
+def recorded_markers(transcript: Transcript) -> tuple[RecordedMarker, ...]:
+    """The ``openclaw.cache-ttl`` markers the transcript records, each with the message it stands before."""
+    return tuple(
+        [
+            _recorded_marker(m.after_message, _cache_ttl_marker(m.timestamp_ms, m.provider, m.model_id))
+            for m in transcript.cache_ttl_markers
+        ]
+    )
+
+
+RouteKey: TypeAlias = tuple[str | None, str | None, str | None]
+"""A reply's recorded provider, model and api: the route it is replayed on is a function of it."""
+CallTimes: TypeAlias = tuple[float, bool, float | None, RouteKey]
+"""A call's time, whether it opens an attempt, its attempt's end (on the attempt's last call) and its
+reply's :data:`RouteKey`."""
+
+
+def timed_calls(
+    messages: Sequence[Message], calls: Sequence[ModelCall], clocked: bool
+) -> tuple[CallTimes, ...]:
+    """What a replay reads per call from the transcript alone (whatever the settings), in one pass.
+
+    A call's time is its reply's ``timestamp``, else the newest time before it (a day per call when the
+    transcript has no times); an attempt opens at the first call and at each call after a real user
+    message; it ends when its last reply's entry was written (:func:`_end_of`).
+    """
+    out: list[CallTimes] = []
+    latest: float | None = None
+    seen = 0
+    user = Role.USER
+    # The call before, until this one tells whether it ended its attempt.
+    previous: tuple[ModelCall, float, bool, RouteKey] | None = None
+    for call in calls:
+        index = call.message_index
+        starts = call.number == 1
+        for message in messages[seen:index]:
+            stamp = message.timestamp_ms
+            if stamp is not None and (latest is None or stamp > latest):  # max(latest, stamp)
+                latest = stamp
+            if message.role is user and message.tool_result is None:
+                starts = True
+        seen = index + 1
+        reply = messages[index]
+        stamp = reply.timestamp_ms
+        if not clocked:
+            now: float = call.number * DAY_MS
+        elif stamp is not None:
+            now = stamp
+        else:
+            now = latest if latest is not None else 0
+        if stamp is not None and (latest is None or stamp > latest):
+            latest = stamp
+        if previous is not None:
+            p_call, p_now, p_starts, p_key = previous
+            out.append((p_now, p_starts, _end_of(p_call, p_now, messages) if starts else None, p_key))
+        raw = reply.raw
+        api = raw.get("api") if isinstance(raw, dict) else None
+        previous = (call, now, starts, (reply.provider, reply.model, api if isinstance(api, str) else None))
+    if previous is not None:  # the last call ends its attempt
+        p_call, p_now, p_starts, p_key = previous
+        out.append((p_now, p_starts, _end_of(p_call, p_now, messages), p_key))
+    return tuple(out)
 
 
 def plan_session(
@@ -198,35 +279,9 @@ def plan_session(
     """Everything the replay reads from ``transcript`` once (``prepared``: :func:`prepare_openclaw` of it)."""
     if prepared is None:
         prepared = prepare_openclaw(transcript)
-    natives, origins, calls = prepared.natives, prepared.origins, prepared.calls
-    messages = transcript.messages
-    clocked = any(m.timestamp_ms is not None for m in messages)
-    timed: list[tuple[ModelCall, float, bool]] = []
-    latest: float | None = None
-    seen = 0
-    for call in calls:
-        starts = call.number == 1
-        for index in range(seen, call.message_index):
-            stamp = messages[index].timestamp_ms
-            if stamp is not None:
-                latest = stamp if latest is None else max(latest, stamp)
-            starts = starts or _starts_attempt(messages[index])
-        seen = call.message_index + 1
-        reply = messages[call.message_index]
-        if not clocked:
-            now: float = call.number * DAY_MS
-        elif reply.timestamp_ms is not None:
-            now = reply.timestamp_ms
-        else:
-            now = latest if latest is not None else 0
-        if reply.timestamp_ms is not None:
-            latest = reply.timestamp_ms if latest is None else max(latest, reply.timestamp_ms)
-        timed.append((call, now, starts))
-    planned, sources = _planned(timed, transcript, settings)
-    recorded = tuple(
-        RecordedMarker(m.after_message, CacheTtlMarker(m.timestamp_ms, m.provider, m.model_id))
-        for m in transcript.cache_ttl_markers
-    )
+    natives, origins = prepared.natives, prepared.origins
+    clocked = prepared.clocked
+    planned, sources = _planned(prepared.calls, prepared.timed, transcript, settings)
     warnings: list[str] = []
     if not clocked:
         warnings.append(
@@ -239,32 +294,31 @@ def plan_session(
             "(set model.provider in the profile)"
         )
     return SessionPlan(
-        natives, origins, planned, recorded, attempt_config(settings), tuple(warnings), prepared
+        natives, origins, planned, prepared.recorded, attempt_config(settings), tuple(warnings), prepared
     )
 
 
 def _planned(
-    timed: Sequence[tuple[ModelCall, float, bool]], transcript: Transcript, settings: OpenClawSettings
+    calls: Sequence[ModelCall], timed: Sequence[CallTimes], transcript: Transcript, settings: OpenClawSettings
 ) -> tuple[tuple[PlannedCall, ...], set[str]]:
     """Each call with its route, and its attempt's end on an attempt's last call; the route sources seen.
 
     Routes are made once per recorded provider, model and api (a session's replies mostly share them).
     """
     messages = transcript.messages
-    routes: dict[tuple[str | None, str | None, str | None], tuple[ModelRoute, str]] = {}
+    routes: dict[RouteKey, tuple[ModelRoute, str]] = {}
     planned: list[PlannedCall] = []
-    for k, (call, now, starts) in enumerate(timed):
-        reply = messages[call.message_index]
-        raw = reply.raw
-        api = raw.get("api") if isinstance(raw, dict) else None
-        key = (reply.provider, reply.model, api if isinstance(api, str) else None)
+    build = _planned_call
+    for call, (now, starts, end, key) in zip(calls, timed, strict=True):
         found = routes.get(key)
         if found is None:
-            found = routes[key] = _route(reply, transcript, settings)
-        last = k + 1 == len(timed) or timed[k + 1][2]
-        end = _end_of(call, now, messages) if last else None
-        planned.append(PlannedCall(call, now, starts, end, found[0], found[1]))
+            found = routes[key] = _route(messages[call.message_index], transcript, settings)
+        planned.append(build(call, now, starts, end, found[0], found[1]))
     return tuple(planned), {source for _, source in routes.values()}
+
+
+_planned_call = slot_builder(PlannedCall)
+"""``PlannedCall(...)`` positionally (one per call: see :func:`slot_builder`)."""
 
 
 def _end_of(call: ModelCall, now: float, messages: Sequence[Message]) -> float:

@@ -5,12 +5,13 @@ history (every transform over every message: quadratic over a session). :class:`
 same :class:`Outcome` for 2026.7.1 from facts computed once per message, running a transform on the call's
 messages only when it can change something:
 
-* pruning: the TTL gate is the runtime's own (``on_context`` with no messages decides); when it is open the
-  incremental pruner (:mod:`openclaw_fast`) answers; a pass that changes the context has its soft trims built
-  per message (memoised), and its hard clear (a run of the oldest candidates) kept as that run, with prefix
-  sums over the candidates of what clearing each one does to the guard's size, the size sent and media, so
-  a call costs what it changes anew rather than everything it changes; the clock moves by the hook's own
-  rule (``ttl_gate.after_pass``);
+* pruning: the TTL gate is the runtime's own (``ttl_gate.gate_closed``, which ``on_context`` asks first);
+  while it is closed nothing runs and the state is kept; when it is open the incremental pruner
+  (:mod:`openclaw_fast`) answers; a pass that changes the context has its soft trims built per message
+  (memoised), and its hard clear (a run of the oldest candidates) kept as that run, with prefix sums over
+  the candidates of what clearing each one does to the guard's size, the size sent and media, so a call
+  costs what it changes anew rather than everything it changes; the clock moves by the hook's own rule
+  (``ttl_gate.after_pass``);
 * the context guard: which tool results are over the single-result share and the context's size come from
   per-message facts and prefix sums, unless pruning changed the context;
 * image cleanup: skipped while no message so far has an image or a media-reference-like text;
@@ -26,7 +27,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain, islice
 from typing import Protocol
 
 from simulator.replay.model import slot_builder
@@ -42,6 +43,8 @@ from simulator.runtimes.openclaw.attempt import (
     attempt_setup,
     attempt_step,
     begin_attempt,
+    marker_time,
+    read_last_cache_ttl_timestamp,
     start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
@@ -58,11 +61,12 @@ from simulator.runtimes.openclaw.messages import (
 from simulator.runtimes.openclaw.pruner import PruneMemo, cleared_tool_result
 from simulator.runtimes.openclaw.route import ModelRoute, OpenClawVersion
 from simulator.runtimes.openclaw.ttl_gate import (
-    ContextCall,
     PruningRuntime,
     TtlGateOutcome,
+    TtlGateState,
     after_pass,
-    on_context,
+    elapsed_since_touch,
+    gate_closed,
 )
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
 
@@ -96,7 +100,7 @@ class Outcome:
 _outcome = slot_builder(Outcome)
 """``Outcome(...)`` positionally, and the others below: once per call each (see :func:`slot_builder`)."""
 _attempt_state = slot_builder(AttemptState)
-_context_call = slot_builder(ContextCall)
+_gate_state = slot_builder(TtlGateState)
 
 
 class Transforms(Protocol):
@@ -196,18 +200,73 @@ class SetupMemo:
     resolving the settings again at every attempt was a good part of a long replay's time.
     """
 
-    __slots__ = ("_config", "_setups")
+    __slots__ = ("_config", "_last", "_setups")
 
     def __init__(self) -> None:
         self._config: AttemptConfig | None = None
         self._setups: dict[tuple[ModelRoute, OpenClawVersion], AttemptSetup] = {}
+        self._last: tuple[ModelRoute, OpenClawVersion, AttemptSetup] | None = None
+        """The last answer, by the route's identity: the replay's planned calls share their route objects,
+        and hashing a route (all its fields) at every attempt cost more than the rest of the lookup."""
 
     def __call__(self, config: AttemptConfig, route: ModelRoute, version: OpenClawVersion) -> AttemptSetup:
+        last = self._last
+        if config is self._config and last is not None and last[0] is route and last[1] == version:
+            return last[2]
         if config is not self._config:
             self._config, self._setups = config, {}
         found = self._setups.get((route, version))
         if found is None:
             found = self._setups[(route, version)] = attempt_setup(config, route, version)
+        self._last = (route, version, found)
+        return found
+
+
+class LastTouches:
+    """``read_last_cache_ttl_timestamp`` over a replay's markers, each marker read once per route.
+
+    A replay's markers are one list that only grows (each attempt appends its marker): the newest marker of a
+    route among them all is the newest among those added since it was last asked, else the one found then.
+    Whether a provider and model are a route's is asked once per pair of strings. Any other sequence, or a
+    list that shrank, is read whole.
+    """
+
+    __slots__ = ("_matches", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[ModelRoute, Sequence[CacheTtlMarker], int, float | None]] = {}
+        self._matches: dict[tuple[str, str, int], bool] = {}
+        """By the route's identity (``_seen`` keeps it alive)."""
+
+    def __call__(self, markers: Sequence[CacheTtlMarker], route: ModelRoute) -> float | None:
+        hit = self._seen.get(id(route))
+        count = len(markers)
+        if hit is None or hit[1] is not markers or hit[2] > count:
+            found = read_last_cache_ttl_timestamp(markers, route)
+        else:
+            found = hit[3]
+            for k in range(count - 1, hit[2] - 1, -1):  # the new markers, newest first
+                marker = markers[k]
+                if self._of_route(marker, route):
+                    ts = marker_time(marker)
+                    if ts is not None:
+                        found = ts
+                        break
+        # The entry keeps the route alive, so its id is not reused while kept.
+        self._seen[id(route)] = (route, markers, count, found)
+        return found
+
+    def _of_route(self, marker: CacheTtlMarker, route: ModelRoute) -> bool:
+        provider, model_id = marker.provider, marker.model_id
+        if type(provider) is not str or type(model_id) is not str:
+            return bool(read_last_cache_ttl_timestamp((CacheTtlMarker(1, provider, model_id),), route))
+        key = (provider, model_id, id(route))
+        found = self._matches.get(key)
+        if found is None:
+            # The route's own rule, on a marker that differs from this one only in a valid timestamp.
+            found = self._matches[key] = bool(
+                read_last_cache_ttl_timestamp((CacheTtlMarker(1, provider, model_id),), route)
+            )
         return found
 
 
@@ -388,6 +447,10 @@ class _SentView(Mapping[int, AgentMessage]):
     def __len__(self) -> int:
         return len(self._run) + sum(1 for i in self._small if i not in self._run)
 
+    def __bool__(self) -> bool:
+        # Whether anything changed, without counting (every record asks).
+        return bool(self._small) or bool(self._run)
+
 
 def sent_parts(
     changed: Mapping[int, AgentMessage],
@@ -445,7 +508,10 @@ class FastTransforms(_StartOnHistory):
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
         self._setups = SetupMemo()
+        self._touches = LastTouches()
         self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
+        self._no_run = _ClearedRun((), None, self._cleared_by_index)
+        """What a call that hard-cleared nothing hands its view (shared: it holds nothing)."""
 
     def start(
         self,
@@ -456,21 +522,32 @@ class FastTransforms(_StartOnHistory):
         version: OpenClawVersion,
         end: int,
     ) -> tuple[AttemptSetup, AttemptState]:
-        """:func:`start_on_history`, the setup made once per route."""
-        history = tuple(self._natives[:end]) if version != "2026.7.1" else ()
-        return begin_attempt(self._setups(config, route, version), markers, state, history)
+        """:func:`start_on_history`, the setup made once per route, the markers read once each."""
+        setup = self._setups(config, route, version)
+        if version != "2026.7.1":
+            return begin_attempt(setup, markers, state, tuple(self._natives[:end]))
+        # begin_attempt for 2026.7.1 (no projections to reconcile): the clock from the newest marker.
+        touched = self._touches(markers, setup.route) if setup.pruning_active else None
+        return setup, _attempt_state(_gate_state(touched), state.projections, state.compacted_through)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
-        if setup.version != "2026.7.1" or (setup.pruning is not None and setup.pruning.drop_thinking_blocks):
+        runtime = setup.pruning
+        if setup.version != "2026.7.1" or (runtime is not None and runtime.drop_thinking_blocks):
             return reference_outcome(self._natives, setup, state, now, end)
+        # The runtime's own gate; closed (most calls of a session), no pass runs and the state stays.
+        gate = gate_closed(runtime.settings, state.clock, now) if runtime is not None else None
+        if runtime is None or gate is not None:
+            return self._unpruned(setup, gate, end, state.clock.last_cache_touch_at), state
         before = state.clock.last_cache_touch_at
         passed, state = self._prune(setup, state, now, end)
         run = _ClearedRun(passed.cleared, passed.sums, self._cleared_by_index)
         over, rewritten, overflow = self._context_guard(setup.guard_window_tokens, end, passed.pruned, run)
         if overflow:
-            outcome = Outcome(True, passed.gate, passed.view, None, over, (), (), (), None, None, before)
+            outcome = _outcome(
+                True, passed.gate, passed.view, None, over, (), (), (), None, None, before, {}, None, None
+            )
             return outcome, state
         media_before = bool(self._media) and self._media[0] < end
         needs_cleanup = (
@@ -498,40 +575,105 @@ class FastTransforms(_StartOnHistory):
             return outcome, state
         final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
         images, policy, changed_all = self._cleanup_and_policy(final, end, needs_cleanup, needs_policy)
-        outcome = Outcome(
-            False, passed.gate, passed.view, None, over, images, policy, (), None, None, before, changed_all
+        outcome = _outcome(
+            False,
+            passed.gate,
+            passed.view,
+            None,
+            over,
+            images,
+            policy,
+            (),
+            None,
+            None,
+            before,
+            changed_all,
+            None,
+            None,
         )
         return outcome, state
+
+    def _unpruned(
+        self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None
+    ) -> Outcome:
+        """A call no pruning pass ran for: the guard's facts over the stored messages answer it."""
+        facts = self._guards.get(setup.guard_window_tokens)
+        if facts is None or len(facts.chars) <= end:
+            facts = self._guard(setup.guard_window_tokens, end)
+        over = facts.over
+        cut = bisect_left(over, end) if over else 0
+        if facts.chars[end] > facts.max_context:  # a preemptive overflow: nothing is sent
+            return _outcome(
+                True, gate, None, None, tuple(over[:cut]), (), (), (), None, None, before, {}, None, None
+            )
+        rewritten = {i: facts.rewritten[i] for i in over[:cut]}
+        needs_cleanup = bool(self._media) and self._media[0] < end
+        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
+        if not (needs_cleanup or needs_policy):
+            changed, delta = self._sent_over_run(rewritten, self._no_run)
+            return _outcome(
+                False,
+                gate,
+                None,
+                None,
+                tuple(over[:cut]),
+                (),
+                (),
+                (),
+                None,
+                None,
+                before,
+                changed,
+                delta,
+                None,
+            )
+        images, policy, changed_all = self._cleanup_and_policy(rewritten, end, needs_cleanup, needs_policy)
+        return _outcome(
+            False,
+            gate,
+            None,
+            None,
+            tuple(over[:cut]),
+            images,
+            policy,
+            (),
+            None,
+            None,
+            before,
+            changed_all,
+            None,
+            None,
+        )
 
     def _prune(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[_PrunePass, AttemptState]:
-        """The pruning hook: the runtime's gate decides; when open, the incremental pruner answers."""
-        if setup.pruning is None:
-            return _PrunePass(None, None, {}, (), None), state
-        gate, clock = on_context(setup.pruning, state.clock, _context_call(now, (), None))
-        passed = _PrunePass(gate, None, {}, (), None)
-        if gate.decision in ("unchanged", "pruned"):
-            pruner, key = self._pruner(setup, end)
-            view = pruner.prune(end)
-            if view.changed:
-                # What the pass sends, message by message as the pruner builds it (soft trims memoised
-                # per message).
-                memo = self._memo(setup.pruning)
-                for i in chain(view.soft_trimmed, view.images_replaced):
-                    message = self._natives[i]
-                    assert isinstance(message, ToolResultMessage)
-                    trimmed = memo.soft_trim(message, memo.settings)
-                    passed.pruned[i] = trimmed[0] if trimmed is not None else message
-                # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
-                passed.cleared = view.hard_cleared
-                passed.sums = self._clear_sums(
-                    key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
-                )
-            # The clock moves as the hook moves it (the runtime's own rule).
-            decision, clock = after_pass(setup.pruning.settings, state.clock, now, changed=view.changed)
-            passed.gate = TtlGateOutcome(decision, None, gate.elapsed_ms, None)
-            passed.view = view
+        """The pruning hook's pass, once the gate let it run (``gate_closed`` said no): the incremental
+        pruner answers it (``on_context`` would run the reference pruner on the whole history)."""
+        runtime = setup.pruning
+        assert runtime is not None
+        pruner, key = self._pruner(setup, end)
+        view = pruner.prune(end)
+        passed = _PrunePass(None, view, {}, (), None)
+        if view.changed:
+            # What the pass sends, message by message as the pruner builds it (soft trims memoised per
+            # message).
+            memo = self._memo(runtime)
+            for i in chain(view.soft_trimmed, view.images_replaced):
+                message = self._natives[i]
+                assert isinstance(message, ToolResultMessage)
+                trimmed = memo.soft_trim(message, memo.settings)
+                passed.pruned[i] = trimmed[0] if trimmed is not None else message
+            # Hard clear takes a run of the oldest candidates: kept as a run, its sizes as sums.
+            passed.cleared = view.hard_cleared
+            passed.sums = self._clear_sums(
+                key, pruner, setup.guard_window_tokens, memo.settings.hard_clear.placeholder
+            )
+        # The clock moves as the hook moves it (the runtime's own rule).
+        decision, clock = after_pass(runtime.settings, state.clock, now, changed=view.changed)
+        passed.gate = TtlGateOutcome(decision, None, elapsed_since_touch(state.clock, now), None)
+        if clock is state.clock:
+            return passed, state
         return passed, _attempt_state(clock, state.projections, state.compacted_through)
 
     def _context_guard(
@@ -685,9 +827,10 @@ class FastTransforms(_StartOnHistory):
             )
             self._pruners[key] = pruner
             self._fed[key] = 0
-        while self._fed[key] < end:
-            pruner.append(self._natives[self._fed[key]])
-            self._fed[key] += 1
+        fed = self._fed[key]
+        if fed < end:
+            pruner.extend(self._natives[fed:end])
+            self._fed[key] = end
         return pruner, key
 
     def _guard(self, window_tokens: int, end: int) -> _GuardFacts:
@@ -700,18 +843,29 @@ class FastTransforms(_StartOnHistory):
         if len(chars) > end:
             return facts
         natives, sizes, max_single = self._natives, self._guard_chars, facts.max_single
-        while len(chars) <= end:
+        if sizes is not None:
+            # Every message at once (one's facts do not depend on the others'): the sizes summed in C, only
+            # the tool results over the share visited (the guard leaves one within it alone, unbuilt).
+            start = len(chars) - 1
+            grown = list(sizes[start:])
+            for k in [k for k, size in enumerate(grown) if size > max_single]:
+                message = natives[start + k]
+                if isinstance(message, ToolResultMessage):
+                    rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
+                    if rewritten is not message:
+                        facts.over.append(start + k)
+                        facts.rewritten[start + k] = rewritten
+                        grown[k] = guard_v1.guard_message_chars(rewritten)
+            chars.extend(islice(accumulate(grown, initial=chars[-1]), 1, None))
+            return facts
+        while len(chars) <= end:  # no sizes given: each message sized as it comes
             i = len(chars) - 1
             message = natives[i]
-            size = sizes[i] if sizes is not None else -1
-            # The guard leaves a result alone when its own size is within the share (no rewrite built).
-            if isinstance(message, ToolResultMessage) and (size < 0 or size > max_single):
+            if isinstance(message, ToolResultMessage):
                 rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)
                 if rewritten is not message:
                     facts.over.append(i)
                     facts.rewritten[i] = rewritten
-                    size = guard_v1.guard_message_chars(rewritten)
-            if size < 0:
-                size = guard_v1.guard_message_chars(message)
-            chars.append(chars[-1] + size)
+                    message = rewritten
+            chars.append(chars[-1] + guard_v1.guard_message_chars(message))
         return facts

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TypeVar, overload
+from typing import TypeVar, final, overload
 
 from simulator.runtimes.openclaw.messages import AgentMessage
 
@@ -187,6 +187,7 @@ class PositionsView(_Equal, Sequence[int]):
         return value in self._all()
 
 
+@final
 class ChangedView(Mapping[int, AgentMessage]):
     """Native position → message as sent at stamp ``seq``, for the positions in ``[lo, end)`` it changed."""
 

@@ -181,9 +181,17 @@ def read_last_cache_ttl_timestamp(markers: Sequence[CacheTtlMarker], route: Mode
             continue
         if model_id and (not isinstance(marker.model_id, str) or marker.model_id.strip().lower() != model_id):
             continue
-        ts = marker.timestamp
-        if isinstance(ts, int | float) and not isinstance(ts, bool) and ts:
-            return float(ts)
+        ts = marker_time(marker)
+        if ts is not None:
+            return ts
+    return None
+
+
+def marker_time(marker: CacheTtlMarker) -> float | None:
+    """A marker's timestamp as the clock reads it: ``None`` unless a number (not a bool) other than 0."""
+    ts = marker.timestamp
+    if isinstance(ts, int | float) and not isinstance(ts, bool) and ts:
+        return float(ts)
     return None
 
 

@@ -80,15 +80,10 @@ def on_context(
         The outcome and the next state (the clock moves to ``call.now`` only when pruning changed
         the messages).
     """
-    touched = state.last_cache_touch_at
-    elapsed = call.now - touched if touched else None
-    if runtime.settings.mode == "cache-ttl":
-        if elapsed is None:
-            return TtlGateOutcome("no_marker", None, None, None), state
-        if runtime.settings.ttl_ms <= 0:
-            return TtlGateOutcome("ttl_disabled", None, elapsed, None), state
-        if elapsed < runtime.settings.ttl_ms:
-            return TtlGateOutcome("ttl_not_expired", None, elapsed, None), state
+    closed = gate_closed(runtime.settings, state, call.now)
+    if closed is not None:
+        return closed, state
+    elapsed = elapsed_since_touch(state, call.now)
     result = prune_context_messages(
         call.messages,
         runtime.settings,
@@ -102,6 +97,29 @@ def on_context(
     decision, next_state = after_pass(runtime.settings, state, call.now, changed=not result.returned_same)
     messages = None if result.returned_same else result.messages
     return TtlGateOutcome(decision, messages, elapsed, result), next_state
+
+
+def gate_closed(settings: EffectivePruningSettings, state: TtlGateState, now: float) -> TtlGateOutcome | None:
+    """The gate's outcome when it lets no pruning pass run at ``now`` (the hook returns undefined), else
+    ``None``: the first half of :func:`on_context`, which needs no messages (a replay asks it every call)."""
+    if settings.mode != "cache-ttl":
+        return None
+    touched = state.last_cache_touch_at  # elapsed_since_touch, inline (asked before every call)
+    if not touched:
+        return TtlGateOutcome("no_marker", None, None, None)
+    elapsed = now - touched
+    if settings.ttl_ms <= 0:
+        return TtlGateOutcome("ttl_disabled", None, elapsed, None)
+    if elapsed < settings.ttl_ms:
+        return TtlGateOutcome("ttl_not_expired", None, elapsed, None)
+    return None
+
+
+def elapsed_since_touch(state: TtlGateState, now: float) -> float | None:
+    """``now - lastCacheTouchAt`` as the hook reports it: ``None`` while no marker set the clock (or it is
+    zero)."""
+    touched = state.last_cache_touch_at
+    return now - touched if touched else None
 
 
 def after_pass(
