@@ -541,7 +541,11 @@ def _departure_call(
             return result.calls[at].number, kind
         first = at  # not expected: the call-by-call pass below decides from there
     changed_from = min((entry[n].call for n in own if n in entry), default=None)
-    for call in result.calls[first:]:
+    # Read on from ``first`` without a copy of the calls after it: a message most often departs a few
+    # calls later, and a long pruned session asks this for thousands of them.
+    calls = result.calls
+    for position in range(first, len(calls)):
+        call = calls[position]
         if _unchanged(call, own) and (changed_from is None or changed_from > call.number):
             continue
         state, kind, _, _ = _message_state(result, call, own, entry)
