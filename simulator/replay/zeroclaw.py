@@ -25,10 +25,12 @@ the transcript was read.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import accumulate, starmap
+from operator import attrgetter
 
 from simulator.convert import to_zeroclaw_chat, tool_calls_envelope, tool_result_envelope, zeroclaw_chat_rows
 from simulator.replay.common import fmt
@@ -708,16 +710,24 @@ def _recovery_sources(recovery: RecoveryResult, src: list[int | None]) -> list[i
 def truncated_contents(
     transcript: Transcript, settings: ZeroClawSettings, result: SimulationResult, call: CallRecord
 ) -> dict[int, tuple[int, str]]:
-    """``(tokens, content)`` of the messages ``call`` sent that truncation changed when they entered."""
+    """``(tokens, content)`` of the messages ``call`` sent that truncation changed when they entered.
+
+    The changes ascend by native index (each is made as its message enters, and messages enter in order),
+    so each sent range finds its own by bisection: a long truncating session is asked this at every call.
+    """
     out: dict[int, tuple[int, str]] = {}
-    for change in result.content_changes:
-        if not any(start <= change.native_index < end for start, end in call.sent):
-            continue
-        # Convert only the transcript messages this native came from, not the whole transcript.
-        sources = [transcript.messages[i] for i in result.origins[change.native_index]]
-        converted = to_zeroclaw_chat(sources).messages
-        if len(converted) != 1:
-            continue
-        message = _truncate(ChatMessage.from_json(converted[0]), settings.max_tool_result_chars)
-        out[change.native_index] = (change.tokens_after, message.content)
+    changes = result.content_changes
+    for start, end in call.sent:
+        first = bisect_left(changes, start, key=_NATIVE_INDEX)
+        for change in changes[first : bisect_left(changes, end, first, key=_NATIVE_INDEX)]:
+            # Convert only the transcript messages this native came from, not the whole transcript.
+            sources = [transcript.messages[i] for i in result.origins[change.native_index]]
+            converted = to_zeroclaw_chat(sources).messages
+            if len(converted) != 1:
+                continue
+            message = _truncate(ChatMessage.from_json(converted[0]), settings.max_tool_result_chars)
+            out[change.native_index] = (change.tokens_after, message.content)
     return out
+
+
+_NATIVE_INDEX = attrgetter("native_index")
