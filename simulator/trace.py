@@ -29,6 +29,7 @@ from typing import Literal
 
 from simulator.errors import SimulatorError
 from simulator.jsonvalue import JSON
+from simulator.long_lived import collector_paused
 from simulator.replay.model import CallRecord, Change, Fate, SimulationResult
 from simulator.transcript import Message, Transcript
 
@@ -425,8 +426,15 @@ def _arguments_key(arguments: str) -> str:
 def rereads(transcript: Transcript, result: SimulationResult) -> tuple[Reread, ...]:
     """Every tool call repeated (same tool, same arguments) after its earlier result left the context.
 
-    One pass over the transcript; each repeat is checked at the one call whose reply made it.
+    One pass over the transcript; each repeat is checked at the one call whose reply made it. The
+    collector is paused as a replay pauses it: the pass makes many small objects while a long session's
+    are all alive, and a collection would walk them all.
     """
+    with collector_paused():
+        return _rereads(transcript, result)
+
+
+def _rereads(transcript: Transcript, result: SimulationResult) -> tuple[Reread, ...]:
     natives = _natives_of(result)
     entry = {c.native_index: c for c in result.content_changes}
     call_of = {c.message_index: c for c in result.calls}
