@@ -65,12 +65,15 @@ def wait_for(predicate, timeout: float, what: str):
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_killed_mid_evaluation_loses_nothing_and_counts_nothing_twice(settings):
     settings.TRIMSCOPE_EVALUATION_LEASE_SECONDS = LEASE_SECONDS
-    settings.TRIMSCOPE_EVALUATION_CHUNK_MESSAGES = 200
+    # Chunks of about two sessions of 1,200-1,650 messages: long enough (a good fraction of a second) for
+    # the poll below to find the doomed worker inside one. With sessions of a few dozen turns a chunk took
+    # a few milliseconds once replays got faster, and the poll could miss every one of them.
+    settings.TRIMSCOPE_EVALUATION_CHUNK_MESSAGES = 3000
     corpus = corpus_services.corpus_create(name="scale-out")
     corpus_services.corpus_add_files(
         corpus=corpus,
         files=[
-            (f"s{i}.jsonl", synthetic_openclaw_session(30 + i, session_id=f"s{i}").encode())
+            (f"s{i}.jsonl", synthetic_openclaw_session(300 + 10 * i, session_id=f"s{i}").encode())
             for i in range(12)
         ],
     )
