@@ -8,8 +8,10 @@ including the before/after size of every message a rule changed.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from typing import Literal, NamedTuple, overload
 
 from simulator.long_lived import collector_paused
@@ -89,6 +91,7 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
 
 RowKind = Literal["message", "dropped-run", "breadcrumb"]
 
+_USER = Role.USER
 NOT_HELD_FATES = frozenset({Fate.DROPPED, Fate.FAILED, Fate.NOT_HELD})
 """Fates of messages a call did not send (every other fate is a message that was sent)."""
 
@@ -260,13 +263,10 @@ class _CallIndex:
 def _call_index(
     result: SimulationResult, call: CallRecord, changed: Mapping[int, tuple[int, str]] | None
 ) -> _CallIndex:
-    native_of: dict[int, int] = {}
-    first_of_native: set[int] = set()
-    for position, origin in enumerate(result.origins[: call.available]):
-        for t in origin:
-            native_of[t] = position
-        if origin:
-            first_of_native.add(origin[0])
+    origins = result.origins[: call.available]
+    # A message in two natives' origins stands for the later one, as a loop setting each in turn would.
+    native_of = {t: position for position, origin in enumerate(origins) for t in origin}
+    first_of_native = {origin[0] for origin in origins if origin}
     sent = set(call.sent_indices())
     breadcrumb_before: int | None = None
     if call.breadcrumb_at is not None:
@@ -399,7 +399,10 @@ def _message_row(
 def _segment_key(message: Message) -> str:
     if message.variant == "developer_instructions":
         return "developer"
-    return "tool" if message.role is Role.TOOL else message.role.value
+    return _SEGMENT_OF_ROLE[message.role]
+
+
+_SEGMENT_OF_ROLE = {role: "tool" if role is Role.TOOL else role.value for role in Role}
 
 
 SEGMENT_LABELS = (
@@ -413,19 +416,127 @@ SEGMENT_LABELS = (
 
 
 def _by_fate(rows: Sequence[Row | _Pending]) -> tuple[tuple[str, int], ...]:
-    by_fate: dict[Fate, int] = {}
+    # A message row counts one message (counted in C: a late call has a row per message).
+    by_fate = Counter([row.fate for row in rows if type(row) is _Pending])
     for row in rows:
-        if isinstance(row, _Pending):
-            by_fate[row.fate] = by_fate.get(row.fate, 0) + 1  # a message row counts one message
-        elif row.kind != "breadcrumb":
-            by_fate[row.fate] = by_fate.get(row.fate, 0) + row.count
+        if type(row) is Row and row.kind != "breadcrumb":
+            by_fate[row.fate] += row.count
     return tuple((fate.value, by_fate[fate]) for fate in Fate if by_fate.get(fate))
 
 
 def _rows(
     transcript: Transcript, result: SimulationResult, call: CallRecord, at: _CallIndex
 ) -> tuple[list[Row | _Pending], dict[str, int]]:
-    """The call's rows (message rows pending) and the tokens sent per segment key."""
+    """The call's rows (message rows pending) and the tokens sent per segment key.
+
+    What :func:`_rows_by_message` gives. A late call of a long session sends tens of thousands of
+    messages as they are (OpenClaw never forgets): those plain rows -- sent, alone in their native
+    message, no rule changed them, no breadcrumb before them -- are made a stretch at a time, in C-level
+    maps; every other message takes the message-by-message path.
+    """
+    messages = transcript.messages
+    end = call.message_index
+    rows: list[Row | _Pending] = []
+    drops = _DroppedRun()
+    turn = 0
+    segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
+    tokens = result.native_tokens
+    native_of = at.native_of
+    special = _special_indices(at, end)
+    special.append(end)  # the sentinel: the last stretch ends at the call
+    start = 0
+    for index in special:
+        if start < index:  # a stretch of plain rows
+            drops.end(rows)
+            sizes = list(map(tokens.__getitem__, map(native_of.__getitem__, range(start, index))))
+            turn = _plain_stretch(messages, start, index, turn, sizes, rows, segments)
+        if index == end:
+            break
+        start = index + 1
+        message = messages[index]
+        if message.role is Role.USER and message.tool_result is None:
+            turn += 1
+        row = _special_row(transcript, result, call, at, index, turn or None, drops, rows)
+        if row is None:
+            continue
+        if row.fate not in NOT_HELD_FATES and not row.grouped:
+            segments[_segment_key(message)] += row.after
+        drops.end(rows)
+        rows.append(row)
+    drops.end(rows)
+    if call.breadcrumb_at is not None and at.breadcrumb_before is None:
+        rows.append(_breadcrumb_row(turn or None))
+    if call.breadcrumb_at is not None:
+        # The note is sent too; its size is what the call sent beyond its messages.
+        segments["breadcrumb"] = max(0, call.tokens_sent - sum(segments.values()))
+    return rows, segments
+
+
+def _special_indices(at: _CallIndex, end: int) -> list[int]:
+    """The messages before ``end`` whose rows are not plain (see :func:`_rows`), ascending."""
+    plain_natives = at.sent.difference(at.group_of, at.truncated)
+    if at.breadcrumb_before is not None:
+        plain_natives.discard(at.breadcrumb_before)
+    first = at.first_of_native
+    plain = {index for index, native in at.native_of.items() if native in plain_natives and index in first}
+    return sorted(set(range(end)).difference(plain))
+
+
+def _special_row(
+    transcript: Transcript,
+    result: SimulationResult,
+    call: CallRecord,
+    at: _CallIndex,
+    index: int,
+    turn: int | None,
+    drops: _DroppedRun,
+    rows: list[Row | _Pending],
+) -> _Pending | None:
+    """One message's row as :func:`_rows_by_message` makes it, or ``None`` when it joins a dropped run."""
+    native = at.native_of.get(index)
+    if native is not None and native == at.breadcrumb_before and index in at.first_of_native:
+        drops.end(rows)
+        rows.append(_breadcrumb_row(turn))
+    grouped = native is not None and index not in at.first_of_native
+    size = 0 if native is None or grouped else result.native_tokens[native]
+    if native is None:
+        return _outside_row(transcript, at, index, turn)
+    if native not in at.sent:
+        drops.add(rows, _dropped_rule(result, call, native), turn, index, size)
+        return None
+    return _sent_row(at, native, index, turn, size)
+
+
+def _plain_stretch(
+    messages: Sequence[Message],
+    start: int,
+    stop: int,
+    turn: int,
+    sizes: list[int],
+    rows: list[Row | _Pending],
+    segments: dict[str, int],
+) -> int:
+    """Append the plain rows of messages ``start`` to ``stop`` (their sizes ``sizes``) and add their sizes
+    to ``segments``; the turn after them."""
+    stretch = messages[start:stop]
+    turns = list(accumulate([m.role is _USER and m.tool_result is None for m in stretch], initial=turn))
+    del turns[0]
+    shown = [t or None for t in turns] if turn == 0 else turns  # before the first user turn: none
+    rows.extend(map(_Pending, range(start, stop), shown, repeat(Fate.KEPT), repeat(""), sizes, sizes))
+    of_role = _SEGMENT_OF_ROLE
+    for message, size in zip(stretch, sizes, strict=True):  # _segment_key, inline
+        key = "developer" if message.variant == "developer_instructions" else of_role[message.role]
+        segments[key] += size
+    return turns[-1] if turns else turn
+
+
+def _rows_by_message(
+    transcript: Transcript, result: SimulationResult, call: CallRecord, at: _CallIndex
+) -> tuple[list[Row | _Pending], dict[str, int]]:
+    """The call's rows (message rows pending) and the tokens sent per segment key, message by message.
+
+    The reference of :func:`_rows`, which gives the same in bulk (tests compare the two).
+    """
     rows: list[Row | _Pending] = []
     drops = _DroppedRun()
     turn = 0

@@ -1,0 +1,137 @@
+"""A call view's rows made a stretch at a time (``view._rows``) are the rows made message by message.
+
+``_rows`` makes the plain rows of a long call (sent as they are) in bulk and leaves every other message to
+the per-message path; ``_rows_by_message`` is the reference. They are compared at every call of every
+runtime's profiles on the test transcripts, the presets on a synthetic session, and generated sessions
+with failed calls, and the cases are checked to cover what the bulk path must get right.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simulator import Transcript, changed_contents, parse_transcript, profile_from_document, simulate
+from simulator.presets import PRESETS_BY_KEY
+from simulator.profiles import Profile
+from simulator.replay.view import Fate, _call_index, _Pending, _rows, _rows_by_message
+from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Message, Role, TextPart, ToolCall, ToolResult
+from tests.simulator.test_call_counts import PROFILES, TRANSCRIPTS, _sessions
+
+SYNTHETIC = synthetic_openclaw_session(30, session_id="rows", tool_result_chars=3000)
+
+
+def _parallel_tool_calls(turns: int = 8) -> Transcript:
+    """Turns whose assistant makes three tool calls at once: ZeroClaw and ai-profile hold the three results
+    as one native message, so their second and third rows are grouped under the first."""
+    messages: list[Message] = [Message(Role.SYSTEM, (TextPart("be brief"),))]
+    for t in range(turns):
+        calls = tuple(ToolCall(f"c{t}-{k}", "read", "{}") for k in range(3))
+        messages.append(Message(Role.USER, (TextPart(f"task {t} " + "u" * 200),)))
+        messages.append(Message(Role.ASSISTANT, tool_calls=calls))
+        messages.extend(
+            Message(Role.TOOL, (TextPart("r" * 700 * (k + 1)),), tool_result=ToolResult(c.id, "read"))
+            for k, c in enumerate(calls)
+        )
+        messages.append(Message(Role.ASSISTANT, (TextPart(f"done {t}"),)))
+    return Transcript("openai", tuple(messages), session_id="parallel")
+
+
+PARALLEL = _parallel_tool_calls()
+TRUNCATING = {
+    "trimscope": {"runtime": "zeroclaw", "version": "documented"},
+    "runtime_profiles": {"default": {"max_tool_result_chars": 400, "max_context_tokens": 3000}},
+}
+"""ZeroClaw cutting tool results to 400 bytes: rows a rule changed that are in no group of the call."""
+
+
+def _compare_every_call(transcript: Transcript, profile: Profile, seen: Counter[str]) -> None:
+    result = simulate(transcript, profile)
+    for call in result.calls:
+        changed = changed_contents(transcript, profile, result, call.number)
+        at = _call_index(result, call, changed)
+        fast, fast_segments = _rows(transcript, result, call, at)
+        reference, reference_segments = _rows_by_message(transcript, result, call, at)
+        assert fast == reference, (profile.name, call.number)
+        assert fast_segments == reference_segments, (profile.name, call.number)
+        seen["truncated"] += bool(set(at.truncated).difference(at.group_of))
+        for row in reference:
+            if isinstance(row, _Pending):
+                plain = row.fate is Fate.KEPT and not row.rule and not row.grouped
+                seen["plain" if plain else f"pending {row.fate.value}"] += 1
+                seen["no turn yet"] += row.turn is None
+                seen["grouped"] += row.grouped
+            else:
+                seen[row.kind] += 1
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+@pytest.mark.parametrize("transcript_name", sorted(TRANSCRIPTS))
+def test_bulk_rows_are_the_rows_message_by_message(transcript_name, name):
+    seen: Counter[str] = Counter()
+    _compare_every_call(
+        parse_transcript(TRANSCRIPTS[transcript_name]), profile_from_document(PROFILES[name], name=name), seen
+    )
+    assert seen["plain"]
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_bulk_rows_with_results_grouped_into_one_native_message(name):
+    seen: Counter[str] = Counter()
+    _compare_every_call(PARALLEL, profile_from_document(PROFILES[name], name=name), seen)
+    assert seen["plain"]
+
+
+@pytest.mark.parametrize("transcript", ["parallel", *sorted(TRANSCRIPTS)])
+def test_bulk_rows_with_tool_results_truncated(transcript):
+    seen: Counter[str] = Counter()
+    read = PARALLEL if transcript == "parallel" else parse_transcript(TRANSCRIPTS[transcript])
+    _compare_every_call(read, profile_from_document(TRUNCATING, name="truncating"), seen)
+
+
+@pytest.mark.parametrize("key", sorted(PRESETS_BY_KEY))
+def test_bulk_rows_of_every_preset_on_a_synthetic_session(key):
+    seen: Counter[str] = Counter()
+    profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
+    _compare_every_call(parse_transcript(SYNTHETIC, format="openclaw"), profile, seen)
+    assert seen["plain"]
+
+
+def test_the_cases_cover_every_kind_of_row_the_bulk_path_leaves_or_makes():
+    """Plain rows before the first user turn and after it, grouped rows, rows a rule changed, dropped
+    runs, breadcrumbs and messages outside the history all occur, so a bulk path that mishandled any of
+    them would differ from the reference somewhere above."""
+    seen: Counter[str] = Counter()
+    for text in TRANSCRIPTS.values():
+        for name, document in PROFILES.items():
+            _compare_every_call(parse_transcript(text), profile_from_document(document, name=name), seen)
+    for name, document in PROFILES.items():
+        _compare_every_call(PARALLEL, profile_from_document(document, name=name), seen)
+    _compare_every_call(PARALLEL, profile_from_document(TRUNCATING, name="truncating"), seen)
+    for key in ("openclaw", "openclaw-2026.9.6"):
+        profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
+        _compare_every_call(parse_transcript(SYNTHETIC, format="openclaw"), profile, seen)
+    for kind in (
+        "plain",
+        "no turn yet",
+        "grouped",
+        "dropped-run",
+        "breadcrumb",
+        "pending kept",
+        "pending failed",
+    ):
+        assert seen[kind], (kind, seen)
+    assert any(
+        k.startswith("pending ") and k not in ("pending kept", "pending failed", "pending not held")
+        for k in seen
+    ), seen
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sessions(), st.sampled_from(sorted(PROFILES)))
+def test_bulk_rows_on_generated_sessions_with_failed_calls(transcript, name):
+    _compare_every_call(transcript, profile_from_document(PROFILES[name], name=name), Counter())
