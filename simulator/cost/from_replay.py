@@ -488,12 +488,15 @@ def requests_from_result(
     place = _policy(result.runtime, policy)
     native, held = _native_segments(messages, result.origins, tokens)
     # System messages the runtime sends outside its history (ai-profile, OpenClaw) lead every request.
-    leading = tuple(
+    # Lists made once: a rope holds a list piece as it is (a tuple's is copied), so the ropes of two
+    # calls share these pieces and the cache model passes them by identity.
+    leading = [
         Segment(tokens.fingerprints[i], tokens.tokens[i], "system")
         for i, m in enumerate(messages)
         if m.role is MessageRole.SYSTEM and i not in held
-    )
+    ]
     crumb = Segment(BREADCRUMB_FINGERPRINT, tiktoken_count(BREADCRUMB_TEXT), "user")
+    crumbs = [crumb]
     times = call_times(transcript, [c.message_index for c in result.calls], gap_seconds)
     out: list[Request] = []
     built = _AsSent(native)
@@ -535,7 +538,7 @@ def requests_from_result(
             # A call with runs changed: told as slices of the natives and the runs as sent, so a long
             # session pruned at every pause holds its pieces, not the square of its length.
             if call.breadcrumb_at is not None:
-                roped = SegmentRope(spliced(roped.pieces, len(leading) + call.breadcrumb_at, (crumb,), 0))
+                roped = SegmentRope(spliced(roped.pieces, len(leading) + call.breadcrumb_at, crumbs, 0))
             previous = None
             out.append(Request(roped, at, output, place(roped) if roped else ()))
             continue
