@@ -9,11 +9,11 @@ always send them, so they count as sent.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import overload
 
 from simulator.replay.counts import CallCounter
+from simulator.replay.made_on_read import MadeOnRead
 from simulator.replay.model import CallRecord, Change, SimulationResult
 from simulator.transcript import Role, Transcript
 
@@ -98,7 +98,7 @@ class CompareSummary:
     """Transcript messages that the last call no longer sent."""
 
 
-class CompareRows(Sequence[CompareRow]):
+class CompareRows(MadeOnRead[CompareRow]):
     """The calls of several replays lined up, each row worked out when it is first asked for.
 
     A page shows 100 rows of a session's tens of thousands of calls, and lining a call up costs a few
@@ -119,22 +119,6 @@ class CompareRows(Sequence[CompareRow]):
 
     def __len__(self) -> int:
         return len(self._made)
-
-    @overload
-    def __getitem__(self, index: int) -> CompareRow: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[CompareRow]: ...
-    def __getitem__(self, index: int | slice) -> CompareRow | list[CompareRow]:
-        if isinstance(index, slice):
-            return [self._row(k) for k in range(*index.indices(len(self._made)))]
-        if index < 0:
-            index += len(self._made)
-        if not 0 <= index < len(self._made):
-            raise IndexError("comparison row out of range")
-        return self._row(index)
-
-    def __iter__(self) -> Iterator[CompareRow]:
-        return (self._row(k) for k in range(len(self._made)))
 
     def _row(self, k: int) -> CompareRow:
         made = self._made[k]

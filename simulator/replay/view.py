@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, repeat
-from typing import Literal, NamedTuple, overload
+from typing import Literal, NamedTuple
 
 from simulator.long_lived import collector_paused
 from simulator.replay.counts import CallCounts, call_counts
+from simulator.replay.made_on_read import MadeOnRead
 from simulator.replay.model import CallRecord, Change, Fate, FateGroup, SimulationResult
 from simulator.transcript import Message, Role, Transcript
 
@@ -138,7 +139,7 @@ class _Pending(NamedTuple):
     grouped: bool = False
 
 
-class CallRows(Sequence[Row]):
+class CallRows(MadeOnRead[Row]):
     """One call's rows, each message row made when first read and then kept.
 
     A late call of a long session that sends all it holds (OpenClaw never forgets) has a row per
@@ -156,24 +157,6 @@ class CallRows(Sequence[Row]):
     def __len__(self) -> int:
         return len(self._items)
 
-    @overload
-    def __getitem__(self, index: int) -> Row: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Row]: ...
-
-    def __getitem__(self, index: int | slice) -> Row | list[Row]:
-        if isinstance(index, slice):
-            return [self._row(k) for k in range(*index.indices(len(self._items)))]
-        if index < 0:
-            index += len(self._items)
-        if not 0 <= index < len(self._items):
-            raise IndexError(index)
-        return self._row(index)
-
-    def __iter__(self) -> Iterator[Row]:
-        return (self._row(k) for k in range(len(self._items)))
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
             return NotImplemented
@@ -181,9 +164,6 @@ class CallRows(Sequence[Row]):
 
     def __hash__(self) -> int:
         return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"CallRows({list(self)!r})"
 
     def _row(self, k: int) -> Row:
         item = self._items[k]

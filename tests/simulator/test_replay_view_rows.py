@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from simulator import Transcript, changed_contents, parse_transcript, profile_from_document, simulate
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import Profile
-from simulator.replay.view import Fate, _call_index, _Pending, _rows, _rows_by_message
+from simulator.replay.compare import CompareRows
+from simulator.replay.view import Fate, _call_index, _Pending, _rows, _rows_by_message, call_view
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Message, Role, TextPart, ToolCall, ToolResult
 from tests.simulator.test_call_counts import PROFILES, TRANSCRIPTS, _sessions
@@ -135,3 +136,26 @@ def test_the_cases_cover_every_kind_of_row_the_bulk_path_leaves_or_makes():
 @given(_sessions(), st.sampled_from(sorted(PROFILES)))
 def test_bulk_rows_on_generated_sessions_with_failed_calls(transcript, name):
     _compare_every_call(transcript, profile_from_document(PROFILES[name], name=name), Counter())
+
+
+def test_rows_made_on_read_index_slice_and_iterate_like_a_list():
+    """Both sequences of rows made on read (a call's rows, a comparison's) behave as the list they stand
+    for: negative indexes, out-of-range errors, slices with steps, iteration in order."""
+    transcript = parse_transcript(TRANSCRIPTS["tool-heavy chat"])
+    results = [
+        simulate(transcript, profile_from_document(PROFILES[name], name=name))
+        for name in ("zeroclaw turn cap", "ai-profile small window")
+    ]
+    sequences = [
+        call_view(transcript, results[0], len(results[0].calls)).rows,
+        CompareRows(transcript, results),
+    ]
+    for rows in sequences:
+        whole = list(rows)
+        assert len(whole) == len(rows) > 3
+        assert rows[-1] == whole[-1] and rows[0] == whole[0]
+        assert rows[1:-1:2] == whole[1:-1:2] and rows[::-1] == whole[::-1]
+        for bad in (len(whole), -len(whole) - 1):
+            with pytest.raises(IndexError):
+                rows[bad]
+        assert repr(rows).startswith(type(rows).__name__ + "(")
