@@ -87,6 +87,7 @@ from dashboard.selectors.transcripts import (
     transcript_overview,
     transcript_parsed,
     transcript_read,
+    transcript_text,
     upload_limit,
 )
 
@@ -157,6 +158,7 @@ __all__ = [
     "runtime_list",
     "transcript_get",
     "transcript_get_or_404",
+    "transcript_text",
     "transcript_list",
     "transcript_overview",
     "transcript_parsed",

@@ -280,12 +280,7 @@ def simulation_run_list(*, transcript_id: int | None = None) -> QuerySet[Simulat
 
 
 def simulation_run_get(*, run_id: int) -> SimulationRun | None:
-    return (
-        SimulationRun.objects.select_related("transcript", "created_by")
-        .defer("transcript__source_text")
-        .filter(pk=run_id)
-        .first()
-    )
+    return SimulationRun.objects.select_related("transcript", "created_by").filter(pk=run_id).first()
 
 
 def simulation_run_result(*, run: SimulationRun) -> SimulationResult:

@@ -15,20 +15,20 @@ from django.db.models import QuerySet
 
 from dashboard import memo, parsed_forms
 from dashboard.errors import get_or_404
-from dashboard.models import Transcript, TranscriptParse
+from dashboard.models import Transcript, TranscriptParse, TranscriptSource
 from simulator import Transcript as ParsedTranscript
 from simulator import TranscriptIndex, TranscriptOverview, parse_transcript
 from simulator import transcript_overview as overview
 
 
 def transcript_list() -> QuerySet[Transcript]:
-    return Transcript.objects.defer("source_text").all()
+    return Transcript.objects.all()
 
 
 def transcript_get(*, transcript_id: int) -> Transcript | None:
     """The row without its source text (tens of MB for a long session): pages read the kept parse, and
     the text is loaded on its own only when that parse is not kept (``transcript_parsed``)."""
-    return Transcript.objects.defer("source_text").filter(pk=transcript_id).first()
+    return Transcript.objects.filter(pk=transcript_id).first()
 
 
 def transcript_get_or_404(*, transcript_id: int) -> Transcript:
@@ -73,8 +73,14 @@ def _read(transcript: Transcript) -> tuple[ParsedTranscript, TranscriptIndex | N
     """The stored form's parse and page index, else the text parsed again (and no index)."""
     stored = transcript_stored_form(transcript=transcript)
     if stored is None:
-        return parse_transcript(transcript.source_text, format=transcript.format), None
+        return parse_transcript(transcript_text(transcript=transcript), format=transcript.format), None
     return stored.parsed, stored.page_index
+
+
+def transcript_text(*, transcript: Transcript) -> str:
+    """The transcript's text exactly as uploaded (``TranscriptSource``)."""
+    text: str = TranscriptSource.objects.values_list("text", flat=True).get(transcript_id=transcript.pk)
+    return text
 
 
 def transcript_stored_form(*, transcript: Transcript) -> parsed_forms.StoredForm | None:

@@ -71,7 +71,7 @@ def _add_one(corpus: Corpus, name: str, data: bytes, user: User | None) -> str |
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"not UTF-8 text: {exc}"
-    existing = Transcript.objects.filter(sha256=text_sha256(text)).defer("source_text").first()
+    existing = Transcript.objects.filter(sha256=text_sha256(text)).first()
     if existing is not None:
         corpus.transcripts.add(existing)
         return None

@@ -236,7 +236,7 @@ def evaluation_chunk_run(*, chunk_id: int) -> int:
     started = time.perf_counter()
     last_beat = started
     rows: list[EvaluationResult] = []
-    chunk_transcripts = Transcript.objects.filter(pk__in=chunk.transcript_ids).defer("source_text")
+    chunk_transcripts = Transcript.objects.filter(pk__in=chunk.transcript_ids)
     for transcript in chunk_transcripts.order_by("pk"):
         try:
             parsed = transcript_read(transcript=transcript)
@@ -444,7 +444,7 @@ def tune_execute(*, tune_id: int) -> TuneRun | None:
         return run
     TuneRun.objects.filter(pk=run.pk).update(status=TuneRun.Status.RUNNING)
     prepared: list[PreparedTranscript] = []
-    for transcript in run.corpus.transcripts.defer("source_text").order_by("pk"):
+    for transcript in run.corpus.transcripts.order_by("pk"):
         try:
             parsed = transcript_read(transcript=transcript)
         except SimulatorError:

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from dashboard import parsed_forms
 from dashboard.errors import ApplicationError
-from dashboard.models import Transcript, TranscriptParse
+from dashboard.models import Transcript, TranscriptParse, TranscriptSource
 from dashboard.selectors.transcript_pages import transcript_upload_index
 from dashboard.selectors.transcripts import text_sha256, transcript_parse
 from simulator import SimulatorError, TranscriptParseError, parse_transcript, transcript_index
@@ -36,7 +36,7 @@ class TranscriptAlreadyStored(SimulatorError, ApplicationError):
 
 def _stored_with(sha256: str) -> Transcript | None:
     # The original when there is one, else the oldest copy (the original may have been deleted).
-    return Transcript.objects.filter(sha256=sha256).defer("source_text").order_by("is_copy", "id").first()
+    return Transcript.objects.filter(sha256=sha256).order_by("is_copy", "id").first()
 
 
 def transcript_import(
@@ -71,7 +71,6 @@ def transcript_import(
     row = Transcript(
         name=(name.strip() or source or parsed.title or "transcript")[:200],
         format=parsed.format,
-        source_text=text,
         sha256=sha256,
         size_bytes=len(text.encode("utf-8")),
         session_id=(parsed.session_id or "")[:200],
@@ -87,6 +86,7 @@ def transcript_import(
     try:
         with transaction.atomic():
             row.save()
+            TranscriptSource.objects.create(transcript=row, text=text)
             TranscriptParse.objects.create(
                 transcript=row, parser_version=version, signature=signature, blob=blob
             )
@@ -111,9 +111,9 @@ def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
     version = parsed_forms.parser_version()
     stale = Transcript.objects.exclude(parsed_form__parser_version=version).order_by("pk")
     stored, refused = 0, []
-    for row in stale.iterator(chunk_size=20):
+    for row in stale.select_related("source").iterator(chunk_size=20):
         try:
-            parsed = parse_transcript(row.source_text, format=row.format)
+            parsed = parse_transcript(row.source.text, format=row.format)
         except TranscriptParseError as exc:
             refused.append((row, exc.message))
             continue

@@ -120,7 +120,7 @@ def corpus_detail(request: HtmxHttpRequest, corpus_id: int) -> HttpResponse:
         {
             "nav": "corpora",
             "corpus": corpus,
-            "transcripts": corpus.transcripts.defer("source_text").order_by("name")[:500],
+            "transcripts": corpus.transcripts.order_by("name")[:500],
             "transcript_count": corpus.transcripts.count(),
             "failures": eval_selectors.corpus_failures(corpus=corpus),
             "evaluations": eval_selectors.evaluation_list(corpus=corpus),

@@ -437,7 +437,7 @@ def test_the_worker_stores_each_pairs_rereads_as_the_trace_counts_them(reread_ev
     )
     counted = {}
     for row in rows:
-        parsed = parse_transcript(row.transcript.source_text)
+        parsed = parse_transcript(row.transcript.source.text)
         profile = profile_from_document(row.profile.document, name=row.profile.name)
         assert row.rereads == len(rereads(parsed, simulate(parsed, profile)))
         counted[(row.transcript.name, row.profile.name)] = row.rereads

@@ -142,7 +142,7 @@ def test_demo_fleet_once_streams_every_event_over_the_real_websocket(daphne_url)
         assert {r.session_id for r in rows} == {f"demo-rt{n}-0"}
         assert all(r.call_number and r.tokens_before and r.budget for r in rows)
     transcript = Transcript.objects.get(session_id="demo-rt1-0")
-    assert transcript.source_text == demo_session(1, 0).transcript_text()
+    assert transcript.source.text == demo_session(1, 0).transcript_text()
     assert Profile.objects.filter(name__startswith="Demo fleet").count() == 1
 
     # A second start re-registers the runtimes with fresh tokens; the transcript is not uploaded twice.

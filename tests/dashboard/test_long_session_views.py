@@ -81,7 +81,7 @@ def test_another_call_does_not_load_the_source_text_or_parse_again(operator_clie
     with CaptureQueriesContext(connection) as queries:
         response = operator_client.get(_sim(transcript, tight, call=35))
     assert response.status_code == 200 and "Context as sent at call 35" in response.content.decode()
-    assert not [q["sql"] for q in queries.captured_queries if "source_text" in q["sql"]]
+    assert not [q["sql"] for q in queries.captured_queries if "transcriptsource" in q["sql"].lower()]
 
 
 def test_re_reads_are_walked_once_per_replay_not_per_call_shown(operator_client, setup, monkeypatch):

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from dashboard import memo, parsed_forms, selectors, services
-from dashboard.models import Evaluation, EvaluationResult, TranscriptParse
+from dashboard.models import Evaluation, EvaluationResult, TranscriptParse, TranscriptSource
 from dashboard.selectors import transcripts as transcript_selectors
 from dashboard.services import corpora as corpus_services
 from dashboard.services import evaluations as eval_services
@@ -29,11 +29,11 @@ def stored(operator):
 def _unparseable(*transcripts) -> None:
     """Spoil the stored texts: what reads them now can only have read the stored parsed forms."""
     for t in transcripts:
-        type(t).objects.filter(pk=t.pk).update(source_text="not a transcript")
+        TranscriptSource.objects.filter(transcript_id=t.pk).update(text="not a transcript")
 
 
 def _text(transcript) -> str:
-    return type(transcript).objects.get(pk=transcript.pk).source_text
+    return TranscriptSource.objects.get(transcript_id=transcript.pk).text
 
 
 def test_an_import_stores_the_parsed_form_made_by_this_parser(stored):

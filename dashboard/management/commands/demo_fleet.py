@@ -229,7 +229,7 @@ def demo_transcript_ensure(session: DemoSession) -> tuple[Transcript, Profile]:
     """Upload ``session`` as a transcript (once per exact text) and a profile of its plan's settings."""
     text = session.transcript_text()
     transcript = Transcript.objects.filter(session_id=session.session_id).first()
-    if transcript is None or transcript.source_text != text:
+    if transcript is None or selectors.transcript_text(transcript=transcript) != text:
         try:
             transcript = services.transcript_import(
                 text=text, name=f"Demo fleet: session {session.session_id}", format="openclaw"
