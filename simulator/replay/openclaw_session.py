@@ -259,12 +259,18 @@ def timed_calls(
     latest: float | None = None
     seen = 0
     user = Role.USER
-    # The call before, until this one tells whether it ended its attempt.
-    previous: tuple[ModelCall, float, bool, RouteKey] | None = None
+    # The call before, until this one tells whether it ended its attempt (kept in four names, not a tuple
+    # made and taken apart per call).
+    p_call: ModelCall | None = None
+    p_now: float = 0
+    p_starts = False
+    p_key: RouteKey = (None, None, None)
     for call in calls:
         index = call.message_index
         starts = call.number == 1
-        for message in messages[seen:index]:
+        while seen < index:  # the messages since the last reply: mostly one
+            message = messages[seen]
+            seen += 1
             stamp = message.timestamp_ms
             if stamp is not None and (latest is None or stamp > latest):  # max(latest, stamp)
                 latest = stamp
@@ -281,14 +287,13 @@ def timed_calls(
             now = latest if latest is not None else 0
         if stamp is not None and (latest is None or stamp > latest):
             latest = stamp
-        if previous is not None:
-            p_call, p_now, p_starts, p_key = previous
+        if p_call is not None:
             out.append((p_now, p_starts, _end_of(p_call, p_now, messages) if starts else None, p_key))
         raw = reply.raw
         api = raw.get("api") if isinstance(raw, dict) else None
-        previous = (call, now, starts, (reply.provider, reply.model, api if isinstance(api, str) else None))
-    if previous is not None:  # the last call ends its attempt
-        p_call, p_now, p_starts, p_key = previous
+        p_call, p_now, p_starts = call, now, starts
+        p_key = (reply.provider, reply.model, api if isinstance(api, str) else None)
+    if p_call is not None:  # the last call ends its attempt
         out.append((p_now, p_starts, _end_of(p_call, p_now, messages), p_key))
     return tuple(out)
 
