@@ -81,25 +81,24 @@ def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | No
     guards: list[int] = []
     media: list[int] = []
     thinking: list[int] = []
-    add_native, add_estimate, add_guard = natives.append, estimates.append, guards.append
-    get = _READERS.get
+    readers = _READERS
     for k, raw in enumerate(raws):
-        if type(raw) is dict and type(role := raw.get("role")) is str and (reader := get(role)) is not None:
-            facts = reader(raw)
-        else:
-            facts = None
+        facts = None
+        if type(raw) is dict:
+            role = raw.get("role")
+            reader = readers.get(role) if type(role) is str else None
+            facts = reader(raw) if reader is not None else None
         if facts is None:
             # A payload the readers left; one that is not a native message at all is converted first.
             if convert is not None and not (isinstance(raw, dict) and raw.get("role") in NATIVE_ROLES):
                 raw = convert(k)
             facts = reference_facts(message_from_json(raw))
-        native, estimate, guard, may_hold_media, holds_thinking = facts
-        add_native(native)
-        add_estimate(estimate)
-        add_guard(guard)
-        if may_hold_media:
+        natives.append(facts[0])
+        estimates.append(facts[1])
+        guards.append(facts[2])
+        if facts[3]:
             media.append(k)
-        if holds_thinking:
+        if facts[4]:
             thinking.append(k)
     return NativeColumns(tuple(natives), tuple(estimates), tuple(guards), tuple(media), tuple(thinking))
 
@@ -160,45 +159,49 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
     blocks: list[ContentBlock] = []
     estimate = guard = 0
     thinking = False
-    for block in content:
-        if type(block) is not dict:
-            return None
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text")
-            if type(text) is not str or len(block) != 2:
+    # Subscripts, cheaper than ``get``: a block without one of the keys is left to the reference functions.
+    try:
+        for block in content:
+            if type(block) is not dict:
                 return None
-            blocks.append(_text_content(text, None, ()))
-            if text.isascii():
-                size = len(text)
+            kind = block["type"]
+            if kind == "text":
+                text = block["text"]
+                if type(text) is not str or len(block) != 2:
+                    return None
+                blocks.append(_text_content(text, None, ()))
+                if text.isascii():
+                    size = len(text)
+                    estimate += size
+                    guard += size
+                else:
+                    estimate += estimate_string_chars(text)
+                    guard += js_len(text)
+            elif kind == "toolCall":
+                call_id, name, arguments = block["id"], block["name"], block["arguments"]
+                if (
+                    type(call_id) is not str
+                    or type(name) is not str
+                    or type(arguments) is not dict
+                    or len(block) != 4
+                ):
+                    return None
+                blocks.append(_tool_call_block(call_id, name, arguments, ()))
+                size = js_json_length(arguments)  # pruner and guard alike: JSON.stringify(arguments).length
                 estimate += size
                 guard += size
+            elif kind == "thinking":
+                read = _thinking(block)
+                if read is None:
+                    return None
+                blocks.append(read[0])
+                estimate += read[1]
+                guard += read[2]
+                thinking = True
             else:
-                estimate += estimate_string_chars(text)
-                guard += js_len(text)
-        elif kind == "toolCall":
-            call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
-            if (
-                type(call_id) is not str
-                or type(name) is not str
-                or type(arguments) is not dict
-                or len(block) != 4
-            ):
                 return None
-            blocks.append(_tool_call_block(call_id, name, arguments, ()))
-            size = js_json_length(arguments)  # pruner and guard alike: JSON.stringify(arguments).length
-            estimate += size
-            guard += size
-        elif kind == "thinking":
-            read = _thinking(block)
-            if read is None:
-                return None
-            blocks.append(read[0])
-            estimate += read[1]
-            guard += read[2]
-            thinking = True
-        else:
-            return None
+    except KeyError:
+        return None
     items = tuple(raw.items())  # _extra, inline: one per assistant of a session
     extra = items[2:] if items[0][0] == "role" and items[1][0] == "content" else _extra_of(items)
     return _assistant_message(tuple(blocks), extra), estimate, guard, False, thinking
