@@ -138,12 +138,18 @@ def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
     blocks, estimate, chars, media = read
     # The guard counts a tool result's text twice over (``TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO``).
     guard = max(chars, math.ceil(chars * TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO))
-    if tuple(raw)[:5] == _TOOL_RESULT_LEAD:
-        extra: Fields = tuple(raw.items())[5:]
+    items = tuple(raw.items())
+    if (  # the order pi writes: the rest is a slice
+        items[0][0] == "role"
+        and items[1][0] == "toolCallId"
+        and items[2][0] == "toolName"
+        and items[3][0] == "content"
+        and items[4][0] == "isError"
+    ):
+        extra: Fields = items[5:]
     else:
-        extra = tuple([(k, v) for k, v in raw.items() if k not in _TOOL_RESULT_KEYS])
-    message = _tool_result_message(blocks, name, call_id, is_error, extra)
-    return message, estimate, guard, media, False
+        extra = tuple([(k, v) for k, v in items if k not in _TOOL_RESULT_KEYS])
+    return _tool_result_message(blocks, name, call_id, is_error, extra), estimate, guard, media, False
 
 
 def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
@@ -153,47 +159,52 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
     blocks: list[ContentBlock] = []
     estimate = guard = 0
     thinking = False
-    for block in content:
-        if type(block) is not dict:
-            return None
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text")
-            if type(text) is not str or len(block) != 2:
+    # Subscripts, cheaper than ``get``: a block without one of the keys is left to the reference functions.
+    try:
+        for block in content:
+            if type(block) is not dict:
                 return None
-            blocks.append(_text_content(text, None, ()))
-            if text.isascii():
-                estimate += len(text)
-                guard += len(text)
+            kind = block["type"]
+            if kind == "text":
+                text = block["text"]
+                if type(text) is not str or len(block) != 2:
+                    return None
+                blocks.append(_text_content(text, None, ()))
+                if text.isascii():
+                    size = len(text)
+                    estimate += size
+                    guard += size
+                else:
+                    estimate += estimate_string_chars(text)
+                    guard += js_len(text)
+            elif kind == "toolCall":
+                call_id, name, arguments = block["id"], block["name"], block["arguments"]
+                if (
+                    type(call_id) is not str
+                    or type(name) is not str
+                    or type(arguments) is not dict
+                    or len(block) != 4
+                ):
+                    return None
+                blocks.append(_tool_call_block(call_id, name, arguments, ()))
+                size = js_json_length(arguments)  # pruner and guard alike: JSON.stringify(arguments).length
+                estimate += size
+                guard += size
+            elif kind == "thinking":
+                read = _thinking(block)
+                if read is None:
+                    return None
+                blocks.append(read[0])
+                estimate += read[1]
+                guard += read[2]
+                thinking = True
             else:
-                estimate += estimate_string_chars(text)
-                guard += js_len(text)
-        elif kind == "toolCall":
-            call = _tool_call(block)
-            if call is None:
                 return None
-            blocks.append(call)
-            size = js_json_length(call.arguments)  # pruner and guard alike: JSON.stringify(arguments).length
-            estimate += size
-            guard += size
-        elif kind == "thinking":
-            read = _thinking(block)
-            if read is None:
-                return None
-            blocks.append(read[0])
-            estimate += read[1]
-            guard += read[2]
-            thinking = True
-        else:
-            return None
-    return _assistant_message(tuple(blocks), _extra(raw)), estimate, guard, False, thinking
-
-
-def _tool_call(block: dict[str, JSON]) -> ToolCall | None:
-    call_id, name, arguments = block.get("id"), block.get("name"), block.get("arguments")
-    if type(call_id) is str and type(name) is str and type(arguments) is dict and len(block) == 4:
-        return _tool_call_block(call_id, name, arguments, ())
-    return None
+    except KeyError:
+        return None
+    items = tuple(raw.items())  # _extra, inline: one per assistant of a session
+    extra = items[2:] if items[0][0] == "role" and items[1][0] == "content" else _extra_of(items)
+    return _assistant_message(tuple(blocks), extra), estimate, guard, False, thinking
 
 
 def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None:
@@ -212,7 +223,20 @@ def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None
 
 def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, int, bool] | None:
     """Blocks that are all ``{"type": "text", "text": <string>}``: the blocks, their weighted and raw
-    lengths, and whether any text names media."""
+    lengths, and whether any text names media (the image cleanup's own over-approximation,
+    ``_may_hold_media``)."""
+    if len(content) == 1:  # a tool result's usual content: _text_facts inline, no loop
+        block = content[0]
+        if type(block) is not dict or len(block) != 2 or block.get("type") != "text":
+            return None
+        text = block.get("text")
+        if type(text) is not str:
+            return None
+        lowered = text.lower()
+        media = "media" in lowered or "image" in lowered
+        if text.isascii():
+            return (_text_content(text, None, ()),), len(text), len(text), media
+        return (_text_content(text, None, ()),), estimate_string_chars(text), js_len(text), media
     blocks: list[ContentBlock] = []
     estimate = chars = 0
     media = False
@@ -224,7 +248,7 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
             return None
         blocks.append(_text_content(text, None, ()))
         if not media:
-            lowered = text.lower()  # _text_facts, inline: a long session has one per tool result
+            lowered = text.lower()  # _text_facts, inline
             media = "media" in lowered or "image" in lowered
         if text.isascii():
             estimate += len(text)
@@ -251,6 +275,11 @@ def _extra(raw: dict[str, JSON]) -> Fields:
     items = tuple(raw.items())
     if items[0][0] == "role" and items[1][0] == "content":  # both present: at least two items
         return items[2:]
+    return _extra_of(items)
+
+
+def _extra_of(items: tuple[tuple[str, JSON], ...]) -> Fields:
+    """:func:`_extra` of an object whose items do not lead with ``role`` and ``content``."""
     return tuple([(k, v) for k, v in items if k != "role" and k != "content"])
 
 

@@ -99,11 +99,15 @@ def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tu
     return messages_from_json(raws), tuple(origins)
 
 
-def _read_natives(transcript: Transcript) -> tuple[NativeColumns, tuple[tuple[int, ...], ...]]:
-    """What :func:`_natives` reads, each message with its facts (``natives_with_facts``)."""
+def _read_natives(
+    transcript: Transcript,
+) -> tuple[NativeColumns, tuple[tuple[int, ...], ...], tuple[ModelCall, ...]]:
+    """What :func:`_natives` reads, each message with its facts (``natives_with_facts``), and the model
+    calls (``model_calls``)."""
     if transcript.format != "openclaw":
         converted = to_openclaw(transcript.messages)
-        return natives_with_facts(converted.messages), tuple(tuple(o) for o in converted.origins)
+        origins = tuple(tuple(o) for o in converted.origins)
+        return natives_with_facts(converted.messages), origins, model_calls(transcript, origins)
     messages = transcript.messages
     system = Role.SYSTEM
     indexes = [index for index, message in enumerate(messages) if message.role is not system]
@@ -112,7 +116,24 @@ def _read_natives(transcript: Transcript) -> tuple[NativeColumns, tuple[tuple[in
         return to_openclaw((messages[indexes[k]],)).messages[0]
 
     read = natives_with_facts([messages[index].raw for index in indexes], convert_one)
-    return read, tuple(zip(indexes))  # one-element origins, made in C
+    return read, tuple(zip(indexes)), _own_native_calls(messages, indexes)  # one-element origins, made in C
+
+
+_model_call = slot_builder(ModelCall)
+"""``ModelCall(...)`` positionally (one per call: see :func:`slot_builder`)."""
+
+
+def _own_native_calls(messages: Sequence[Message], indexes: Sequence[int]) -> tuple[ModelCall, ...]:
+    """``model_calls`` when every message but the system ones is a native of its own (``indexes``, as an
+    OpenClaw session's are): each assistant message is a call holding the natives before it.
+
+    Found without ``model_calls``' check of each origin against each message; tests compare the two.
+    """
+    assistant, build = Role.ASSISTANT, _model_call
+    found = [(held, index) for held, index in enumerate(indexes) if messages[index].role is assistant]
+    return tuple(
+        [build(number, held, index, messages[index].error) for number, (held, index) in enumerate(found, 1)]
+    )
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
@@ -185,9 +206,8 @@ def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
     """``transcript``'s native messages, its model calls, each message's two estimates and each call's
     times, made once."""
     # Each message read and sized once (the reference functions for any shape this does not recognise).
-    read, origins = _read_natives(transcript)
+    read, origins, calls = _read_natives(transcript)
     chars = read.estimates
-    calls = model_calls(transcript, origins)
     clocked = any(m.timestamp_ms is not None for m in transcript.messages)
     return OpenClawNatives(
         read.natives,
@@ -239,12 +259,18 @@ def timed_calls(
     latest: float | None = None
     seen = 0
     user = Role.USER
-    # The call before, until this one tells whether it ended its attempt.
-    previous: tuple[ModelCall, float, bool, RouteKey] | None = None
+    # The call before, until this one tells whether it ended its attempt (kept in four names, not a tuple
+    # made and taken apart per call).
+    p_call: ModelCall | None = None
+    p_now: float = 0
+    p_starts = False
+    p_key: RouteKey = (None, None, None)
     for call in calls:
         index = call.message_index
         starts = call.number == 1
-        for message in messages[seen:index]:
+        while seen < index:  # the messages since the last reply: mostly one
+            message = messages[seen]
+            seen += 1
             stamp = message.timestamp_ms
             if stamp is not None and (latest is None or stamp > latest):  # max(latest, stamp)
                 latest = stamp
@@ -261,14 +287,13 @@ def timed_calls(
             now = latest if latest is not None else 0
         if stamp is not None and (latest is None or stamp > latest):
             latest = stamp
-        if previous is not None:
-            p_call, p_now, p_starts, p_key = previous
+        if p_call is not None:
             out.append((p_now, p_starts, _end_of(p_call, p_now, messages) if starts else None, p_key))
         raw = reply.raw
         api = raw.get("api") if isinstance(raw, dict) else None
-        previous = (call, now, starts, (reply.provider, reply.model, api if isinstance(api, str) else None))
-    if previous is not None:  # the last call ends its attempt
-        p_call, p_now, p_starts, p_key = previous
+        p_call, p_now, p_starts = call, now, starts
+        p_key = (reply.provider, reply.model, api if isinstance(api, str) else None)
+    if p_call is not None:  # the last call ends its attempt
         out.append((p_now, p_starts, _end_of(p_call, p_now, messages), p_key))
     return tuple(out)
 

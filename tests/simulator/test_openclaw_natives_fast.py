@@ -34,7 +34,7 @@ from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.jsstr import js_json_length, js_json_stringify, js_len
 from simulator.runtimes.openclaw.messages import message_from_json, messages_from_json
 from simulator.synthetic import synthetic_openclaw_session
-from simulator.transcript import Transcript
+from simulator.transcript import Message, Role, TextPart, Transcript
 from tests.support import CONFORMANCE_DIR, REPO_DIR, SAMPLES_DIR
 
 FIXTURES = REPO_DIR / "tests" / "fixtures" / "transcripts"
@@ -379,3 +379,59 @@ def test_reference_facts_are_the_reference_functions():
     raw: JSON = {"role": "user", "content": [{"type": "image", "data": "x", "mimeType": "image/png"}]}
     message = message_from_json(raw)
     assert reference_facts(message) == (message, 8000, 8000, True, False)
+
+
+# An OpenClaw session's messages of any roles, system ones and failed calls among them (an error turn
+# is a native of its own too), each recorded as a native payload or converted from the transcript.
+_session_message = st.builds(
+    Message,
+    role=st.sampled_from(list(Role)),
+    parts=st.just((TextPart("x"),)),
+    error=st.none() | st.just("fetch failed"),
+)
+
+
+def _assert_calls_are_model_calls(messages: list[Message]) -> None:
+    transcript = Transcript("openclaw", tuple(messages))
+    prepared = prepare_openclaw(transcript)
+    assert prepared.calls == model_calls(transcript, prepared.origins)
+    assert repr(prepared.calls) == repr(model_calls(transcript, prepared.origins))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_session_message, max_size=12))
+def test_an_openclaw_sessions_calls_are_the_general_model_calls(messages):
+    _assert_calls_are_model_calls(messages)
+
+
+def test_an_openclaw_sessions_calls_do_not_ask_the_general_search(monkeypatch):
+    """The calls compared above are the session's own (``_own_native_calls``), not ``model_calls``'."""
+    transcript = parse_transcript(synthetic_openclaw_session(3, tool_result_chars=50))
+    want = _reference_prepare(transcript)
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("an OpenClaw session's calls were left to model_calls")
+
+    monkeypatch.setattr(openclaw_session, "model_calls", refused)
+    assert repr(_prepared(transcript)) == repr(want)
+
+
+def test_a_wrong_count_of_held_natives_would_be_noticed(monkeypatch):
+    system = Message(role=Role.SYSTEM, parts=(TextPart("be brief"),))
+    user = Message(role=Role.USER, parts=(TextPart("hi"),))
+    failed = Message(role=Role.ASSISTANT, parts=(TextPart("x"),), error="fetch failed")
+    reply = Message(role=Role.ASSISTANT, parts=(TextPart("hello"),))
+    messages = [system, user, failed, reply]
+    _assert_calls_are_model_calls(messages)
+    assert [
+        (c.number, c.available, c.message_index)
+        for c in prepare_openclaw(Transcript("openclaw", tuple(messages))).calls
+    ] == [(1, 1, 2), (2, 2, 3)]
+    build = openclaw_session._model_call
+
+    def counting_the_system_message(number: int, held: int, index: int, error: str | None) -> Any:
+        return build(number, index, index, error)
+
+    monkeypatch.setattr(openclaw_session, "_model_call", counting_the_system_message)
+    with pytest.raises(AssertionError):
+        _assert_calls_are_model_calls(messages)
