@@ -252,6 +252,7 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
 _TRIMMED = attrgetter("trimmed")
 _TOKENS_SENT = attrgetter("tokens_sent")
 _OVERFLOW = attrgetter("overflow")
+_ERROR = attrgetter("error")
 
 call_record: Callable[..., CallRecord] = slot_builder(CallRecord)
 """``CallRecord(...)`` from every field, positionally in field order: a replay's step builds one per model
@@ -307,4 +308,4 @@ class SimulationResult:
     @property
     def failed_calls(self) -> int:
         """Calls the transcript records as failed by the provider (error turns)."""
-        return sum(1 for c in self.calls if c.failed)
+        return len(self.calls) - list(map(_ERROR, self.calls)).count(None)

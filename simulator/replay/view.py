@@ -11,7 +11,8 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, repeat
+from itertools import accumulate, chain, repeat
+from operator import attrgetter
 from typing import Literal, NamedTuple
 
 from simulator.long_lived import collector_paused
@@ -54,27 +55,36 @@ class Timeline:
         return height - (tokens / self.y_max) * height if self.y_max else height
 
 
+_FULL = attrgetter("tokens_full")
+_SENT = attrgetter("tokens_sent")
+_TRIMMED = attrgetter("trimmed")
+_OVERFLOW = attrgetter("overflow")
+_RETRIES = attrgetter("retries")
+_MARKS = attrgetter("marks")
+_ERROR = attrgetter("error")
+
+
 def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
     """Context size per call; long sessions are bucketed (each bar shows its bucket's largest call)."""
     calls = result.calls
     size = max(1, math.ceil(len(calls) / max_bars))
     bars: list[Bar] = []
+    # Each field of a bucket read with C-level maps: a long session has a bucket of a hundred calls or more.
     for start in range(0, len(calls), size):
         bucket = calls[start : start + size]
-        peak = max(bucket, key=lambda c: c.tokens_full)
-        states = {c.overflow for c in bucket}
+        states = set(map(_OVERFLOW, bucket))
         overflow = "failed" if "failed" in states else "recovered" if "recovered" in states else "none"
         bars.append(
             Bar(
                 first_call=bucket[0].number,
                 last_call=bucket[-1].number,
-                full=peak.tokens_full,
-                sent=max(c.tokens_sent for c in bucket),
-                trimmed=any(c.trimmed for c in bucket),
+                full=max(map(_FULL, bucket)),
+                sent=max(map(_SENT, bucket)),
+                trimmed=any(map(_TRIMMED, bucket)),
                 overflow=overflow,
-                retries=sum(len(c.retries) for c in bucket),
-                marks=tuple(dict.fromkeys(m for c in bucket for m in c.marks)),
-                failed=sum(1 for c in bucket if c.failed),
+                retries=sum(map(len, map(_RETRIES, bucket))),
+                marks=tuple(dict.fromkeys(chain.from_iterable(map(_MARKS, bucket)))),
+                failed=len(bucket) - list(map(_ERROR, bucket)).count(None),
             )
         )
     top = max([b.full for b in bars] + [b.sent for b in bars], default=0)

@@ -18,7 +18,7 @@ from simulator import Transcript, changed_contents, parse_transcript, profile_fr
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import Profile
 from simulator.replay.compare import CompareRows
-from simulator.replay.view import Fate, _call_index, _Pending, _rows, _rows_by_message, call_view
+from simulator.replay.view import Fate, _call_index, _Pending, _rows, _rows_by_message, call_view, timeline
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Message, Role, TextPart, ToolCall, ToolResult
 from tests.simulator.test_call_counts import PROFILES, TRANSCRIPTS, _sessions
@@ -159,3 +159,52 @@ def test_rows_made_on_read_index_slice_and_iterate_like_a_list():
             with pytest.raises(IndexError):
                 rows[bad]
         assert repr(rows).startswith(type(rows).__name__ + "(")
+
+
+def _timeline_call_by_call(result, max_bars):
+    """The timeline's bars worked out call by call: what ``timeline`` reads with C-level maps."""
+    calls = result.calls
+    size = max(1, -(-len(calls) // max_bars))
+    bars = []
+    for start in range(0, len(calls), size):
+        bucket = calls[start : start + size]
+        states = {c.overflow for c in bucket}
+        bars.append(
+            (
+                bucket[0].number,
+                bucket[-1].number,
+                max(c.tokens_full for c in bucket),
+                max(c.tokens_sent for c in bucket),
+                any(c.trimmed for c in bucket),
+                "failed" if "failed" in states else "recovered" if "recovered" in states else "none",
+                sum(len(c.retries) for c in bucket),
+                tuple(dict.fromkeys(m for c in bucket for m in c.marks)),
+                sum(1 for c in bucket if c.failed),
+            )
+        )
+    return bars
+
+
+def _bars(result, max_bars):
+    return [
+        (b.first_call, b.last_call, b.full, b.sent, b.trimmed, b.overflow, b.retries, b.marks, b.failed)
+        for b in timeline(result, max_bars=max_bars).bars
+    ]
+
+
+@pytest.mark.parametrize("key", sorted(PRESETS_BY_KEY))
+def test_timeline_bars_are_their_calls_read_one_by_one(key):
+    result = simulate(
+        parse_transcript(SYNTHETIC, format="openclaw"),
+        profile_from_document(PRESETS_BY_KEY[key].document, name=key),
+    )
+    for max_bars in (1, 7, 400):
+        assert _bars(result, max_bars) == _timeline_call_by_call(result, max_bars)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_sessions(), st.sampled_from(sorted(PROFILES)), st.integers(min_value=1, max_value=6))
+def test_timeline_bars_with_failed_and_recovered_calls(transcript, name, max_bars):
+    result = simulate(transcript, profile_from_document(PROFILES[name], name=name))
+    assert _bars(result, max_bars) == _timeline_call_by_call(result, max_bars)
+    assert result.failed_calls == sum(1 for c in result.calls if c.failed)
