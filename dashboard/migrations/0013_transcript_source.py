@@ -13,26 +13,29 @@ BATCH = 20
 """Texts copied per query: a long session's text is tens of megabytes."""
 
 
+def _batches(query):
+    """``query``'s rows a few at a time (ordered by key; each row can hold tens of megabytes)."""
+    ids = list(query.order_by("pk").values_list("pk", flat=True))
+    for at in range(0, len(ids), BATCH):
+        yield query.filter(pk__in=ids[at : at + BATCH])
+
+
 def _texts_to_own_table(apps, schema_editor):
+    alias = schema_editor.connection.alias
     transcript = apps.get_model("dashboard", "Transcript")
     source = apps.get_model("dashboard", "TranscriptSource")
-    rows = transcript.objects.using(schema_editor.connection.alias).order_by("pk")
-    ids = list(rows.values_list("pk", flat=True))
-    for at in range(0, len(ids), BATCH):
-        batch = rows.filter(pk__in=ids[at : at + BATCH]).values_list("pk", "source_text")
-        source.objects.using(schema_editor.connection.alias).bulk_create(
-            [source(transcript_id=pk, text=text) for pk, text in batch]
-        )
+    for batch in _batches(transcript.objects.using(alias)):
+        rows = batch.values_list("pk", "source_text")
+        source.objects.using(alias).bulk_create([source(transcript_id=pk, text=text) for pk, text in rows])
 
 
 def _texts_back_to_rows(apps, schema_editor):
+    alias = schema_editor.connection.alias
     transcript = apps.get_model("dashboard", "Transcript")
     source = apps.get_model("dashboard", "TranscriptSource")
-    texts = source.objects.using(schema_editor.connection.alias).order_by("pk")
-    ids = list(texts.values_list("pk", flat=True))
-    for at in range(0, len(ids), BATCH):
-        for pk, text in texts.filter(pk__in=ids[at : at + BATCH]).values_list("pk", "text"):
-            transcript.objects.using(schema_editor.connection.alias).filter(pk=pk).update(source_text=text)
+    for batch in _batches(source.objects.using(alias)):
+        for pk, text in batch.values_list("pk", "text"):
+            transcript.objects.using(alias).filter(pk=pk).update(source_text=text)
 
 
 class Migration(migrations.Migration):

@@ -415,14 +415,19 @@ def _by_fate(rows: Sequence[Row | _Pending]) -> tuple[tuple[str, int], ...]:
 
 
 def _rows(
-    transcript: Transcript, result: SimulationResult, call: CallRecord, at: _CallIndex
+    transcript: Transcript,
+    result: SimulationResult,
+    call: CallRecord,
+    at: _CallIndex,
+    special: list[int] | None = None,
 ) -> tuple[list[Row | _Pending], dict[str, int]]:
     """The call's rows (message rows pending) and the tokens sent per segment key.
 
     What :func:`_rows_by_message` gives. A late call of a long session sends tens of thousands of
     messages as they are (OpenClaw never forgets): those plain rows -- sent, alone in their native
     message, no rule changed them, no breadcrumb before them -- are made a stretch at a time, in C-level
-    maps; every other message takes the message-by-message path.
+    maps; every other message (``special``: by default the ones that are not plain) takes the
+    message-by-message path.
     """
     messages = transcript.messages
     end = call.message_index
@@ -432,7 +437,7 @@ def _rows(
     segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
     tokens = result.native_tokens
     native_of = at.native_of
-    special = _special_indices(at, end)
+    special = _special_indices(at, end) if special is None else special
     special.append(end)  # the sentinel: the last stretch ends at the call
     start = 0
     for index in special:
@@ -523,42 +528,9 @@ def _plain_stretch(
 def _rows_by_message(
     transcript: Transcript, result: SimulationResult, call: CallRecord, at: _CallIndex
 ) -> tuple[list[Row | _Pending], dict[str, int]]:
-    """The call's rows (message rows pending) and the tokens sent per segment key, message by message.
-
-    The reference of :func:`_rows`, which gives the same in bulk (tests compare the two).
-    """
-    rows: list[Row | _Pending] = []
-    drops = _DroppedRun()
-    turn = 0
-    segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
-    for index in range(call.message_index):
-        message = transcript.messages[index]
-        if message.role is Role.USER and message.tool_result is None:
-            turn += 1
-        native = at.native_of.get(index)
-        if native is not None and native == at.breadcrumb_before and index in at.first_of_native:
-            drops.end(rows)
-            rows.append(_breadcrumb_row(turn or None))
-        grouped = native is not None and index not in at.first_of_native
-        size = 0 if native is None or grouped else result.native_tokens[native]
-        if native is None:
-            row = _outside_row(transcript, at, index, turn or None)
-        elif native not in at.sent:
-            drops.add(rows, _dropped_rule(result, call, native), turn or None, index, size)
-            continue
-        else:
-            row = _sent_row(at, native, index, turn or None, size)
-        if row.fate not in NOT_HELD_FATES and not grouped:
-            segments[_segment_key(message)] += row.after
-        drops.end(rows)
-        rows.append(row)
-    drops.end(rows)
-    if call.breadcrumb_at is not None and at.breadcrumb_before is None:
-        rows.append(_breadcrumb_row(turn or None))
-    if call.breadcrumb_at is not None:
-        # The note is sent too; its size is what the call sent beyond its messages.
-        segments["breadcrumb"] = max(0, call.tokens_sent - sum(segments.values()))
-    return rows, segments
+    """What :func:`_rows` gives, every message taking the message-by-message path: the reference of its
+    stretches (tests compare the two)."""
+    return _rows(transcript, result, call, at, list(range(call.message_index)))
 
 
 def call_view(
