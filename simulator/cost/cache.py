@@ -132,6 +132,9 @@ class SharedPrefix(Sequence[Segment]):
     def __getitem__(self, index: int | slice) -> Segment | tuple[Segment, ...]:
         if isinstance(index, slice):
             start, stop, step = index.indices(self.length)
+            if step < 0:
+                # Normalised, a stop of -1 means "before the start"; read on the history, "its last".
+                return tuple(self.history._segments[: self.length][index])
             return tuple(self.history._segments[start:stop:step])
         at = index + self.length if index < 0 else index
         if not 0 <= at < self.length:

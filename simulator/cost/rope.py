@@ -53,7 +53,8 @@ class SegmentRope(Sequence["Segment"]):
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             if step != 1:
-                return tuple(self.listed(0, len(self))[start:stop:step])
+                # The slice as given: normalised, a stop of -1 means "before the start", not "the last".
+                return tuple(self.listed(0, len(self))[index])
             return tuple(self.listed(start, max(start, stop)))
         at = index + len(self) if index < 0 else index
         if not 0 <= at < len(self):

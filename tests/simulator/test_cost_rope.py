@@ -20,6 +20,7 @@ from simulator.cost.breaks import cache_breaks
 from simulator.cost.cache import (
     Request,
     Segment,
+    SegmentHistory,
     SharedPrefix,
     _shared_length,
     _Trie,
@@ -216,3 +217,27 @@ def test_segments_alike_in_fingerprint_price_as_the_reference(drawn, pricing, tt
     expected = reference(plain, pricing, ttl)
     assert list(price_requests(requests, pricing, ttl).calls) == expected
     assert list(price_requests(plain, pricing, ttl).calls) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(min_value=0, max_value=6),
+    st.integers(min_value=0, max_value=6),
+    st.integers(min_value=-8, max_value=8),
+    st.integers(min_value=-8, max_value=8),
+    st.sampled_from([None, 1, 2, -1, -2]),
+)
+def test_a_slice_of_a_rope_or_a_shared_prefix_is_the_slice_of_the_list(extra, length, start, stop, step):
+    """Stepped slices too, backwards included: a stop of -1 once read "the last" instead of "before the
+    start" (``rope[0:-2:-1]`` on one segment gave nothing)."""
+    flat = [Segment(str(i), i) for i in range(length)]
+    rope = SegmentRope([(flat, 0, length)]) if length else SegmentRope([])
+    prefix = SegmentHistory([*flat, *(Segment(f"x{i}", 1) for i in range(extra))]).prefix(length)
+    assert rope[start:stop:step] == tuple(flat[start:stop:step])
+    assert prefix[start:stop:step] == tuple(flat[start:stop:step])
+
+
+def test_one_segment_read_backwards_from_its_start():
+    flat = [Segment("a", 1)]
+    assert SegmentRope([(flat, 0, 1)])[0:-2:-1] == (flat[0],)
+    assert SegmentHistory(flat).prefix(1)[::-1] == (flat[0],)
