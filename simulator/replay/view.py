@@ -8,12 +8,13 @@ including the before/after size of every message a rule changed.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain
 from operator import attrgetter
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeAlias
 
 from simulator.long_lived import collector_paused
 from simulator.replay.counts import CallCounts, call_counts
@@ -149,6 +150,33 @@ class _Pending(NamedTuple):
     grouped: bool = False
 
 
+class _Stretch(NamedTuple):
+    """Message rows made a stretch at a time (:func:`_plain_stretch`): messages ``first`` on, one per size,
+    each sent as stored (kept, no rule, alone in its native message)."""
+
+    first: int
+    turns: list[int | None]
+    sizes: list[int]
+
+    def pending(self, j: int) -> _Pending:
+        """The ``j``-th row of the stretch, not made yet."""
+        size = self.sizes[j]
+        return _Pending(self.first + j, self.turns[j], Fate.KEPT, "", size, size)
+
+
+_Item: TypeAlias = "Row | _Pending | _Stretch"
+"""What a call's row list holds: a row, a message row not made yet, or a stretch of them."""
+
+
+def _pending_rows(items: Sequence[_Item]) -> Iterator[Row | _Pending]:
+    """``items`` with every stretch spelled out, row by row."""
+    for item in items:
+        if isinstance(item, _Stretch):
+            yield from map(item.pending, range(len(item.sizes)))
+        else:
+            yield item
+
+
 class CallRows(MadeOnRead[Row]):
     """One call's rows, each message row made when first read and then kept.
 
@@ -158,14 +186,19 @@ class CallRows(MadeOnRead[Row]):
     message's text: most of building every row.
     """
 
-    __slots__ = ("_transcript", "_items")
+    __slots__ = ("_items", "_made", "_starts", "_transcript")
 
-    def __init__(self, transcript: Transcript, items: list[Row | _Pending]) -> None:
+    def __init__(self, transcript: Transcript, items: list[_Item]) -> None:
         self._transcript = transcript
         self._items = items
+        # Where each item's rows begin, and the number of rows last (a stretch holds many).
+        self._starts = list(
+            accumulate((len(i.sizes) if type(i) is _Stretch else 1 for i in items), initial=0)
+        )
+        self._made: dict[int, Row] = {}
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._starts[-1]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
@@ -176,13 +209,18 @@ class CallRows(MadeOnRead[Row]):
         return hash(tuple(self))
 
     def _row(self, k: int) -> Row:
-        item = self._items[k]
+        made = self._made.get(k)
+        if made is not None:
+            return made
+        at = bisect_right(self._starts, k) - 1
+        item = self._items[at]
         if isinstance(item, Row):
             return item
+        pending = item.pending(k - self._starts[at]) if isinstance(item, _Stretch) else item
+        index, turn, fate, rule, before, after, grouped = pending
         # Made once: the same value whoever makes it first (a race writes an equal row).
-        index, turn, fate, rule, before, after, grouped = item
         row = _message_row(self._transcript, index, turn, fate, rule, before, after, grouped=grouped)
-        self._items[k] = row
+        self._made[k] = row
         return row
 
 
@@ -302,7 +340,7 @@ class _DroppedRun:
     count: int = 0
     tokens: int = 0
 
-    def add(self, rows: list[Row | _Pending], rule: str, turn: int | None, index: int, size: int) -> None:
+    def add(self, rows: list[_Item], rule: str, turn: int | None, index: int, size: int) -> None:
         if self.count and rule != self.rule:
             self.end(rows)
         if not self.count:
@@ -311,7 +349,7 @@ class _DroppedRun:
         self.count += 1
         self.tokens += size
 
-    def end(self, rows: list[Row | _Pending]) -> None:
+    def end(self, rows: list[_Item]) -> None:
         """Write the stretch gathered so far (if any) as its row."""
         if self.count:
             rows.append(
@@ -405,11 +443,15 @@ SEGMENT_LABELS = (
 )
 
 
-def _by_fate(rows: Sequence[Row | _Pending]) -> tuple[tuple[str, int], ...]:
-    # A message row counts one message (counted in C: a late call has a row per message).
-    by_fate = Counter([row.fate for row in rows if type(row) is _Pending])
+def _by_fate(rows: Sequence[_Item]) -> tuple[tuple[str, int], ...]:
+    # A message row counts one message, a stretch one per message.
+    by_fate: Counter[Fate] = Counter()
     for row in rows:
-        if type(row) is Row and row.kind != "breadcrumb":
+        if isinstance(row, _Stretch):
+            by_fate[Fate.KEPT] += len(row.sizes)
+        elif isinstance(row, _Pending):
+            by_fate[row.fate] += 1
+        elif row.kind != "breadcrumb":
             by_fate[row.fate] += row.count
     return tuple((fate.value, by_fate[fate]) for fate in Fate if by_fate.get(fate))
 
@@ -420,7 +462,7 @@ def _rows(
     call: CallRecord,
     at: _CallIndex,
     special: list[int] | None = None,
-) -> tuple[list[Row | _Pending], dict[str, int]]:
+) -> tuple[list[_Item], dict[str, int]]:
     """The call's rows (message rows pending) and the tokens sent per segment key.
 
     What :func:`_rows_by_message` gives. A late call of a long session sends tens of thousands of
@@ -431,7 +473,7 @@ def _rows(
     """
     messages = transcript.messages
     end = call.message_index
-    rows: list[Row | _Pending] = []
+    rows: list[_Item] = []
     drops = _DroppedRun()
     turn = 0
     segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
@@ -485,7 +527,7 @@ def _special_row(
     index: int,
     turn: int | None,
     drops: _DroppedRun,
-    rows: list[Row | _Pending],
+    rows: list[_Item],
 ) -> _Pending | None:
     """One message's row as :func:`_rows_by_message` makes it, or ``None`` when it joins a dropped run."""
     native = at.native_of.get(index)
@@ -508,7 +550,7 @@ def _plain_stretch(
     stop: int,
     turn: int,
     sizes: list[int],
-    rows: list[Row | _Pending],
+    rows: list[_Item],
     segments: dict[str, int],
 ) -> int:
     """Append the plain rows of messages ``start`` to ``stop`` (their sizes ``sizes``) and add their sizes
@@ -516,8 +558,8 @@ def _plain_stretch(
     stretch = messages[start:stop]
     turns = list(accumulate([m.role is _USER and m.tool_result is None for m in stretch], initial=turn))
     del turns[0]
-    shown = [t or None for t in turns] if turn == 0 else turns  # before the first user turn: none
-    rows.extend(map(_Pending, range(start, stop), shown, repeat(Fate.KEPT), repeat(""), sizes, sizes))
+    shown: list[int | None] = [t or None for t in turns] if turn == 0 else list(turns)  # turn 0: none
+    rows.append(_Stretch(start, shown, sizes))
     of_role = _SEGMENT_OF_ROLE
     for message, size in zip(stretch, sizes, strict=True):  # _segment_key, inline
         key = "developer" if message.variant == "developer_instructions" else of_role[message.role]
@@ -527,7 +569,7 @@ def _plain_stretch(
 
 def _rows_by_message(
     transcript: Transcript, result: SimulationResult, call: CallRecord, at: _CallIndex
-) -> tuple[list[Row | _Pending], dict[str, int]]:
+) -> tuple[list[_Item], dict[str, int]]:
     """What :func:`_rows` gives, every message taking the message-by-message path: the reference of its
     stretches (tests compare the two)."""
     return _rows(transcript, result, call, at, list(range(call.message_index)))
