@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
@@ -132,41 +133,47 @@ class StoredFacts:
         """Projection key → the tool result that has it."""
         self.first_bad = n
         """The first tool result whose key is missing or repeats (every call past it falls back)."""
+        self.result_positions: list[int] = []
+        """The tool results' positions, ascending."""
+        self.keyed: list[int] = []
+        """The positions of the tool results with a projection key, ascending."""
 
     def feed(self, end: int) -> None:
+        """Facts of the whole session, worked out the first time a call needs any (``end`` past ``fed``).
+
+        Every fact is the message's own (or a sum over the messages before it), so facts of messages past a
+        call's history change nothing the call reads: its readers bound every search by the call's end. One
+        pass over the session costs less than growing the facts call by call."""
         if self.fed >= end:
             return
-        natives, maybe_media = self.natives, self._maybe_media
-        keys, tb_own, guard_own = self.keys, self.tb_own, self.guard_own
-        tb_sums, tbn_sums, results = self.tb, self.tbn, self.results
-        tb_sum, tbn_sum, count = tb_sums[-1], tbn_sums[-1], results[-1]
-        for i in range(self.fed, end):
+        natives = self.natives
+        count = len(natives)
+        results = [i for i, m in enumerate(natives) if isinstance(m, ToolResultMessage)]
+        self.users = [i for i, m in enumerate(natives) if isinstance(m, UserMessage)]
+        self.assistants = [i for i, m in enumerate(natives) if isinstance(m, AssistantMessage)]
+        keys: list[str | None] = [None] * count
+        tb_own, guard_own = [0] * count, [0] * count
+        is_result = [0] * count
+        position = self.position
+        for i in results:
             message = natives[i]
-            key: str | None = None
-            tb = guard = 0
-            if isinstance(message, ToolResultMessage):
-                key = projection_key(message)
-                tb, guard = _result_weights(message)
-                tb_sum += tb
-                tbn_sum += tb > 0
-                count += 1
-                if key is None or key in self.position:
-                    self.first_bad = min(self.first_bad, i)
-                else:
-                    self.position[key] = i
-            elif isinstance(message, UserMessage):
-                self.users.append(i)
-            elif isinstance(message, AssistantMessage):
-                self.assistants.append(i)
-            keys.append(key)
-            tb_own.append(tb)
-            guard_own.append(guard)
-            tb_sums.append(tb_sum)
-            tbn_sums.append(tbn_sum)
-            results.append(count)
-            if i in maybe_media and cleanup_changes(message):
-                self.cleanable.append(i)
-        self.fed = end
+            assert isinstance(message, ToolResultMessage)
+            key = projection_key(message)
+            keys[i] = key
+            tb_own[i], guard_own[i] = _result_weights(message)
+            is_result[i] = 1
+            if key is None or key in position:
+                self.first_bad = min(self.first_bad, i)
+            else:
+                position[key] = i
+        self.keys, self.tb_own, self.guard_own = keys, tb_own, guard_own
+        self.result_positions = results
+        self.keyed = [i for i in results if keys[i] is not None]
+        self.tb = list(accumulate(tb_own, initial=0))
+        self.tbn = list(accumulate([tb > 0 for tb in tb_own], initial=0))
+        self.results = list(accumulate(is_result, initial=0))
+        self.cleanable = [i for i in sorted(self._maybe_media) if cleanup_changes(natives[i])]
+        self.fed = count
 
     def own(self, position: int) -> Weights:
         """A stored message's weights."""

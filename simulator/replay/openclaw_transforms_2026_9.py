@@ -102,6 +102,14 @@ _attempt_state = slot_builder(AttemptState)
 _gate_state = slot_builder(TtlGateState)
 
 
+def _reaches(positions: list[int], lo: int, end: int) -> bool:
+    """Whether an ascending list holds a position in ``[lo, end)``."""
+    if not positions or positions[-1] < lo:
+        return False  # the usual answer, without a search
+    k = bisect_left(positions, lo)
+    return k < len(positions) and positions[k] < end
+
+
 class _Fallback(Exception):
     """This call is one the fast path leaves to the reference (raised before anything is changed)."""
 
@@ -130,6 +138,7 @@ class _Window:
     over_single: list[int] = field(default_factory=list)
     over_cap: list[int] = field(default_factory=list)
     fed: int = 0
+    """How many of the session's tool results the lists cover."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +204,8 @@ class FastTransforms2026_9:
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
+        self.quiet_calls = 0
+        """Calls answered by :meth:`_quiet` (nothing changed; the tests count them)."""
         self._state: ProjectionState | None = None
         self._setups = SetupMemo()
         self._reset()
@@ -233,11 +244,17 @@ class FastTransforms2026_9:
         self._config: AttemptConfig | None = None
         self._settings: cache_ttl.CacheTtlSettings | None = None
         self._placeholder = ""
-        self._prunable: list[bool] = []
+        self._prunable: set[int] = set()
+        self._configured = 0
+        """How many tool results ``_prunable`` and ``_not_hard`` cover."""
         self._tool_prunable: dict[str, bool] = {}
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
         self._pass_fed = 0
+        self._fed = 0
+        """The mirrors hold the keys of ``natives[:_fed]``."""
+        self._keyed_at = 0
+        """How many of the facts' keyed positions are below ``_fed``."""
         self._state = None
 
     # -- the protocol ------------------------------------------------------------------------------------
@@ -274,6 +291,10 @@ class FastTransforms2026_9:
             if state.projections is not self._state:
                 self._resync(state.projections, setup.config, end)
             self._configure(setup.config)
+            quiet = self._quiet(setup, state, now, end)
+            if quiet is not None:
+                self.quiet_calls += 1
+                return quiet
             return self._call(setup, state, now, end)
         except _Fallback as fallback:
             self.fallbacks += 1
@@ -285,23 +306,29 @@ class FastTransforms2026_9:
     # -- facts ---------------------------------------------------------------------------------------------
 
     def _feed(self, end: int) -> None:
-        """Facts of the messages new to this call, and their place in the mirrors."""
-        n = self._n
-        start = n.fed
-        if start >= end:
+        """The session's facts (the first call works them out), and the messages new to this call in the
+        mirrors (every key is sourced and frozen at the first call that sends it)."""
+        if self._fed >= end:
             return
-        n.feed(end)
-        keys, natives, configured = n.keys, self._natives, self._config is not None
-        for i in range(start, n.fed):
-            if keys[i] is not None:
-                self._unsourced.append(i)
-                self._unfrozen.append(i)
-            if not configured:
-                continue
-            if isinstance(natives[i], ToolResultMessage):
-                self._feed_config(i)
-            else:
-                self._prunable.append(False)  # only a tool result is ever pruned
+        self._n.feed(end)
+        keyed, k = self._n.keyed, self._keyed_at
+        if k < len(keyed) and keyed[k] < end:
+            stop = bisect_left(keyed, end, k)
+            new = keyed[k:stop]
+            self._unsourced += new
+            self._unfrozen += new
+            self._keyed_at = stop
+        self._fed = end
+        if self._config is not None:
+            self._config_to(end)
+
+    def _new_results(self, fed: int, end: int) -> tuple[list[int], int]:
+        """The tool results from the ``fed``-th one on below ``end``, and how many results are below it."""
+        results = self._n.result_positions
+        if fed >= len(results) or results[fed] >= end:
+            return [], fed
+        stop = bisect_left(results, end, fed)
+        return results[fed:stop], stop
 
     def _window(self, tokens: int) -> _Window:
         found = self._windows.get(tokens)
@@ -311,14 +338,11 @@ class FastTransforms2026_9:
                 guard_limits(tokens)[0], cap, max(1, provider_budget.aggregate_max_chars(tokens, cap))
             )
             self._windows[tokens] = found
-        while found.fed < self._n.fed:
-            i = found.fed
-            if isinstance(self._natives[i], ToolResultMessage):
-                if self._n.guard_own[i] > found.max_single:
-                    found.over_single.append(i)
-                if self._n.tb_own[i] > found.cap:
-                    found.over_cap.append(i)
-            found.fed += 1
+        new, found.fed = self._new_results(found.fed, self._fed)
+        if new:
+            guard_own, tb_own, max_single, cap = self._n.guard_own, self._n.tb_own, found.max_single, found.cap
+            found.over_single += [i for i in new if guard_own[i] > max_single]
+            found.over_cap += [i for i in new if tb_own[i] > cap]
         return found
 
     def _configure(self, config: AttemptConfig) -> None:
@@ -331,28 +355,30 @@ class FastTransforms2026_9:
         settings = cache_ttl.resolve_cache_ttl_settings(config.context_pruning)
         self._settings = settings
         self._placeholder = settings.placeholder if settings is not None else ""
-        for i in range(len(self._prunable), self._n.fed):
-            self._feed_config(i)
+        self._config_to(self._fed)
 
-    def _feed_config(self, i: int) -> None:
-        message = self._natives[i]
+    def _config_to(self, end: int) -> None:
+        """The prunable results below ``end`` (only a tool result is ever pruned), and those not cleared."""
+        new, self._configured = self._new_results(self._configured, end)
         settings = self._settings
-        prunable = False
-        if settings is not None and isinstance(message, ToolResultMessage):
+        if settings is None:
+            return
+        natives, keys, projections = self._natives, self._n.keys, self._projections
+        for i in new:
+            message = natives[i]
+            assert isinstance(message, ToolResultMessage)
             name = message.tool_name if isinstance(message.tool_name, str) else ""
             found = self._tool_prunable.get(name)
             if found is None:
                 # The settings' predicate, asked once per tool name (a session repeats a few tools).
                 found = self._tool_prunable[name] = settings.is_tool_prunable(name)
-            prunable = found
-        self._prunable.append(prunable)
-        if not prunable:
-            return
-        key = self._n.keys[i]
-        projection = self._projections.get(key) if key is not None else None
-        mode = projection.mode if projection is not None else None
-        if mode != "hard":
-            self._not_hard.append(i)
+            if not found:
+                continue
+            self._prunable.add(i)
+            key = keys[i]
+            projection = projections.get(key) if key is not None else None
+            if projection is None or projection.mode != "hard":
+                self._not_hard.append(i)
 
     def _pass_facts_to(self, end: int) -> None:
         """The hard clear's eligible sizes and the soft trim's candidates, grown only when a pass runs."""
@@ -388,12 +414,11 @@ class FastTransforms2026_9:
             position = self._n.position.get(key)
             if position is None or position >= end or key not in self._sources:
                 raise _Fallback("state-key")
-        self._unsourced = [
-            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._sources
-        ]
-        self._unfrozen = [
-            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._frozen
-        ]
+        keys, keyed = self._n.keys, self._n.keyed
+        self._keyed_at = bisect_left(keyed, end)
+        self._fed = end
+        self._unsourced = [i for i in keyed[: self._keyed_at] if keys[i] not in self._sources]
+        self._unfrozen = [i for i in keyed[: self._keyed_at] if keys[i] not in self._frozen]
         self._configure(config)
         for key, projection in self._projections.items():
             position = self._n.position[key]
@@ -461,7 +486,7 @@ class FastTransforms2026_9:
                 del items[k]
 
     def _eligible(self, position: int) -> bool:
-        if position >= len(self._prunable) or not self._prunable[position]:
+        if position not in self._prunable:
             return False
         k = bisect_left(self._not_hard, position)
         return k < len(self._not_hard) and self._not_hard[k] == position
@@ -473,6 +498,66 @@ class FastTransforms2026_9:
     def _weight(self, position: int) -> Weights:
         current = self._current.get(position)
         return current[1] if current is not None else self._n.own(position)
+
+    # -- one call where nothing changes ------------------------------------------------------------------
+
+    def _quiet(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState] | None:
+        """:meth:`_call` for a call no transform changes anything at (most calls of a long session), or
+        ``None`` before anything is changed when a stage might: the cache-TTL pass runs (the TTL expired),
+        last call recorded projections, an image may be cleaned, a result is over the guard's share or the
+        per-result cap (stored or rewritten), or the aggregate may cut a result outside the trailing batch.
+
+        Each test is over-approximated from the mirrors' lists and sums, so the whole pipeline decides
+        whenever one holds; what is left is :meth:`_call` with an empty plan."""
+        if self._pending:
+            return None
+        settings = setup.cache_ttl
+        before = state.clock.last_cache_touch_at
+        if (
+            settings is not None
+            and before
+            and not setup.server_tool_clearing
+            and settings.ttl_ms > 0
+            and now - before >= settings.ttl_ms
+        ):
+            return None
+        through = state.compacted_through if setup.config.apply_provider_compaction else None
+        lo = through or 0
+        window = self._window(setup.guard_window_tokens)
+        if (
+            _reaches(self._n.cleanable, lo, end)
+            or _reaches(self._dirty, lo, end)
+            or _reaches(window.over_single, lo, end)
+            or (settings is not None and self._big_guard and self._big_guard[-1][0] > window.max_single)
+        ):
+            return None
+        results = self._n.results
+        has_results = results[end] > results[lo]
+        if has_results and not self._budget_quiet(window, lo, end):
+            return None
+        plan = _Plan()
+        if (settings is not None or has_results) and self._unsourced:
+            plan.sources = [p for p in self._unsourced if lo <= p < end]
+        return self._finish(setup, state, now, plan, (), lo, end)
+
+    def _budget_quiet(self, window: _Window, lo: int, end: int) -> bool:
+        """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
+        its budget or every result sent for the first time in the trailing batch (after the last
+        assistant: :meth:`_protected`)."""
+        big = self._big_tb
+        if _reaches(window.over_cap, lo, end) or (big and big[-1][0] > window.cap):
+            return False
+        n = self._n
+        count = n.tbn[end] - n.tbn[lo] + self._sum_tbn.range(lo, end)
+        total = n.tb[end] - n.tb[lo] + self._sum_tb.range(lo, end)
+        if count < 2 or total <= window.aggregate or not self._unfrozen:
+            return True
+        assistants = n.assistants
+        k = bisect_left(assistants, end)
+        last = assistants[k - 1] if k else -1
+        return all(not (lo <= p <= last) or self._weight(p).tb <= 0 for p in self._unfrozen if p < end)
 
     # -- one call ----------------------------------------------------------------------------------------
 
@@ -487,11 +572,7 @@ class FastTransforms2026_9:
                 self._set_current(position, first_seq, merged)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
-        head = (
-            compaction.summary_message(setup.config.compaction_summary_tokens)
-            if through is not None
-            else None
-        )
+        head = self._head(setup) if through is not None else None
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
@@ -509,17 +590,40 @@ class FastTransforms2026_9:
         rewrites = bool(plan.stage1 or plan.stage2)
         if rewrites:
             self._merges(plan)
+        budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
+        return self._finish(setup, state, now, plan, budget, lo, end)
+
+    @staticmethod
+    def _head(setup: AttemptSetup) -> AgentMessage:
+        """What a compacted history starts with: the stand-in summary."""
+        return compaction.summary_message(setup.config.compaction_summary_tokens)
+
+    def _finish(
+        self,
+        setup: AttemptSetup,
+        state: AttemptState,
+        now: float,
+        plan: _Plan,
+        budget: tuple[int, ...],
+        lo: int,
+        end: int,
+    ) -> tuple[Outcome, AttemptState]:
+        """Commit a call's plan (nothing before changed anything but last call's replays) and its outcome."""
+        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
         replayed_count = self._sum_replayed.range(lo, end)  # before this call's rewrites are committed
+        rewrites = plan.stage1 or plan.stage2
         fresh = (
             {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first} if rewrites else set()
         )
-        budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
-        # -- commit (nothing above changed anything but last call's replays) --
         cache_state = self._commit_stage1(plan, first_seq)
         final_state = self._commit_stage2(plan, final_seq, lo, end)
         self._pending = plan.merged
         self._state = final_state
         point, compacted = self._compaction(setup, state.compacted_through, end)
+        through = state.compacted_through if setup.config.apply_provider_compaction else None
+        head = self._head(setup) if through is not None else None
+        active = setup.cache_ttl is not None
+        before = state.clock.last_cache_touch_at
         outcome = self._outcome(
             plan,
             active,
