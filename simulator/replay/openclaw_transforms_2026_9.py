@@ -189,6 +189,10 @@ class _Plan:
     pruned: bool = False
 
 
+_QUIET = _Plan()
+"""The plan of a call that changes nothing (never written to)."""
+
+
 class FastTransforms2026_9:
     """The same outcomes and states as :class:`ReferenceTransforms` for 2026.9.6, per call in O(change)."""
 
@@ -251,6 +255,8 @@ class FastTransforms2026_9:
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
         self._pass_fed = 0
+        self._state_events = 0
+        """How many events of ``_log`` the state ``_state`` holds."""
         self._fed = 0
         """The mirrors hold the keys of ``natives[:_fed]``."""
         self._keyed_at = 0
@@ -428,7 +434,7 @@ class FastTransforms2026_9:
             if merged is native:
                 raise _Fallback("state-merge")
             self._set_current(position, -1, merged)
-        self._state = state
+        self._state, self._state_events = state, 0
 
     # -- rewrites --------------------------------------------------------------------------------------------
 
@@ -537,10 +543,59 @@ class FastTransforms2026_9:
         has_results = results[end] > results[lo]
         if has_results and not self._budget_quiet(window, lo, end):
             return None
-        plan = _Plan()
         if (settings is not None or has_results) and self._unsourced:
-            plan.sources = [p for p in self._unsourced if lo <= p < end]
-        return self._finish(setup, state, now, plan, (), lo, end)
+            self._commit_sources([p for p in self._unsourced if lo <= p < end])
+        cache_state = self._logged()
+        if self._unfrozen:
+            self._freeze(lo, end)
+        final_state = self._logged()
+        self._state = final_state
+        if setup.compaction is None or state.compacted_through is not None:
+            point, compacted = None, state.compacted_through
+        else:
+            point, compacted = self._compaction(setup, state.compacted_through, end)
+        head = self._head(setup) if through is not None else None
+        if settings is None or self._sum_replayed.range(lo, end):
+            fresh: set[int] = set()
+            replays = (cache_state, self._sum_replayed.range(lo, end), fresh)
+            outcome = self._outcome(
+                _QUIET, settings is not None, replays, (), head, lo, end, (point, through, before)
+            )
+            clock = _gate_state(now) if settings is not None else state.clock
+            return outcome, _attempt_state(clock, final_state, compacted)
+        # Nothing sent is rewritten or replayed: the outcome of _outcome with no views to build.
+        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
+        versions = self._versions
+        cache_outcome = _cache_ttl_outcome(
+            ContextView(self._natives, lo, end, head, versions, first_seq), cache_state, (), (), (), False, None
+        )
+        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
+        outcome = _fast_outcome(
+            False,
+            None,
+            None,
+            cache_outcome,
+            (),
+            (),
+            (),
+            (),
+            point,
+            through,
+            before,
+            changed,
+            self._sum_est.range(lo, end),
+            _NONE,
+        )
+        return outcome, _attempt_state(_gate_state(now), final_state, compacted)
+
+    def _logged(self) -> ProjectionState:
+        """The projection state now: the last one made when nothing was logged since (most calls)."""
+        length = len(self._log.events)
+        if self._state is not None and self._state_events == length:
+            return self._state
+        self._state_events = length
+        self._state = ProjectionState.logged(self._log, length)
+        return self._state
 
     def _budget_quiet(self, window: _Window, lo: int, end: int) -> bool:
         """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
@@ -954,16 +1009,21 @@ class FastTransforms2026_9:
             self._frozen.add(key)
             self._log.events.append(("freeze", key, None))
 
+    def _commit_sources(self, positions: list[int]) -> None:
+        """The source texts of the keys this call sends for the first time."""
+        if not positions:
+            return
+        events, keys, natives, sources = self._log.events, self._n.keys, self._natives, self._sources
+        for p in positions:
+            key = keys[p]
+            assert key is not None
+            sources.add(key)
+            events.append(("source", key, _source_texts(natives[p])))
+        self._unsourced = [p for p in self._unsourced if keys[p] not in sources]
+
     def _commit_stage1(self, plan: _Plan, seq: int) -> ProjectionState:
         """Sources, the pass's records and its rewrites; the state the cache-TTL outcome reports."""
-        events = self._log.events
-        for p in plan.sources:
-            key = self._n.keys[p]
-            assert key is not None
-            self._sources.add(key)
-            events.append(("source", key, _source_texts(self._natives[p])))
-        if plan.sources:
-            self._unsourced = [p for p in self._unsourced if self._n.keys[p] not in self._sources]
+        self._commit_sources(plan.sources)
         for p, mode, message in plan.records1:
             self._record(p, mode, message)
         for p, message in plan.stage1.items():
@@ -980,7 +1040,7 @@ class FastTransforms2026_9:
                     del not_hard[k]
                     if p < self._pass_fed:
                         self._sum_eligible.add(p, -self._weight(p).mc)
-        return ProjectionState.logged(self._log, len(events))
+        return self._logged()
 
     def _commit_stage2(self, plan: _Plan, seq: int, lo: int, end: int) -> ProjectionState:
         """The budget's records and cuts, every key in the context frozen; the state after the call."""
@@ -988,17 +1048,22 @@ class FastTransforms2026_9:
             self._record(p, mode, message)
         for p, message in plan.stage2.items():
             self._set_current(p, seq, message)
-        events = self._log.events
+        if self._unfrozen:
+            self._freeze(lo, end)
+        return self._logged()
+
+    def _freeze(self, lo: int, end: int) -> None:
+        """Every key of the context frozen (those of results sent for the first time)."""
+        events, keys, frozen = self._log.events, self._n.keys, self._frozen
         keep: list[int] = []
         for p in self._unfrozen:
-            key = self._n.keys[p]
+            key = keys[p]
             assert key is not None
-            if key in self._frozen:
+            if key in frozen:
                 continue
             if lo <= p < end:
-                self._frozen.add(key)
+                frozen.add(key)
                 events.append(("freeze", key, None))
             else:
                 keep.append(p)
         self._unfrozen = keep
-        return ProjectionState.logged(self._log, len(events))
