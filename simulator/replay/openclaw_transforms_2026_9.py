@@ -139,6 +139,8 @@ class _Window:
     over_cap: list[int] = field(default_factory=list)
     fed: int = 0
     """How many of the session's tool results the lists cover."""
+    covered: int = 0
+    """The lists cover the tool results below this position."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +191,8 @@ class _Plan:
     pruned: bool = False
 
 
+_AHEAD = 512
+"""How far past a call's history the per-result facts of the config and windows are grown at once."""
 _QUIET = _Plan()
 """The plan of a call that changes nothing (never written to)."""
 
@@ -250,11 +254,15 @@ class FastTransforms2026_9:
         self._placeholder = ""
         self._prunable: set[int] = set()
         self._configured = 0
-        """How many tool results ``_prunable`` and ``_not_hard`` cover."""
+        """How many tool results ``_prunable`` and ``_not_hard`` cover (those below ``_config_end``)."""
+        self._config_end = 0
         self._tool_prunable: dict[str, bool] = {}
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
         self._pass_fed = 0
+        self._ready: AttemptSetup | None = None
+        """The setup whose calls passed :meth:`_checked`'s checks (up to history end ``_ready_end``)."""
+        self._ready_end = -1
         self._state_events = 0
         """How many events of ``_log`` the state ``_state`` holds."""
         self._fed = 0
@@ -288,19 +296,35 @@ class FastTransforms2026_9:
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
         self.calls += 1
-        self._feed(end)
-        try:
-            if setup.version == "2026.7.1" or end > self._n.first_bad:
-                raise _Fallback("history")
-            if setup.drop_thinking_blocks and end > self._n.first_thinking:
-                raise _Fallback("thinking")
-            if state.projections is not self._state:
-                self._resync(state.projections, setup.config, end)
-            self._configure(setup.config)
+        if end > self._fed:
+            self._feed(end)
+        if setup is self._ready and end <= self._ready_end and state.projections is self._state:
+            # The checks below passed for this setup, and the state is this path's own (most calls).
             quiet = self._quiet(setup, state, now, end)
             if quiet is not None:
                 self.quiet_calls += 1
                 return quiet
+            return self._checked(setup, state, now, end, ready=True)
+        return self._checked(setup, state, now, end, ready=False)
+
+    def _checked(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, *, ready: bool
+    ) -> tuple[Outcome, AttemptState]:
+        """The call through the pipeline, or the reference when the fast path leaves it to it; ``ready``:
+        :meth:`_quiet` was asked already (the checks hold)."""
+        try:
+            if not ready:
+                limit = self._limit(setup)
+                if end > limit:
+                    raise _Fallback("history" if end > self._n.first_bad or limit < 0 else "thinking")
+                if state.projections is not self._state:
+                    self._resync(state.projections, setup.config, end)
+                self._configure(setup.config)
+                self._ready, self._ready_end = setup, limit
+                quiet = self._quiet(setup, state, now, end)
+                if quiet is not None:
+                    self.quiet_calls += 1
+                    return quiet
             return self._call(setup, state, now, end)
         except _Fallback as fallback:
             self.fallbacks += 1
@@ -308,6 +332,17 @@ class FastTransforms2026_9:
             self.fallback_reasons[reason] = self.fallback_reasons.get(reason, 0) + 1
             self._state = None
             return reference_outcome(self._natives, setup, state, now, end)
+
+    def _limit(self, setup: AttemptSetup) -> int:
+        """The last history end this setup's calls may be answered for here: below the first tool result
+        with a missing or repeated key, and the first thinking block when the route drops them (-1 for a
+        2026.7.1 setup)."""
+        if setup.version == "2026.7.1":
+            return -1
+        self._n.feed(len(self._natives))  # the first bad key is known once the facts are
+        if setup.drop_thinking_blocks:
+            return min(self._n.first_bad, self._n.first_thinking)
+        return self._n.first_bad
 
     # -- facts ---------------------------------------------------------------------------------------------
 
@@ -325,16 +360,22 @@ class FastTransforms2026_9:
             self._unfrozen += new
             self._keyed_at = stop
         self._fed = end
-        if self._config is not None:
+        if self._config is not None and end > self._config_end:
             self._config_to(end)
 
-    def _new_results(self, fed: int, end: int) -> tuple[list[int], int]:
-        """The tool results from the ``fed``-th one on below ``end``, and how many results are below it."""
+    def _new_results(self, fed: int, end: int) -> tuple[list[int], int, int]:
+        """The tool results from the ``fed``-th one on below ``end`` + :data:`_AHEAD`, how many results are
+        below that bound, and the bound.
+
+        Per-result facts of the config and the windows are grown ahead of the calls, a stretch at a time:
+        a result past a call's history is never read by it (each reader bounds its search by the call's
+        end) and has no projection yet (its key is its own), so its facts are those it will have."""
+        bound = end + _AHEAD
         results = self._n.result_positions
-        if fed >= len(results) or results[fed] >= end:
-            return [], fed
-        stop = bisect_left(results, end, fed)
-        return results[fed:stop], stop
+        if fed >= len(results) or results[fed] >= bound:
+            return [], fed, bound
+        stop = bisect_left(results, bound, fed)
+        return results[fed:stop], stop, bound
 
     def _window(self, tokens: int) -> _Window:
         found = self._windows.get(tokens)
@@ -344,7 +385,9 @@ class FastTransforms2026_9:
                 guard_limits(tokens)[0], cap, max(1, provider_budget.aggregate_max_chars(tokens, cap))
             )
             self._windows[tokens] = found
-        new, found.fed = self._new_results(found.fed, self._fed)
+        elif found.covered >= self._fed:
+            return found
+        new, found.fed, found.covered = self._new_results(found.fed, self._fed)
         if new:
             guard_own, tb_own, max_single, cap = self._n.guard_own, self._n.tb_own, found.max_single, found.cap
             found.over_single += [i for i in new if guard_own[i] > max_single]
@@ -365,7 +408,7 @@ class FastTransforms2026_9:
 
     def _config_to(self, end: int) -> None:
         """The prunable results below ``end`` (only a tool result is ever pruned), and those not cleared."""
-        new, self._configured = self._new_results(self._configured, end)
+        new, self._configured, self._config_end = self._new_results(self._configured, end)
         settings = self._settings
         if settings is None:
             return
@@ -517,11 +560,9 @@ class FastTransforms2026_9:
 
         Each test is over-approximated from the mirrors' lists and sums, so the whole pipeline decides
         whenever one holds; what is left is :meth:`_call` with an empty plan."""
-        if self._pending:
-            return None
         settings = setup.cache_ttl
         before = state.clock.last_cache_touch_at
-        if (
+        if self._pending or (
             settings is not None
             and before
             and not setup.server_tool_clearing
@@ -531,62 +572,59 @@ class FastTransforms2026_9:
             return None
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
-        window = self._window(setup.guard_window_tokens)
+        window = self._windows.get(setup.guard_window_tokens)
+        if window is None or window.covered < end:
+            window = self._window(setup.guard_window_tokens)
+        cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
-            _reaches(self._n.cleanable, lo, end)
-            or _reaches(self._dirty, lo, end)
-            or _reaches(window.over_single, lo, end)
-            or (settings is not None and self._big_guard and self._big_guard[-1][0] > window.max_single)
+            (cleanable and _reaches(cleanable, lo, end))
+            or (dirty and _reaches(dirty, lo, end))
+            or (window.over_single and _reaches(window.over_single, lo, end))
+            or (settings is not None and big and big[-1][0] > window.max_single)
         ):
             return None
         results = self._n.results
         has_results = results[end] > results[lo]
         if has_results and not self._budget_quiet(window, lo, end):
             return None
-        if (settings is not None or has_results) and self._unsourced:
+        if self._unsourced and (settings is not None or has_results):
             self._commit_sources([p for p in self._unsourced if lo <= p < end])
         cache_state = self._logged()
         if self._unfrozen:
             self._freeze(lo, end)
         final_state = self._logged()
-        self._state = final_state
         if setup.compaction is None or state.compacted_through is not None:
             point, compacted = None, state.compacted_through
         else:
             point, compacted = self._compaction(setup, state.compacted_through, end)
         head = self._head(setup) if through is not None else None
-        if settings is None or self._sum_replayed.range(lo, end):
+        call = (point, through, before)
+        if settings is None or self._current:
+            # Rewrites are sent or replayed (or no cache-TTL outcome): _outcome's views.
             fresh: set[int] = set()
             replays = (cache_state, self._sum_replayed.range(lo, end), fresh)
-            outcome = self._outcome(
-                _QUIET, settings is not None, replays, (), head, lo, end, (point, through, before)
-            )
+            outcome = self._outcome(_QUIET, settings is not None, replays, (), head, lo, end, call)
             clock = _gate_state(now) if settings is not None else state.clock
             return outcome, _attempt_state(clock, final_state, compacted)
-        # Nothing sent is rewritten or replayed: the outcome of _outcome with no views to build.
-        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
+        # Nothing was ever rewritten (every sum over the rewrites is 0): _outcome with no views to build.
+        return self._plain_outcome(cache_state, head, lo, end, call), _attempt_state(
+            _gate_state(now), final_state, compacted
+        )
+
+    def _plain_outcome(
+        self,
+        cache_state: ProjectionState,
+        head: AgentMessage | None,
+        lo: int,
+        end: int,
+        call: tuple[CompactionPoint | None, int | None, float | None],
+    ) -> Outcome:
+        """:meth:`_outcome` of a quiet call while nothing is rewritten: nothing changed, nothing replayed."""
         versions = self._versions
-        cache_outcome = _cache_ttl_outcome(
-            ContextView(self._natives, lo, end, head, versions, first_seq), cache_state, (), (), (), False, None
-        )
-        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
-        outcome = _fast_outcome(
-            False,
-            None,
-            None,
-            cache_outcome,
-            (),
-            (),
-            (),
-            (),
-            point,
-            through,
-            before,
-            changed,
-            self._sum_est.range(lo, end),
-            _NONE,
-        )
-        return outcome, _attempt_state(_gate_state(now), final_state, compacted)
+        context = ContextView(self._natives, lo, end, head, versions, 2 * self.calls)
+        changed = ChangedView(versions, 2 * self.calls + 1, lo, end, 0)
+        ttl = _cache_ttl_outcome(context, cache_state, (), (), (), False, None)
+        return _fast_outcome(False, None, None, ttl, (), (), (), (), *call, changed, 0, _NONE)
 
     def _logged(self) -> ProjectionState:
         """The projection state now: the last one made when nothing was logged since (most calls)."""
@@ -601,12 +639,15 @@ class FastTransforms2026_9:
         """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
         its budget or every result sent for the first time in the trailing batch (after the last
         assistant: :meth:`_protected`)."""
-        big = self._big_tb
-        if _reaches(window.over_cap, lo, end) or (big and big[-1][0] > window.cap):
+        big, over = self._big_tb, window.over_cap
+        if (over and _reaches(over, lo, end)) or (big and big[-1][0] > window.cap):
             return False
         n = self._n
-        count = n.tbn[end] - n.tbn[lo] + self._sum_tbn.range(lo, end)
-        total = n.tb[end] - n.tb[lo] + self._sum_tb.range(lo, end)
+        count = n.tbn[end] - n.tbn[lo]
+        total = n.tb[end] - n.tb[lo]
+        if self._current:
+            count += self._sum_tbn.range(lo, end)
+            total += self._sum_tb.range(lo, end)
         if count < 2 or total <= window.aggregate or not self._unfrozen:
             return True
         assistants = n.assistants
