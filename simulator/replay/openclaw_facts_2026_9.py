@@ -96,6 +96,18 @@ class _Turns:
     fed: int = -1
 
 
+_KINDS = (ToolResultMessage, UserMessage, AssistantMessage)
+
+
+def _kinds(natives: Sequence[AgentMessage]) -> list[type | None]:
+    """Each message's kind (a tool result, a user's or an assistant's message, else None) as
+    ``isinstance`` tells it, asked once per class rather than once per message and kind."""
+    by_class: dict[type, type | None] = {}
+    for cls in set(map(type, natives)):
+        by_class[cls] = next((kind for kind in _KINDS if issubclass(cls, kind)), None)
+    return [by_class[type(m)] for m in natives]
+
+
 class StoredFacts:
     """Facts of ``natives[:fed]``; :meth:`feed` grows them to a call's history."""
 
@@ -148,9 +160,10 @@ class StoredFacts:
             return
         natives = self.natives
         count = len(natives)
-        results = [i for i, m in enumerate(natives) if isinstance(m, ToolResultMessage)]
-        self.users = [i for i, m in enumerate(natives) if isinstance(m, UserMessage)]
-        self.assistants = [i for i, m in enumerate(natives) if isinstance(m, AssistantMessage)]
+        kinds = _kinds(natives)
+        results = [i for i, kind in enumerate(kinds) if kind is ToolResultMessage]
+        self.users = [i for i, kind in enumerate(kinds) if kind is UserMessage]
+        self.assistants = [i for i, kind in enumerate(kinds) if kind is AssistantMessage]
         keys: list[str | None] = [None] * count
         tb_own, guard_own = [0] * count, [0] * count
         is_result = [0] * count

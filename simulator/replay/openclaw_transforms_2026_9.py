@@ -212,6 +212,8 @@ class FastTransforms2026_9:
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
+        self._unchanged = ChangedView(Versions(), 0, 0, 0, 0)
+        """What a call that changed nothing hands out (shared: it holds nothing, now or later)."""
         self.quiet_calls = 0
         """Calls answered by :meth:`_quiet` (nothing changed; the tests count them)."""
         self._state: ProjectionState | None = None
@@ -351,7 +353,8 @@ class FastTransforms2026_9:
         mirrors (every key is sourced and frozen at the first call that sends it)."""
         if self._fed >= end:
             return
-        self._n.feed(end)
+        if self._n.fed < end:
+            self._n.feed(end)
         keyed, k = self._n.keyed, self._keyed_at
         if k < len(keyed) and keyed[k] < end:
             stop = bisect_left(keyed, end, k)
@@ -620,11 +623,9 @@ class FastTransforms2026_9:
         call: tuple[CompactionPoint | None, int | None, float | None],
     ) -> Outcome:
         """:meth:`_outcome` of a quiet call while nothing is rewritten: nothing changed, nothing replayed."""
-        versions = self._versions
-        context = ContextView(self._natives, lo, end, head, versions, 2 * self.calls)
-        changed = ChangedView(versions, 2 * self.calls + 1, lo, end, 0)
+        context = ContextView(self._natives, lo, end, head, self._versions, 2 * self.calls)
         ttl = _cache_ttl_outcome(context, cache_state, (), (), (), False, None)
-        return _fast_outcome(False, None, None, ttl, (), (), (), (), *call, changed, 0, _NONE)
+        return _fast_outcome(False, None, None, ttl, (), (), (), (), *call, self._unchanged, 0, _NONE)
 
     def _logged(self) -> ProjectionState:
         """The projection state now: the last one made when nothing was logged since (most calls)."""
@@ -653,7 +654,10 @@ class FastTransforms2026_9:
         assistants = n.assistants
         k = bisect_left(assistants, end)
         last = assistants[k - 1] if k else -1
-        return all(not (lo <= p <= last) or self._weight(p).tb <= 0 for p in self._unfrozen if p < end)
+        for p in self._unfrozen:
+            if lo <= p <= last and self._weight(p).tb > 0:
+                return False  # outside the trailing batch (p < end), and the aggregate may cut it
+        return True
 
     # -- one call ----------------------------------------------------------------------------------------
 
