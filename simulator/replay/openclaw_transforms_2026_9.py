@@ -392,7 +392,8 @@ class FastTransforms2026_9:
             return found
         new, found.fed, found.covered = self._new_results(found.fed, self._fed)
         if new:
-            guard_own, tb_own, max_single, cap = self._n.guard_own, self._n.tb_own, found.max_single, found.cap
+            guard_own, tb_own = self._n.guard_own, self._n.tb_own
+            max_single, cap = found.max_single, found.cap
             found.over_single += [i for i in new if guard_own[i] > max_single]
             found.over_cap += [i for i in new if tb_own[i] > cap]
         return found
@@ -654,17 +655,15 @@ class FastTransforms2026_9:
         assistants = n.assistants
         k = bisect_left(assistants, end)
         last = assistants[k - 1] if k else -1
-        for p in self._unfrozen:
-            if lo <= p <= last and self._weight(p).tb > 0:
-                return False  # outside the trailing batch (p < end), and the aggregate may cut it
-        return True
+        # A result at or before the last assistant is outside the trailing batch: the aggregate may cut it.
+        return all(not (lo <= p <= last and self._weight(p).tb > 0) for p in self._unfrozen)
 
     # -- one call ----------------------------------------------------------------------------------------
 
     def _call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
-        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
+        first_seq = 2 * self.calls
         if self._pending:
             # What last call's records replay as from now on.
             pending, self._pending = self._pending, {}
