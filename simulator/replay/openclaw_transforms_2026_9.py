@@ -117,6 +117,8 @@ class _Fallback(Exception):
 def _source_texts(message: AgentMessage) -> tuple[str, ...]:
     """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
     content = message.content if isinstance(message, ToolResultMessage) else None
+    if isinstance(content, tuple) and len(content) == 1 and type(content[0]) is TextContent:
+        return (content[0].text,)  # one text block (most results)
     if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
         return tuple([b.text for b in content if isinstance(b, TextContent)])  # every block is one
     return source_texts(message)
@@ -652,11 +654,14 @@ class FastTransforms2026_9:
             total += self._sum_tb.range(lo, end)
         if count < 2 or total <= window.aggregate or not self._unfrozen:
             return True
-        assistants = n.assistants
+        assistants, unfrozen = n.assistants, self._unfrozen
         k = bisect_left(assistants, end)
         last = assistants[k - 1] if k else -1
+        first = bisect_left(unfrozen, lo)  # ascending: keys join in order, and leave it keeping it
+        if first == len(unfrozen) or unfrozen[first] > last:
+            return True  # every result sent for the first time is in the trailing batch (most calls)
         # A result at or before the last assistant is outside the trailing batch: the aggregate may cut it.
-        return all(not (lo <= p <= last and self._weight(p).tb > 0) for p in self._unfrozen)
+        return all(not (lo <= p <= last and self._weight(p).tb > 0) for p in unfrozen)
 
     # -- one call ----------------------------------------------------------------------------------------
 
