@@ -62,6 +62,7 @@ from simulator.runtimes.openclaw.attempt import (
     CacheTtlMarker,
     CompactionPoint,
     begin_attempt,
+    read_last_cache_ttl_timestamp,
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
@@ -289,12 +290,18 @@ class FastTransforms2026_9:
         """``start_attempt`` (the setup made once per route); a state this path made reconciles to itself
         (every source matches)."""
 
+        setup = self._setups(config, route, version)
+        if state.projections is self._state and self._state is not None:
+            # begin_attempt's state, its projections reconciled to themselves (an attempt a call).
+            touched = read_last_cache_ttl_timestamp(markers, setup.route) if setup.pruning_active else None
+            return setup, _attempt_state(_gate_state(touched), state.projections, state.compacted_through)
+
         def reconcile(projections: ProjectionState) -> ProjectionState:
             if projections is self._state and self._state is not None:
                 return projections
             return cache_ttl.reconcile_projections(tuple(self._natives[:end]), projections)
 
-        return begin_attempt(self._setups(config, route, version), markers, state, reconcile=reconcile)
+        return begin_attempt(setup, markers, state, reconcile=reconcile)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
@@ -593,12 +600,15 @@ class FastTransforms2026_9:
         has_results = results[end] > results[lo]
         if has_results and not self._budget_quiet(window, lo, end):
             return None
-        if self._unsourced and (settings is not None or has_results):
-            self._commit_sources([p for p in self._unsourced if lo <= p < end])
-        cache_state = self._logged()
-        if self._unfrozen:
-            self._freeze(lo, end)
-        final_state = self._logged()
+        cache_state = final_state = self._state  # nothing new to log (about half the calls)
+        if self._unsourced or self._unfrozen:
+            if self._unsourced and (settings is not None or has_results):
+                self._commit_sources([p for p in self._unsourced if lo <= p < end])
+            cache_state = self._logged()
+            if self._unfrozen:
+                self._freeze(lo, end)
+            final_state = self._logged()
+        assert cache_state is not None and final_state is not None  # the state is this path's (checked)
         if setup.compaction is None or state.compacted_through is not None:
             point, compacted = None, state.compacted_through
         else:
