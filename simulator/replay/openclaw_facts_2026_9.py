@@ -86,6 +86,34 @@ def _result_weights(message: ToolResultMessage) -> tuple[int, int]:
     return plain, 0 if excluded else 2 * plain
 
 
+_MAX_SAFE = 2**53
+"""Below it in size an integer's JavaScript text is its decimal text (``js_number_to_string``)."""
+
+
+def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
+    """A stored tool result's projection key, text budget and 2026.9.6 guard size, its extra fields read
+    once for both (``projection_key`` and :func:`_result_weights`, one text block read directly)."""
+    timestamp: object = None
+    excluded = False
+    for name, value in message.extra:
+        if name == "timestamp":
+            timestamp = value  # the last one named wins, as in a dict of them
+        elif name == "excludeFromContext" and value is True:
+            excluded = True
+    if type(timestamp) is int and -_MAX_SAFE < timestamp < _MAX_SAFE:
+        ts_key = f":{timestamp}"  # js_number_to_string of a safe integer is its decimal text
+        key = f"tool:{message.tool_call_id}{ts_key}" if message.tool_call_id else f"timestamp{ts_key}"
+    else:
+        key = projection_key(message)
+    content = message.content
+    if type(content) is tuple and len(content) == 1 and type(content[0]) is TextContent:
+        text = content[0].text
+        if text.isascii():
+            return key, len(text), 0 if excluded else 2 * len(text)
+    tb, guard = _result_weights(message)
+    return key, tb, guard
+
+
 @dataclass(slots=True)
 class _Turns:
     """``completed_turn_starts`` (2026.9.6: closed turns only) over ``natives[lo:]``, grown call by call."""
@@ -171,9 +199,8 @@ class StoredFacts:
         for i in results:
             message = natives[i]
             assert isinstance(message, ToolResultMessage)
-            key = projection_key(message)
+            key, tb_own[i], guard_own[i] = _result_facts(message)
             keys[i] = key
-            tb_own[i], guard_own[i] = _result_weights(message)
             is_result[i] = 1
             if key is None or key in position:
                 self.first_bad = min(self.first_bad, i)
