@@ -1,10 +1,11 @@
 """What each stored message of a replayed session weighs for OpenClaw 2026.9.6's transforms, worked out once.
 
 The history only grows between a replay's calls and its messages are the same objects call after call, so
-:class:`StoredFacts` grows with it: projection keys, the provider budget's text budget, the guard's size,
-running sums over them, where the users and assistants are, which messages history image cleanup would
-change, and completed turns counted as they arrive (the cleanup's boundary). ``cacheTtlMessageChars`` is
-summed only once a call needs it (a route with server-side tool clearing and no compaction never does).
+:class:`StoredFacts` works out, in one pass over the session at the first call, projection keys, the
+provider budget's text budget, the guard's size, running sums over them, where the users and assistants
+are and which messages history image cleanup would change; completed turns are counted as they arrive
+(the cleanup's boundary). ``cacheTtlMessageChars`` is summed only once a call needs it (a route with
+server-side tool clearing and no compaction never does).
 """
 
 from __future__ import annotations

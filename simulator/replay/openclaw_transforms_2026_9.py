@@ -16,7 +16,11 @@ a call costing what changes at it (plus log n):
 * the projection state is a :class:`~simulator.runtimes.openclaw.v2026_9_6.cache_ttl.ProjectionLog`
   prefix (one per call, read only when asked), the context, ``replayed`` and ``changed`` lazy views;
 * reconciling at an attempt's start keeps every key: in the states this path makes, every key's
-  recorded source is its stored message's texts.
+  recorded source is its stored message's texts;
+* a call no transform changes anything at (the cache still warm or cleared by the server, no old image,
+  nothing over the guard's share or the per-result cap, the aggregate cutting nothing outside the trailing
+  batch: most calls of a long session) is answered by :meth:`FastTransforms2026_9._quiet` from the lists
+  and sums alone, its checks made once per attempt setup; any other call runs the pipeline below.
 
 * history image cleanup is decided from the turn boundary (completed turns counted as messages arrive) and
   whether the cleanup changes each stored message or rewrite (worked out once each).
