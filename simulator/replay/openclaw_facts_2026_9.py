@@ -96,6 +96,7 @@ def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
     once for both (``projection_key`` and :func:`_result_weights`, one text block read directly)."""
     timestamp: object = None
     excluded = False
+    key: str | None
     for name, value in message.extra:
         if name == "timestamp":
             timestamp = value  # the last one named wins, as in a dict of them
