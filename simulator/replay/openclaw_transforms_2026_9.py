@@ -57,7 +57,7 @@ from dataclasses import dataclass, field, replace
 
 from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
-from simulator.replay.openclaw_transforms import Outcome, SetupMemo, reference_outcome
+from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
@@ -66,7 +66,6 @@ from simulator.runtimes.openclaw.attempt import (
     CacheTtlMarker,
     CompactionPoint,
     begin_attempt,
-    read_last_cache_ttl_timestamp,
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
@@ -225,6 +224,7 @@ class FastTransforms2026_9:
         """Calls answered by :meth:`_quiet` (nothing changed; the tests count them)."""
         self._state: ProjectionState | None = None
         self._setups = SetupMemo()
+        self._touches = LastTouches()
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -297,7 +297,7 @@ class FastTransforms2026_9:
         setup = self._setups(config, route, version)
         if state.projections is self._state and self._state is not None:
             # begin_attempt's state, its projections reconciled to themselves (an attempt a call).
-            touched = read_last_cache_ttl_timestamp(markers, setup.route) if setup.pruning_active else None
+            touched = self._touches(markers, setup.route) if setup.pruning_active else None
             return setup, _attempt_state(_gate_state(touched), state.projections, state.compacted_through)
 
         def reconcile(projections: ProjectionState) -> ProjectionState:
