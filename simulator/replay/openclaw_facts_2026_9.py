@@ -1,16 +1,18 @@
 """What each stored message of a replayed session weighs for OpenClaw 2026.9.6's transforms, worked out once.
 
 The history only grows between a replay's calls and its messages are the same objects call after call, so
-:class:`StoredFacts` grows with it: projection keys, the provider budget's text budget, the guard's size,
-running sums over them, where the users and assistants are, which messages history image cleanup would
-change, and completed turns counted as they arrive (the cleanup's boundary). ``cacheTtlMessageChars`` is
-summed only once a call needs it (a route with server-side tool clearing and no compaction never does).
+:class:`StoredFacts` works out, in one pass over the session at the first call, projection keys, the
+provider budget's text budget, the guard's size, running sums over them, where the users and assistants
+are and which messages history image cleanup would change; completed turns are counted as they arrive
+(the cleanup's boundary). ``cacheTtlMessageChars`` is summed only once a call needs it (a route with
+server-side tool clearing and no compaction never does).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
@@ -85,6 +87,35 @@ def _result_weights(message: ToolResultMessage) -> tuple[int, int]:
     return plain, 0 if excluded else 2 * plain
 
 
+_MAX_SAFE = 2**53
+"""Below it in size an integer's JavaScript text is its decimal text (``js_number_to_string``)."""
+
+
+def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
+    """A stored tool result's projection key, text budget and 2026.9.6 guard size, its extra fields read
+    once for both (``projection_key`` and :func:`_result_weights`, one text block read directly)."""
+    timestamp: object = None
+    excluded = False
+    key: str | None
+    for name, value in message.extra:
+        if name == "timestamp":
+            timestamp = value  # the last one named wins, as in a dict of them
+        elif name == "excludeFromContext" and value is True:
+            excluded = True
+    if type(timestamp) is int and -_MAX_SAFE < timestamp < _MAX_SAFE:
+        ts_key = f":{timestamp}"  # js_number_to_string of a safe integer is its decimal text
+        key = f"tool:{message.tool_call_id}{ts_key}" if message.tool_call_id else f"timestamp{ts_key}"
+    else:
+        key = projection_key(message)
+    content = message.content
+    if type(content) is tuple and len(content) == 1 and type(content[0]) is TextContent:
+        text = content[0].text
+        if text.isascii():
+            return key, len(text), 0 if excluded else 2 * len(text)
+    tb, guard = _result_weights(message)
+    return key, tb, guard
+
+
 @dataclass(slots=True)
 class _Turns:
     """``completed_turn_starts`` (2026.9.6: closed turns only) over ``natives[lo:]``, grown call by call."""
@@ -93,6 +124,18 @@ class _Turns:
     current: int = -1
     replied: bool = False
     fed: int = -1
+
+
+_KINDS = (ToolResultMessage, UserMessage, AssistantMessage)
+
+
+def _kinds(natives: Sequence[AgentMessage]) -> list[type | None]:
+    """Each message's kind (a tool result, a user's or an assistant's message, else None) as
+    ``isinstance`` tells it, asked once per class rather than once per message and kind."""
+    by_class: dict[type, type | None] = {}
+    for cls in set(map(type, natives)):
+        by_class[cls] = next((kind for kind in _KINDS if issubclass(cls, kind)), None)
+    return [by_class[type(m)] for m in natives]
 
 
 class StoredFacts:
@@ -132,41 +175,47 @@ class StoredFacts:
         """Projection key → the tool result that has it."""
         self.first_bad = n
         """The first tool result whose key is missing or repeats (every call past it falls back)."""
+        self.result_positions: list[int] = []
+        """The tool results' positions, ascending."""
+        self.keyed: list[int] = []
+        """The positions of the tool results with a projection key, ascending."""
 
     def feed(self, end: int) -> None:
+        """Facts of the whole session, worked out the first time a call needs any (``end`` past ``fed``).
+
+        Every fact is the message's own (or a sum over the messages before it), so facts of messages past a
+        call's history change nothing the call reads: its readers bound every search by the call's end. One
+        pass over the session costs less than growing the facts call by call."""
         if self.fed >= end:
             return
-        natives, maybe_media = self.natives, self._maybe_media
-        keys, tb_own, guard_own = self.keys, self.tb_own, self.guard_own
-        tb_sums, tbn_sums, results = self.tb, self.tbn, self.results
-        tb_sum, tbn_sum, count = tb_sums[-1], tbn_sums[-1], results[-1]
-        for i in range(self.fed, end):
+        natives = self.natives
+        count = len(natives)
+        kinds = _kinds(natives)
+        results = [i for i, kind in enumerate(kinds) if kind is ToolResultMessage]
+        self.users = [i for i, kind in enumerate(kinds) if kind is UserMessage]
+        self.assistants = [i for i, kind in enumerate(kinds) if kind is AssistantMessage]
+        keys: list[str | None] = [None] * count
+        tb_own, guard_own = [0] * count, [0] * count
+        is_result = [0] * count
+        position = self.position
+        for i in results:
             message = natives[i]
-            key: str | None = None
-            tb = guard = 0
-            if isinstance(message, ToolResultMessage):
-                key = projection_key(message)
-                tb, guard = _result_weights(message)
-                tb_sum += tb
-                tbn_sum += tb > 0
-                count += 1
-                if key is None or key in self.position:
-                    self.first_bad = min(self.first_bad, i)
-                else:
-                    self.position[key] = i
-            elif isinstance(message, UserMessage):
-                self.users.append(i)
-            elif isinstance(message, AssistantMessage):
-                self.assistants.append(i)
-            keys.append(key)
-            tb_own.append(tb)
-            guard_own.append(guard)
-            tb_sums.append(tb_sum)
-            tbn_sums.append(tbn_sum)
-            results.append(count)
-            if i in maybe_media and cleanup_changes(message):
-                self.cleanable.append(i)
-        self.fed = end
+            assert isinstance(message, ToolResultMessage)
+            key, tb_own[i], guard_own[i] = _result_facts(message)
+            keys[i] = key
+            is_result[i] = 1
+            if key is None or key in position:
+                self.first_bad = min(self.first_bad, i)
+            else:
+                position[key] = i
+        self.keys, self.tb_own, self.guard_own = keys, tb_own, guard_own
+        self.result_positions = results
+        self.keyed = [i for i in results if keys[i] is not None]
+        self.tb = list(accumulate(tb_own, initial=0))
+        self.tbn = list(accumulate([tb > 0 for tb in tb_own], initial=0))
+        self.results = list(accumulate(is_result, initial=0))
+        self.cleanable = [i for i in sorted(self._maybe_media) if cleanup_changes(natives[i])]
+        self.fed = count
 
     def own(self, position: int) -> Weights:
         """A stored message's weights."""

@@ -16,7 +16,11 @@ a call costing what changes at it (plus log n):
 * the projection state is a :class:`~simulator.runtimes.openclaw.v2026_9_6.cache_ttl.ProjectionLog`
   prefix (one per call, read only when asked), the context, ``replayed`` and ``changed`` lazy views;
 * reconciling at an attempt's start keeps every key: in the states this path makes, every key's
-  recorded source is its stored message's texts.
+  recorded source is its stored message's texts;
+* a call no transform changes anything at (the cache still warm or cleared by the server, no old image,
+  nothing over the guard's share or the per-result cap, the aggregate cutting nothing outside the trailing
+  batch: most calls of a long session) is answered by :meth:`FastTransforms2026_9._quiet` from the lists
+  and sums alone, its checks made once per attempt setup; any other call runs the pipeline below.
 
 * history image cleanup is decided from the turn boundary (completed turns counted as messages arrive) and
   whether the cleanup changes each stored message or rewrite (worked out once each).
@@ -53,7 +57,7 @@ from dataclasses import dataclass, field, replace
 
 from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
-from simulator.replay.openclaw_transforms import Outcome, SetupMemo, reference_outcome
+from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
@@ -102,6 +106,14 @@ _attempt_state = slot_builder(AttemptState)
 _gate_state = slot_builder(TtlGateState)
 
 
+def _reaches(positions: list[int], lo: int, end: int) -> bool:
+    """Whether an ascending list holds a position in ``[lo, end)``."""
+    if not positions or positions[-1] < lo:
+        return False  # the usual answer, without a search
+    k = bisect_left(positions, lo)
+    return k < len(positions) and positions[k] < end
+
+
 class _Fallback(Exception):
     """This call is one the fast path leaves to the reference (raised before anything is changed)."""
 
@@ -109,6 +121,8 @@ class _Fallback(Exception):
 def _source_texts(message: AgentMessage) -> tuple[str, ...]:
     """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
     content = message.content if isinstance(message, ToolResultMessage) else None
+    if isinstance(content, tuple) and len(content) == 1 and type(content[0]) is TextContent:
+        return (content[0].text,)  # one text block (most results)
     if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
         return tuple([b.text for b in content if isinstance(b, TextContent)])  # every block is one
     return source_texts(message)
@@ -130,6 +144,9 @@ class _Window:
     over_single: list[int] = field(default_factory=list)
     over_cap: list[int] = field(default_factory=list)
     fed: int = 0
+    """How many of the session's tool results the lists cover."""
+    covered: int = 0
+    """The lists cover the tool results below this position."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +197,12 @@ class _Plan:
     pruned: bool = False
 
 
+_AHEAD = 512
+"""How far past a call's history the per-result facts of the config and windows are grown at once."""
+_QUIET = _Plan()
+"""The plan of a call that changes nothing (never written to)."""
+
+
 class FastTransforms2026_9:
     """The same outcomes and states as :class:`ReferenceTransforms` for 2026.9.6, per call in O(change)."""
 
@@ -195,8 +218,13 @@ class FastTransforms2026_9:
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
+        self._unchanged = ChangedView(Versions(), 0, 0, 0, 0)
+        """What a call that changed nothing hands out (shared: it holds nothing, now or later)."""
+        self.quiet_calls = 0
+        """Calls answered by :meth:`_quiet` (nothing changed; the tests count them)."""
         self._state: ProjectionState | None = None
         self._setups = SetupMemo()
+        self._touches = LastTouches()
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -233,11 +261,23 @@ class FastTransforms2026_9:
         self._config: AttemptConfig | None = None
         self._settings: cache_ttl.CacheTtlSettings | None = None
         self._placeholder = ""
-        self._prunable: list[bool] = []
+        self._prunable: set[int] = set()
+        self._configured = 0
+        """How many tool results ``_prunable`` and ``_not_hard`` cover (those below ``_config_end``)."""
+        self._config_end = 0
         self._tool_prunable: dict[str, bool] = {}
         self._soft_todo: list[int] = []
         self._not_hard: list[int] = []
         self._pass_fed = 0
+        self._ready: AttemptSetup | None = None
+        """The setup whose calls passed :meth:`_checked`'s checks (up to history end ``_ready_end``)."""
+        self._ready_end = -1
+        self._state_events = 0
+        """How many events of ``_log`` the state ``_state`` holds."""
+        self._fed = 0
+        """The mirrors hold the keys of ``natives[:_fed]``."""
+        self._keyed_at = 0
+        """How many of the facts' keyed positions are below ``_fed``."""
         self._state = None
 
     # -- the protocol ------------------------------------------------------------------------------------
@@ -254,26 +294,52 @@ class FastTransforms2026_9:
         """``start_attempt`` (the setup made once per route); a state this path made reconciles to itself
         (every source matches)."""
 
+        setup = self._setups(config, route, version)
+        if state.projections is self._state and self._state is not None:
+            # begin_attempt's state, its projections reconciled to themselves (an attempt a call).
+            touched = self._touches(markers, setup.route) if setup.pruning_active else None
+            return setup, _attempt_state(_gate_state(touched), state.projections, state.compacted_through)
+
         def reconcile(projections: ProjectionState) -> ProjectionState:
             if projections is self._state and self._state is not None:
                 return projections
             return cache_ttl.reconcile_projections(tuple(self._natives[:end]), projections)
 
-        return begin_attempt(self._setups(config, route, version), markers, state, reconcile=reconcile)
+        return begin_attempt(setup, markers, state, reconcile=reconcile)
 
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
         self.calls += 1
-        self._feed(end)
+        if end > self._fed:
+            self._feed(end)
+        if setup is self._ready and end <= self._ready_end and state.projections is self._state:
+            # The checks below passed for this setup, and the state is this path's own (most calls).
+            quiet = self._quiet(setup, state, now, end)
+            if quiet is not None:
+                self.quiet_calls += 1
+                return quiet
+            return self._checked(setup, state, now, end, ready=True)
+        return self._checked(setup, state, now, end, ready=False)
+
+    def _checked(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, *, ready: bool
+    ) -> tuple[Outcome, AttemptState]:
+        """The call through the pipeline, or the reference when the fast path leaves it to it; ``ready``:
+        :meth:`_quiet` was asked already (the checks hold)."""
         try:
-            if setup.version == "2026.7.1" or end > self._n.first_bad:
-                raise _Fallback("history")
-            if setup.drop_thinking_blocks and end > self._n.first_thinking:
-                raise _Fallback("thinking")
-            if state.projections is not self._state:
-                self._resync(state.projections, setup.config, end)
-            self._configure(setup.config)
+            if not ready:
+                limit = self._limit(setup)
+                if end > limit:
+                    raise _Fallback("history" if end > self._n.first_bad or limit < 0 else "thinking")
+                if state.projections is not self._state:
+                    self._resync(state.projections, setup.config, end)
+                self._configure(setup.config)
+                self._ready, self._ready_end = setup, limit
+                quiet = self._quiet(setup, state, now, end)
+                if quiet is not None:
+                    self.quiet_calls += 1
+                    return quiet
             return self._call(setup, state, now, end)
         except _Fallback as fallback:
             self.fallbacks += 1
@@ -282,26 +348,50 @@ class FastTransforms2026_9:
             self._state = None
             return reference_outcome(self._natives, setup, state, now, end)
 
+    def _limit(self, setup: AttemptSetup) -> int:
+        """The last history end this setup's calls may be answered for here: below the first tool result
+        with a missing or repeated key, and the first thinking block when the route drops them (-1 for a
+        2026.7.1 setup)."""
+        if setup.version == "2026.7.1":
+            return -1
+        self._n.feed(len(self._natives))  # the first bad key is known once the facts are
+        if setup.drop_thinking_blocks:
+            return min(self._n.first_bad, self._n.first_thinking)
+        return self._n.first_bad
+
     # -- facts ---------------------------------------------------------------------------------------------
 
     def _feed(self, end: int) -> None:
-        """Facts of the messages new to this call, and their place in the mirrors."""
-        n = self._n
-        start = n.fed
-        if start >= end:
+        """The session's facts (the first call works them out), and the messages new to this call in the
+        mirrors (every key is sourced and frozen at the first call that sends it)."""
+        if self._fed >= end:
             return
-        n.feed(end)
-        keys, natives, configured = n.keys, self._natives, self._config is not None
-        for i in range(start, n.fed):
-            if keys[i] is not None:
-                self._unsourced.append(i)
-                self._unfrozen.append(i)
-            if not configured:
-                continue
-            if isinstance(natives[i], ToolResultMessage):
-                self._feed_config(i)
-            else:
-                self._prunable.append(False)  # only a tool result is ever pruned
+        if self._n.fed < end:
+            self._n.feed(end)
+        keyed, k = self._n.keyed, self._keyed_at
+        if k < len(keyed) and keyed[k] < end:
+            stop = bisect_left(keyed, end, k)
+            new = keyed[k:stop]
+            self._unsourced += new
+            self._unfrozen += new
+            self._keyed_at = stop
+        self._fed = end
+        if self._config is not None and end > self._config_end:
+            self._config_to(end)
+
+    def _new_results(self, fed: int, end: int) -> tuple[list[int], int, int]:
+        """The tool results from the ``fed``-th one on below ``end`` + :data:`_AHEAD`, how many results are
+        below that bound, and the bound.
+
+        Per-result facts of the config and the windows are grown ahead of the calls, a stretch at a time:
+        a result past a call's history is never read by it (each reader bounds its search by the call's
+        end) and has no projection yet (its key is its own), so its facts are those it will have."""
+        bound = end + _AHEAD
+        results = self._n.result_positions
+        if fed >= len(results) or results[fed] >= bound:
+            return [], fed, bound
+        stop = bisect_left(results, bound, fed)
+        return results[fed:stop], stop, bound
 
     def _window(self, tokens: int) -> _Window:
         found = self._windows.get(tokens)
@@ -311,14 +401,14 @@ class FastTransforms2026_9:
                 guard_limits(tokens)[0], cap, max(1, provider_budget.aggregate_max_chars(tokens, cap))
             )
             self._windows[tokens] = found
-        while found.fed < self._n.fed:
-            i = found.fed
-            if isinstance(self._natives[i], ToolResultMessage):
-                if self._n.guard_own[i] > found.max_single:
-                    found.over_single.append(i)
-                if self._n.tb_own[i] > found.cap:
-                    found.over_cap.append(i)
-            found.fed += 1
+        elif found.covered >= self._fed:
+            return found
+        new, found.fed, found.covered = self._new_results(found.fed, self._fed)
+        if new:
+            guard_own, tb_own = self._n.guard_own, self._n.tb_own
+            max_single, cap = found.max_single, found.cap
+            found.over_single += [i for i in new if guard_own[i] > max_single]
+            found.over_cap += [i for i in new if tb_own[i] > cap]
         return found
 
     def _configure(self, config: AttemptConfig) -> None:
@@ -331,28 +421,30 @@ class FastTransforms2026_9:
         settings = cache_ttl.resolve_cache_ttl_settings(config.context_pruning)
         self._settings = settings
         self._placeholder = settings.placeholder if settings is not None else ""
-        for i in range(len(self._prunable), self._n.fed):
-            self._feed_config(i)
+        self._config_to(self._fed)
 
-    def _feed_config(self, i: int) -> None:
-        message = self._natives[i]
+    def _config_to(self, end: int) -> None:
+        """The prunable results below ``end`` (only a tool result is ever pruned), and those not cleared."""
+        new, self._configured, self._config_end = self._new_results(self._configured, end)
         settings = self._settings
-        prunable = False
-        if settings is not None and isinstance(message, ToolResultMessage):
+        if settings is None:
+            return
+        natives, keys, projections = self._natives, self._n.keys, self._projections
+        for i in new:
+            message = natives[i]
+            assert isinstance(message, ToolResultMessage)
             name = message.tool_name if isinstance(message.tool_name, str) else ""
             found = self._tool_prunable.get(name)
             if found is None:
                 # The settings' predicate, asked once per tool name (a session repeats a few tools).
                 found = self._tool_prunable[name] = settings.is_tool_prunable(name)
-            prunable = found
-        self._prunable.append(prunable)
-        if not prunable:
-            return
-        key = self._n.keys[i]
-        projection = self._projections.get(key) if key is not None else None
-        mode = projection.mode if projection is not None else None
-        if mode != "hard":
-            self._not_hard.append(i)
+            if not found:
+                continue
+            self._prunable.add(i)
+            key = keys[i]
+            projection = projections.get(key) if key is not None else None
+            if projection is None or projection.mode != "hard":
+                self._not_hard.append(i)
 
     def _pass_facts_to(self, end: int) -> None:
         """The hard clear's eligible sizes and the soft trim's candidates, grown only when a pass runs."""
@@ -388,12 +480,11 @@ class FastTransforms2026_9:
             position = self._n.position.get(key)
             if position is None or position >= end or key not in self._sources:
                 raise _Fallback("state-key")
-        self._unsourced = [
-            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._sources
-        ]
-        self._unfrozen = [
-            i for i in range(self._n.fed) if (k := self._n.keys[i]) is not None and k not in self._frozen
-        ]
+        keys, keyed = self._n.keys, self._n.keyed
+        self._keyed_at = bisect_left(keyed, end)
+        self._fed = end
+        self._unsourced = [i for i in keyed[: self._keyed_at] if keys[i] not in self._sources]
+        self._unfrozen = [i for i in keyed[: self._keyed_at] if keys[i] not in self._frozen]
         self._configure(config)
         for key, projection in self._projections.items():
             position = self._n.position[key]
@@ -403,7 +494,7 @@ class FastTransforms2026_9:
             if merged is native:
                 raise _Fallback("state-merge")
             self._set_current(position, -1, merged)
-        self._state = state
+        self._state, self._state_events = state, 0
 
     # -- rewrites --------------------------------------------------------------------------------------------
 
@@ -461,7 +552,7 @@ class FastTransforms2026_9:
                 del items[k]
 
     def _eligible(self, position: int) -> bool:
-        if position >= len(self._prunable) or not self._prunable[position]:
+        if position not in self._prunable:
             return False
         k = bisect_left(self._not_hard, position)
         return k < len(self._not_hard) and self._not_hard[k] == position
@@ -474,12 +565,124 @@ class FastTransforms2026_9:
         current = self._current.get(position)
         return current[1] if current is not None else self._n.own(position)
 
+    # -- one call where nothing changes ------------------------------------------------------------------
+
+    def _quiet(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome, AttemptState] | None:
+        """:meth:`_call` for a call no transform changes anything at (most calls of a long session), or
+        ``None`` before anything is changed when a stage might: the cache-TTL pass runs (the TTL expired),
+        last call recorded projections, an image may be cleaned, a result is over the guard's share or the
+        per-result cap (stored or rewritten), or the aggregate may cut a result outside the trailing batch.
+
+        Each test is over-approximated from the mirrors' lists and sums, so the whole pipeline decides
+        whenever one holds; what is left is :meth:`_call` with an empty plan."""
+        settings = setup.cache_ttl
+        before = state.clock.last_cache_touch_at
+        if self._pending or (
+            settings is not None
+            and before
+            and not setup.server_tool_clearing
+            and settings.ttl_ms > 0
+            and now - before >= settings.ttl_ms
+        ):
+            return None
+        through = state.compacted_through if setup.config.apply_provider_compaction else None
+        lo = through or 0
+        window = self._windows.get(setup.guard_window_tokens)
+        if window is None or window.covered < end:
+            window = self._window(setup.guard_window_tokens)
+        cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
+        if (
+            (cleanable and _reaches(cleanable, lo, end))
+            or (dirty and _reaches(dirty, lo, end))
+            or (window.over_single and _reaches(window.over_single, lo, end))
+            or (settings is not None and big and big[-1][0] > window.max_single)
+        ):
+            return None
+        results = self._n.results
+        has_results = results[end] > results[lo]
+        if has_results and not self._budget_quiet(window, lo, end):
+            return None
+        cache_state = final_state = self._state  # nothing new to log (about half the calls)
+        if self._unsourced or self._unfrozen:
+            if self._unsourced and (settings is not None or has_results):
+                self._commit_sources([p for p in self._unsourced if lo <= p < end])
+            cache_state = self._logged()
+            if self._unfrozen:
+                self._freeze(lo, end)
+            final_state = self._logged()
+        assert cache_state is not None and final_state is not None  # the state is this path's (checked)
+        if setup.compaction is None or state.compacted_through is not None:
+            point, compacted = None, state.compacted_through
+        else:
+            point, compacted = self._compaction(setup, state.compacted_through, end)
+        head = self._head(setup) if through is not None else None
+        call = (point, through, before)
+        if settings is None or self._current:
+            # Rewrites are sent or replayed (or no cache-TTL outcome): _outcome's views.
+            fresh: set[int] = set()
+            replays = (cache_state, self._sum_replayed.range(lo, end), fresh)
+            outcome = self._outcome(_QUIET, settings is not None, replays, (), head, lo, end, call)
+            clock = _gate_state(now) if settings is not None else state.clock
+            return outcome, _attempt_state(clock, final_state, compacted)
+        # Nothing was ever rewritten (every sum over the rewrites is 0): _outcome with no views to build.
+        return self._plain_outcome(cache_state, head, lo, end, call), _attempt_state(
+            _gate_state(now), final_state, compacted
+        )
+
+    def _plain_outcome(
+        self,
+        cache_state: ProjectionState,
+        head: AgentMessage | None,
+        lo: int,
+        end: int,
+        call: tuple[CompactionPoint | None, int | None, float | None],
+    ) -> Outcome:
+        """:meth:`_outcome` of a quiet call while nothing is rewritten: nothing changed, nothing replayed."""
+        context = ContextView(self._natives, lo, end, head, self._versions, 2 * self.calls)
+        ttl = _cache_ttl_outcome(context, cache_state, (), (), (), False, None)
+        return _fast_outcome(False, None, None, ttl, (), (), (), (), *call, self._unchanged, 0, _NONE)
+
+    def _logged(self) -> ProjectionState:
+        """The projection state now: the last one made when nothing was logged since (most calls)."""
+        length = len(self._log.events)
+        if self._state is not None and self._state_events == length:
+            return self._state
+        self._state_events = length
+        self._state = ProjectionState.logged(self._log, length)
+        return self._state
+
+    def _budget_quiet(self, window: _Window, lo: int, end: int) -> bool:
+        """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
+        its budget or every result sent for the first time in the trailing batch (after the last
+        assistant: :meth:`_protected`)."""
+        big, over = self._big_tb, window.over_cap
+        if (over and _reaches(over, lo, end)) or (big and big[-1][0] > window.cap):
+            return False
+        n = self._n
+        count = n.tbn[end] - n.tbn[lo]
+        total = n.tb[end] - n.tb[lo]
+        if self._current:
+            count += self._sum_tbn.range(lo, end)
+            total += self._sum_tb.range(lo, end)
+        if count < 2 or total <= window.aggregate or not self._unfrozen:
+            return True
+        assistants, unfrozen = n.assistants, self._unfrozen
+        k = bisect_left(assistants, end)
+        last = assistants[k - 1] if k else -1
+        first = bisect_left(unfrozen, lo)  # ascending: keys join in order, and leave it keeping it
+        if first == len(unfrozen) or unfrozen[first] > last:
+            return True  # every result sent for the first time is in the trailing batch (most calls)
+        # A result at or before the last assistant is outside the trailing batch: the aggregate may cut it.
+        return all(not (lo <= p <= last and self._weight(p).tb > 0) for p in unfrozen)
+
     # -- one call ----------------------------------------------------------------------------------------
 
     def _call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
-        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
+        first_seq = 2 * self.calls
         if self._pending:
             # What last call's records replay as from now on.
             pending, self._pending = self._pending, {}
@@ -487,11 +690,7 @@ class FastTransforms2026_9:
                 self._set_current(position, first_seq, merged)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
-        head = (
-            compaction.summary_message(setup.config.compaction_summary_tokens)
-            if through is not None
-            else None
-        )
+        head = self._head(setup) if through is not None else None
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
@@ -509,17 +708,40 @@ class FastTransforms2026_9:
         rewrites = bool(plan.stage1 or plan.stage2)
         if rewrites:
             self._merges(plan)
+        budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
+        return self._finish(setup, state, now, plan, budget, lo, end)
+
+    @staticmethod
+    def _head(setup: AttemptSetup) -> AgentMessage:
+        """What a compacted history starts with: the stand-in summary."""
+        return compaction.summary_message(setup.config.compaction_summary_tokens)
+
+    def _finish(
+        self,
+        setup: AttemptSetup,
+        state: AttemptState,
+        now: float,
+        plan: _Plan,
+        budget: tuple[int, ...],
+        lo: int,
+        end: int,
+    ) -> tuple[Outcome, AttemptState]:
+        """Commit a call's plan (nothing before changed anything but last call's replays) and its outcome."""
+        first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
         replayed_count = self._sum_replayed.range(lo, end)  # before this call's rewrites are committed
+        rewrites = plan.stage1 or plan.stage2
         fresh = (
             {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first} if rewrites else set()
         )
-        budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
-        # -- commit (nothing above changed anything but last call's replays) --
         cache_state = self._commit_stage1(plan, first_seq)
         final_state = self._commit_stage2(plan, final_seq, lo, end)
         self._pending = plan.merged
         self._state = final_state
         point, compacted = self._compaction(setup, state.compacted_through, end)
+        through = state.compacted_through if setup.config.apply_provider_compaction else None
+        head = self._head(setup) if through is not None else None
+        active = setup.cache_ttl is not None
+        before = state.clock.last_cache_touch_at
         outcome = self._outcome(
             plan,
             active,
@@ -850,16 +1072,21 @@ class FastTransforms2026_9:
             self._frozen.add(key)
             self._log.events.append(("freeze", key, None))
 
+    def _commit_sources(self, positions: list[int]) -> None:
+        """The source texts of the keys this call sends for the first time."""
+        if not positions:
+            return
+        events, keys, natives, sources = self._log.events, self._n.keys, self._natives, self._sources
+        for p in positions:
+            key = keys[p]
+            assert key is not None
+            sources.add(key)
+            events.append(("source", key, _source_texts(natives[p])))
+        self._unsourced = [p for p in self._unsourced if keys[p] not in sources]
+
     def _commit_stage1(self, plan: _Plan, seq: int) -> ProjectionState:
         """Sources, the pass's records and its rewrites; the state the cache-TTL outcome reports."""
-        events = self._log.events
-        for p in plan.sources:
-            key = self._n.keys[p]
-            assert key is not None
-            self._sources.add(key)
-            events.append(("source", key, _source_texts(self._natives[p])))
-        if plan.sources:
-            self._unsourced = [p for p in self._unsourced if self._n.keys[p] not in self._sources]
+        self._commit_sources(plan.sources)
         for p, mode, message in plan.records1:
             self._record(p, mode, message)
         for p, message in plan.stage1.items():
@@ -876,7 +1103,7 @@ class FastTransforms2026_9:
                     del not_hard[k]
                     if p < self._pass_fed:
                         self._sum_eligible.add(p, -self._weight(p).mc)
-        return ProjectionState.logged(self._log, len(events))
+        return self._logged()
 
     def _commit_stage2(self, plan: _Plan, seq: int, lo: int, end: int) -> ProjectionState:
         """The budget's records and cuts, every key in the context frozen; the state after the call."""
@@ -884,17 +1111,22 @@ class FastTransforms2026_9:
             self._record(p, mode, message)
         for p, message in plan.stage2.items():
             self._set_current(p, seq, message)
-        events = self._log.events
+        if self._unfrozen:
+            self._freeze(lo, end)
+        return self._logged()
+
+    def _freeze(self, lo: int, end: int) -> None:
+        """Every key of the context frozen (those of results sent for the first time)."""
+        events, keys, frozen = self._log.events, self._n.keys, self._frozen
         keep: list[int] = []
         for p in self._unfrozen:
-            key = self._n.keys[p]
+            key = keys[p]
             assert key is not None
-            if key in self._frozen:
+            if key in frozen:
                 continue
             if lo <= p < end:
-                self._frozen.add(key)
+                frozen.add(key)
                 events.append(("freeze", key, None))
             else:
                 keep.append(p)
         self._unfrozen = keep
-        return ProjectionState.logged(self._log, len(events))

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -317,3 +318,99 @@ def test_a_provider_compaction_and_the_calls_after_it_take_the_fast_path() -> No
         assert made[0].fallbacks == 0
         assert any("compaction" in call.marks for call in fast.calls)
         assert any(call.sent and call.sent[0][0] > 0 for call in fast.calls) == apply
+
+
+# -- calls that change nothing ------------------------------------------------------------------------------
+
+
+def test_most_calls_of_a_long_plain_session_are_answered_quietly() -> None:
+    # The benchmark's session: the cache stays warm or the server clears, nothing is over a budget.
+    text = synthetic_openclaw_session(40)
+    for key in ("openclaw-2026.9.6", "openclaw-2026.9.6-openai"):
+        made, fast, slow = _both(text, dict(PRESETS_BY_KEY[key].document))
+        assert fast.calls == slow.calls
+        assert made[0].fallbacks == 0 and made[0].quiet_calls == made[0].calls == len(fast.calls)
+
+
+def test_quiet_calls_and_the_pipeline_share_a_session_that_prunes_cuts_and_compacts() -> None:
+    # TTL expiries (the pass runs), results over the per-result cap, soft trims replayed later, and a
+    # provider compaction: each call takes one path or the other, and both equal the reference.
+    text = _plain_session(40, [1_500, 6_000, 300, 9_000, 18_000], "openai", pause_every=5)
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        "model": {
+            "provider": "openai",
+            "id": "gpt-5.4",
+            "api": "openai-responses",
+            "baseUrl": "https://api.openai.com/v1",
+            "contextWindow": 60_000,
+            "params": {"responsesCompactThreshold": 12_000},
+        },
+    }
+    made, fast, slow = _both(text, document)
+    assert fast.calls == slow.calls
+    assert made[0].fallbacks == 0
+    assert 0 < made[0].quiet_calls < made[0].calls
+    assert any("compaction" in call.marks for call in fast.calls)
+    assert {"soft trim", "soft-trimmed at an earlier call", "provider-bound tool-result budget"} <= _rules(
+        fast.calls
+    )
+
+
+def test_old_images_and_dropped_thinking_are_left_to_the_pipeline() -> None:
+    text = _plain_session(12, [1_500], "anthropic")
+    lines = [json.loads(line) for line in text.splitlines()]
+    # An image in the second turn's result, and thinking in the tenth turn's tool call.
+    lines[7]["message"]["content"].append({"type": "image", "data": "aGk=", "mimeType": "image/png"})
+    lines[38]["message"]["content"].insert(0, {"type": "thinking", "thinking": "t", "thinkingSignature": "s"})
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        "model": {"provider": "anthropic", "id": "claude-3-7-sonnet", "api": "anthropic-messages"},
+    }
+    made, fast, slow = _both(text, document)
+    assert fast.calls == slow.calls
+    assert made[0].quiet_calls > 0 and made[0].fallback_reasons.get("media", 0) > 0
+
+
+class _Loud(_Checked):
+    """A broken quiet path: it answers every call its first checks let through, whatever the budget."""
+
+    def _budget_quiet(self, window, lo, end):  # type: ignore[no-untyped-def]
+        return True
+
+
+class _Blind(_Checked):
+    """A broken quiet path: it answers calls whose older images the cleanup would change."""
+
+    def _quiet(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        cleanable, self._n.cleanable = self._n.cleanable, []
+        try:
+            return super()._quiet(setup, state, now, end)
+        finally:
+            self._n.cleanable = cleanable
+
+
+def test_a_quiet_path_that_answers_a_call_something_changes_is_noticed() -> None:
+    over = _plain_session(10, [1_500, 70_000], "openai")
+    images = _plain_session(10, [1_500], "openai")
+    lines = [json.loads(line) for line in images.splitlines()]
+    lines[3]["message"]["content"].append({"type": "image", "data": "aGk=", "mimeType": "image/png"})
+    images = "\n".join(json.dumps(line) for line in lines) + "\n"
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        "model": {"provider": "openai", "id": "gpt-5.4", "api": "openai-responses", "contextWindow": 200_000},
+    }
+    for broken, text, field in ((_Loud, over, "budget"), (_Blind, images, "images")):
+        transcript = parse_transcript(text, format="openclaw")
+        profile = profile_from_document(document, name="p")
+        original = replay_module.FastTransforms2026_9
+        replay_module.FastTransforms2026_9 = broken  # type: ignore[misc]
+        try:
+            with pytest.raises(AssertionError, match=f"'{field}'"):  # the field the reference differs in
+                replay_openclaw(transcript, profile.settings, profile_name="p")
+        finally:
+            replay_module.FastTransforms2026_9 = original  # type: ignore[misc]

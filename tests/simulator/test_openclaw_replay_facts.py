@@ -28,7 +28,7 @@ from simulator.runtimes.openclaw.messages import (
 from simulator.runtimes.openclaw.pruner import cleared_tool_result, soft_trim_tool_result
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, SoftTrimSettings
 from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
-from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars, source_texts
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars, projection_key, source_texts
 from simulator.runtimes.openclaw.v2026_9_6.context_guard import guard_message_chars
 
 _TEXTS = st.one_of(
@@ -51,11 +51,22 @@ _BLOCKS = st.one_of(
 )
 
 
+_TIMESTAMPS = st.one_of(
+    st.integers(0, 10**13),
+    st.integers(2**53 - 2, 2**53 + 2),  # around the largest integer JavaScript prints as it is
+    st.integers(-(2**53) - 2, -(2**53) + 2),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.none(),
+    st.just("1772960000000"),
+)
+
+
 @st.composite
 def agent_messages(draw: st.DrawFn) -> AgentMessage:
     role = draw(st.sampled_from(["user", "assistant", "toolResult", "custom"]))
     content: Any = draw(st.one_of(_TEXTS, st.lists(_BLOCKS, max_size=4)))
-    raw: dict[str, Any] = {"role": role, "content": content, "timestamp": draw(st.integers(0, 10**13))}
+    raw: dict[str, Any] = {"role": role, "content": content, "timestamp": draw(_TIMESTAMPS)}
     if role == "toolResult":
         raw["toolCallId"] = draw(st.sampled_from(["c1", "c2", ""]))
         raw["toolName"] = "read"
@@ -82,6 +93,7 @@ def test_stored_facts_equal_the_runtime_functions_on_every_message_shape(
             assert facts.tb_own[i] == (provider_budget.text_budget(message) if result else 0)
             assert facts.guard_own[i] == (guard_message_chars(message) if result else 0)
             assert facts.mc_of(i) == message_chars(message)
+            assert facts.keys[i] == (projection_key(message) if result else None)
             assert _source_texts(message) == source_texts(message)
 
 
