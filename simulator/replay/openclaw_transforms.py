@@ -829,8 +829,12 @@ class FastTransforms(_StartOnHistory):
             self._fed[key] = 0
         fed = self._fed[key]
         if fed < end:
-            pruner.extend(self._natives[fed:end])
-            self._fed[key] = end
+            # Fed ahead, up to twice what it held: the pruner answers any prefix of what it holds, and a
+            # long session's passes then grow it a few times instead of at every pass (each growth has its
+            # fixed costs), while a replay that prunes early only never grows it past twice its need.
+            target = min(len(self._natives), max(end, 2 * fed))
+            pruner.extend(self._natives[fed:target])
+            self._fed[key] = target
         return pruner, key
 
     def _guard(self, window_tokens: int, end: int) -> _GuardFacts:
