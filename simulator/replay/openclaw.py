@@ -280,11 +280,17 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
     )
     compaction_call = state.compaction_call if outcome.compaction is None else number
     ended = planned.attempt_end
-    if ended is not None and not (
-        # _recorded_after, inline when the transcript records no marker after this point (most sessions)
-        number >= len(plan.calls) if recorded_at >= len(recorded) else _recorded_after(plan, recorded_at, call)
-    ):
-        markers.extend(end_attempt(setup, (), ended))  # the marker it appends, if any
+    if ended is not None:
+        # Whether the transcript records a marker between this attempt's reply and the next attempt.
+        calls = plan.calls
+        if number >= len(calls):
+            recorded_after = True
+        elif recorded_at >= len(recorded):
+            recorded_after = False
+        else:
+            recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
+        if not recorded_after:
+            markers.extend(end_attempt(setup, (), ended))  # the marker it appends, if any
     record = _record(session, planned, call, setup, outcome, compaction_call)
     if (
         setup is state.setup
@@ -299,14 +305,6 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
 _call_input = slot_builder(CallInput)
 """``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
 _state = slot_builder(OpenClawState)
-
-
-def _recorded_after(plan: SessionPlan, recorded_at: int, call: ModelCall) -> bool:
-    """Whether the transcript records a marker between this attempt's reply and the next attempt."""
-    if call.number >= len(plan.calls) or recorded_at >= len(plan.recorded):
-        return call.number >= len(plan.calls)
-    following = plan.calls[call.number].call.message_index
-    return plan.recorded[recorded_at].before_message <= following
 
 
 # -- records --------------------------------------------------------------------------------------------
