@@ -510,17 +510,21 @@ def _record(
     outcome: Outcome,
     compaction_call: int | None,
 ) -> CallRecord:
-    """The call's record: :func:`_plain_record` for a 2026.7.1 call no rule changed (most calls), else
-    :func:`_full_record` (the reference: ``tests/simulator/test_openclaw_plain_records.py`` compares them)."""
-    pruned = outcome.pruned
+    """The call's record: :func:`_plain_record` for a call no rule changed and nothing compacted (most
+    calls), else :func:`_full_record` (the reference: ``tests/simulator/test_openclaw_plain_records.py``
+    compares them)."""
+    pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
     if (
         outcome.compacted_through is None
         and outcome.compaction is None
-        and outcome.cache_ttl is None
         and (pruned is None or not pruned.changed)
         and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
+        # 2026.9.6's pass, when it changed nothing and replayed nothing (see _cache_ttl_groups)
+        and (
+            ttl is None
+            or (sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]))
+        )
         and setup.inactive_reason is None
-        and setup.version == "2026.7.1"
         and PLAIN_RECORDS
     ):
         return _plain_record(session, planned, call, setup, outcome)
@@ -533,16 +537,23 @@ _OVERFLOW_NOTE = (
     "preemptive overflow: the context guard stopped the call "
     "(estimated context over 90% of the window; the call is not sent)"
 )
+_SERVER_CLEARING_NOTE = (
+    "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
+    "OpenClaw 2026.9.6 prunes no new tool rounds locally"
+)
 
 
 def _plain_record(
     session: _Session, planned: PlannedCall, call: ModelCall, setup: AttemptSetup, outcome: Outcome
 ) -> CallRecord:
-    """:func:`_full_record` of a 2026.7.1 call with no compaction, no fates and an active pruning setup:
-    its notes are the gate's, a pass's skip, the route's on an attempt's first call, and an overflow."""
+    """:func:`_full_record` of a call with no fates, no compaction and an installed pruning setup: its
+    notes are the gate's, a pass's skip, the route's on an attempt's first call, and an overflow; the
+    history is sent whole, less what the transforms changed."""
     notes: list[str] = []
     gate, pruning, pruned = outcome.gate, setup.pruning, outcome.pruned
-    if gate is not None and pruning is not None:
+    if setup.version != "2026.7.1":
+        _gate_note(outcome, setup, planned.now, notes)
+    elif gate is not None and pruning is not None:
         note = _gate_text(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
         if note is not None:
             notes.append(note)
@@ -552,19 +563,20 @@ def _plain_record(
         route = setup.route
         notes.append(_route_note(route.provider, route.model_id, planned.route_source))
         if setup.server_tool_clearing:
-            return _full_record(session, planned, call, setup, outcome, None)  # not a 2026.7.1 setup's
+            notes.append(_SERVER_CLEARING_NOTE)
     available = call.available
-    full_chars = sent_chars = session.prefix[available]
+    prefix = session.prefix
+    full_chars = sent_chars = prefix[available]
     overflow = outcome.overflow
     if overflow:
         notes.append(_OVERFLOW_NOTE)
     else:
-        sent_chars -= session.prefix[0]
+        sent_chars -= prefix[0]
         delta = outcome.sent_delta
         if delta is not None:
             sent_chars += delta
         else:
-            size, prefix = session.size, session.prefix
+            size = session.size
             for index, message in outcome.changed.items():
                 sent_chars += size(message) - (prefix[index + 1] - prefix[index])
     usage = session.transcript.messages[call.message_index].usage
@@ -676,20 +688,14 @@ def _call_notes(
     if planned.starts_attempt:
         notes.append(_route_note(setup.route.provider, setup.route.model_id, planned.route_source))
     if planned.starts_attempt and setup.server_tool_clearing:
-        notes.append(
-            "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
-            "OpenClaw 2026.9.6 prunes no new tool rounds locally"
-        )
+        notes.append(_SERVER_CLEARING_NOTE)
     if setup.drop_thinking_blocks and outcome.policy:
         notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
     if outcome.images:
         marks.append("image-cleanup")
         notes.append(f"history image cleanup changed {len(outcome.images)} older messages")
     if outcome.overflow:
-        notes.append(
-            "preemptive overflow: the context guard stopped the call "
-            "(estimated context over 90% of the window; the call is not sent)"
-        )
+        notes.append(_OVERFLOW_NOTE)
     if outcome.compaction is not None:
         marks.append("compaction")
         notes.append(
