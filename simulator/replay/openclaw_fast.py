@@ -244,13 +244,13 @@ class IncrementalPruner:
             # brings the ratio under the threshold, or clear them all.
             base = self._clear_gain[lo]
             gain_max, char_window = self._gain_max, self.char_window
-            left, right = 1, hi - lo + 1
-            while left < right:
-                mid = (left + right) // 2
-                if (soft_total - (gain_max[lo + mid] - base)) / char_window < hard:
-                    right = mid
-                else:
-                    left = mid + 1
+            # The first m in [1, hi - lo] whose ratio is under the threshold, else hi - lo + 1: the ratio
+            # only falls as m grows (the running maximum only rises), so a bisection finds it.
+            left = 1 + bisect_left(
+                range(1, hi - lo + 1),
+                True,
+                key=lambda m: (soft_total - (gain_max[lo + m] - base)) / char_window < hard,
+            )
             cleared_count = min(left, hi - lo)
             after = soft_total - (self._clear_gain[lo + cleared_count] - base)
         first_soft = lo + cleared_count

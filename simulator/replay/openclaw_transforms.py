@@ -260,8 +260,11 @@ class LastTouches:
                     match = self._of_route(marker, route)
                 if match:
                     ts = marker.timestamp
-                    # marker_time, inline for a float (its one type from a parsed transcript).
-                    ts = (ts or None) if type(ts) is float else marker_time(marker)
+                    # marker_time, inline for a plain number (a parsed transcript's timestamps).
+                    if type(ts) is int or type(ts) is float:
+                        ts = float(ts) if ts else None
+                    else:
+                        ts = marker_time(marker)
                     if ts is not None:
                         found = ts
                         break
