@@ -546,9 +546,9 @@ _SERVER_CLEARING_NOTE = (
 def _plain_record(
     session: _Session, planned: PlannedCall, call: ModelCall, setup: AttemptSetup, outcome: Outcome
 ) -> CallRecord:
-    """:func:`_full_record` of a call with no fates, no compaction and an installed pruning setup: its
-    notes are the gate's, a pass's skip, the route's on an attempt's first call, and an overflow; the
-    history is sent whole, less what the transforms changed."""
+    """:func:`_full_record` of a call with no fates, no compaction and no reason its pruning is inactive:
+    its notes are the gate's, a pass's skip, the route's (and server-side clearing's) on an attempt's first
+    call, and an overflow; the history is sent whole, less what the transforms changed."""
     notes: list[str] = []
     gate, pruning, pruned = outcome.gate, setup.pruning, outcome.pruned
     if setup.version != "2026.7.1":
