@@ -254,10 +254,11 @@ def replay_openclaw(
 def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[CallRecord, OpenClawState]:
     """One model call: open the attempt when it starts one, run the transforms, close it after its reply."""
     plan = session.plan
-    planned = plan.calls[call.number - 1]
+    number = call.number
+    planned = plan.calls[number - 1]
     setup, attempt, markers, recorded_at = state.setup, state.attempt, state.markers, state.recorded_at
+    recorded = plan.recorded
     if planned.starts_attempt or setup is None:
-        recorded = plan.recorded
         while recorded_at < len(recorded) and recorded[recorded_at].before_message <= call.message_index:
             markers.append(recorded[recorded_at].marker)
             recorded_at += 1
@@ -266,11 +267,30 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         )
     now, available = planned.now, call.available
     outcome, after = session.transforms.call(setup, attempt, now, available)
-    changed = outcome.changed if type(outcome.changed) is ChangedView else None  # a final class
-    session.inputs.append(_call_input(setup, attempt, now, available, session.on_demand, changed))
-    compaction_call = state.compaction_call if outcome.compaction is None else call.number
-    if planned.attempt_end is not None and not _recorded_after(plan, recorded_at, call):
-        markers.extend(end_attempt(setup, (), planned.attempt_end))  # the marker it appends, if any
+    changed = outcome.changed
+    session.inputs.append(
+        _call_input(
+            setup,
+            attempt,
+            now,
+            available,
+            session.on_demand,
+            changed if type(changed) is ChangedView else None,  # a final class
+        )
+    )
+    compaction_call = state.compaction_call if outcome.compaction is None else number
+    ended = planned.attempt_end
+    if ended is not None:
+        # Whether the transcript records a marker between this attempt's reply and the next attempt.
+        calls = plan.calls
+        if number >= len(calls):
+            recorded_after = True
+        elif recorded_at >= len(recorded):
+            recorded_after = False
+        else:
+            recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
+        if not recorded_after:
+            markers.extend(end_attempt(setup, (), ended))  # the marker it appends, if any
     record = _record(session, planned, call, setup, outcome, compaction_call)
     if (
         setup is state.setup
@@ -285,14 +305,6 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
 _call_input = slot_builder(CallInput)
 """``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
 _state = slot_builder(OpenClawState)
-
-
-def _recorded_after(plan: SessionPlan, recorded_at: int, call: ModelCall) -> bool:
-    """Whether the transcript records a marker between this attempt's reply and the next attempt."""
-    if call.number >= len(plan.calls) or recorded_at >= len(plan.recorded):
-        return call.number >= len(plan.calls)
-    following = plan.calls[call.number].call.message_index
-    return plan.recorded[recorded_at].before_message <= following
 
 
 # -- records --------------------------------------------------------------------------------------------
@@ -498,6 +510,107 @@ def _record(
     outcome: Outcome,
     compaction_call: int | None,
 ) -> CallRecord:
+    """The call's record: :func:`_plain_record` for a call no rule changed and nothing compacted (most
+    calls), else :func:`_full_record` (the reference: ``tests/simulator/test_openclaw_plain_records.py``
+    compares them)."""
+    pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
+    if (
+        outcome.compacted_through is None
+        and outcome.compaction is None
+        and (pruned is None or not pruned.changed)
+        and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
+        # 2026.9.6's pass, when it changed nothing and replayed nothing (see _cache_ttl_groups)
+        and (
+            ttl is None
+            or (sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]))
+        )
+        and setup.inactive_reason is None
+        and PLAIN_RECORDS
+    ):
+        return _plain_record(session, planned, call, setup, outcome)
+    return _full_record(session, planned, call, setup, outcome, compaction_call)
+
+
+PLAIN_RECORDS = True
+"""Whether :func:`_record` takes the plain path (tests turn it off to compare it with the reference)."""
+_OVERFLOW_NOTE = (
+    "preemptive overflow: the context guard stopped the call "
+    "(estimated context over 90% of the window; the call is not sent)"
+)
+_SERVER_CLEARING_NOTE = (
+    "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
+    "OpenClaw 2026.9.6 prunes no new tool rounds locally"
+)
+
+
+def _plain_record(
+    session: _Session, planned: PlannedCall, call: ModelCall, setup: AttemptSetup, outcome: Outcome
+) -> CallRecord:
+    """:func:`_full_record` of a call with no fates, no compaction and no reason its pruning is inactive:
+    its notes are the gate's, a pass's skip, the route's (and server-side clearing's) on an attempt's first
+    call, and an overflow; the history is sent whole, less what the transforms changed."""
+    notes: list[str] = []
+    gate, pruning, pruned = outcome.gate, setup.pruning, outcome.pruned
+    if setup.version != "2026.7.1":
+        _gate_note(outcome, setup, planned.now, notes)
+    elif gate is not None and pruning is not None:
+        note = _gate_text(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
+        if note is not None:
+            notes.append(note)
+    if pruned is not None and pruning is not None:
+        _skip_note(pruned, pruning.settings, notes)
+    if planned.starts_attempt:
+        route = setup.route
+        notes.append(_route_note(route.provider, route.model_id, planned.route_source))
+        if setup.server_tool_clearing:
+            notes.append(_SERVER_CLEARING_NOTE)
+    available = call.available
+    prefix = session.prefix
+    full_chars = sent_chars = prefix[available]
+    overflow = outcome.overflow
+    if overflow:
+        notes.append(_OVERFLOW_NOTE)
+    else:
+        sent_chars -= prefix[0]
+        delta = outcome.sent_delta
+        if delta is not None:
+            sent_chars += delta
+        else:
+            size = session.size
+            for index, message in outcome.changed.items():
+                sent_chars += size(message) - (prefix[index + 1] - prefix[index])
+    usage = session.transcript.messages[call.message_index].usage
+    return call_record(
+        call.number,
+        call.message_index,
+        available,
+        ((0, available),) if available else (),
+        None,
+        (),
+        session.budget.value,
+        -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-sent_chars // CHARS_PER_TOKEN),
+        bool(outcome.changed),
+        "",
+        (),
+        (),
+        "failed" if overflow else "none",
+        usage.prompt_tokens if usage is not None else None,
+        tuple(notes),
+        (),
+        0,
+        None,
+    )
+
+
+def _full_record(
+    session: _Session,
+    planned: PlannedCall,
+    call: ModelCall,
+    setup: AttemptSetup,
+    outcome: Outcome,
+    compaction_call: int | None,
+) -> CallRecord:
     notes, marks = _call_notes(session, planned, setup, outcome)
     through = outcome.compacted_through
     if outcome.overflow:  # nothing sent changed: the whole history counts (most calls of a long session)
@@ -575,20 +688,14 @@ def _call_notes(
     if planned.starts_attempt:
         notes.append(_route_note(setup.route.provider, setup.route.model_id, planned.route_source))
     if planned.starts_attempt and setup.server_tool_clearing:
-        notes.append(
-            "Anthropic server-side tool clearing is on (cache-ttl, API key, direct Anthropic): "
-            "OpenClaw 2026.9.6 prunes no new tool rounds locally"
-        )
+        notes.append(_SERVER_CLEARING_NOTE)
     if setup.drop_thinking_blocks and outcome.policy:
         notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
     if outcome.images:
         marks.append("image-cleanup")
         notes.append(f"history image cleanup changed {len(outcome.images)} older messages")
     if outcome.overflow:
-        notes.append(
-            "preemptive overflow: the context guard stopped the call "
-            "(estimated context over 90% of the window; the call is not sent)"
-        )
+        notes.append(_OVERFLOW_NOTE)
     if outcome.compaction is not None:
         marks.append("compaction")
         notes.append(

@@ -21,7 +21,7 @@ own tool predicate, no ``dropThinkingBlocksForEstimate``, no protections list.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate, islice
@@ -216,17 +216,14 @@ class IncrementalPruner:
         settings = self.settings
         total = self._total[end]
 
-        def unchanged(skipped: str, ratio: float | None) -> FastPrune:
-            return FastPrune(False, total, total, ratio, None, (), (), (), skipped)
-
         if self.char_window <= 0:
-            return unchanged("no_context_window", None)
+            return _fast_prune(False, total, total, None, None, (), (), (), "no_context_window")
         cutoff = self._cutoff(end)
         if cutoff is None:
-            return unchanged("too_few_assistants", None)
+            return _fast_prune(False, total, total, None, None, (), (), (), "too_few_assistants")
         ratio = total / self.char_window
         if ratio < settings.soft_trim_ratio:
-            return unchanged("below_soft_trim_ratio", ratio)
+            return _fast_prune(False, total, total, ratio, None, (), (), (), "below_soft_trim_ratio")
         lo = 0 if self._first_user is not None and self._first_user < end else len(self._cand)
         hi = bisect_left(self._cand, cutoff)
         hi = max(hi, lo)
@@ -243,15 +240,7 @@ class IncrementalPruner:
             # Clearing m candidates leaves soft_total − (gain[lo+m] − gain[lo]); find the first m that
             # brings the ratio under the threshold, or clear them all.
             base = self._clear_gain[lo]
-            gain_max, char_window = self._gain_max, self.char_window
-            left, right = 1, hi - lo + 1
-            while left < right:
-                mid = (left + right) // 2
-                if (soft_total - (gain_max[lo + mid] - base)) / char_window < hard:
-                    right = mid
-                else:
-                    left = mid + 1
-            cleared_count = min(left, hi - lo)
+            cleared_count = min(self._first_under(soft_total, base, lo, hi), hi - lo)
             after = soft_total - (self._clear_gain[lo + cleared_count] - base)
         first_soft = lo + cleared_count
         trimmed = self._positions(self._trimmed_pos, self._trimmed_idx, first_soft, hi)
@@ -259,6 +248,29 @@ class IncrementalPruner:
         cleared = IndexSlice(self._cand, lo, lo + cleared_count)
         changed = bool(trimmed or images or cleared)
         return _fast_prune(changed, total, after, ratio, ratio_soft, trimmed, images, cleared, None)
+
+    def _first_under(self, soft_total: int, base: int, lo: int, hi: int) -> int:
+        """The first m in [1, hi - lo] at which clearing m candidates brings the ratio under
+        ``hardClearRatio``, else hi - lo + 1.
+
+        The test is on the ratio itself, as upstream makes it; it only turns true as m grows (the running
+        maximum only rises), so the first m is found from a guess: the bisection of the running maximum
+        against the threshold in chars (the same test but for rounding), then moved by the test itself
+        until it holds at m and not at m - 1.
+        """
+        gain_max, char_window, hard = self._gain_max, self.char_window, self.settings.hard_clear_ratio
+        n = hi - lo
+
+        def under(m: int) -> bool:
+            return (soft_total - (gain_max[lo + m] - base)) / char_window < hard
+
+        m = bisect_right(gain_max, soft_total + base - hard * char_window, lo + 1, hi + 1) - lo
+        m = min(max(m, 1), n + 1)
+        while m <= n and not under(m):
+            m += 1
+        while m > 1 and under(m - 1):
+            m -= 1
+        return m
 
     def _positions(self, positions: list[int], indices: list[int], lo: int, hi: int) -> IndexSlice:
         # The lists only grow, so a slice of them stays valid for the record that keeps it.

@@ -67,6 +67,7 @@ from simulator.runtimes.openclaw.ttl_gate import (
     after_pass,
     elapsed_since_touch,
     gate_closed,
+    gate_outcome,
 )
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import CacheTtlOutcome
 
@@ -245,10 +246,25 @@ class LastTouches:
             found = read_last_cache_ttl_timestamp(markers, route)
         else:
             found = hit[3]
+            matches = self._matches
             for k in range(count - 1, hit[2] - 1, -1):  # the new markers, newest first
                 marker = markers[k]
-                if self._of_route(marker, route):
-                    ts = marker_time(marker)
+                provider, model_id = marker.provider, marker.model_id
+                # _of_route's cached answer, looked up here (one attempt asks for one new marker or so).
+                match = (
+                    matches.get((provider, model_id, id(route)))
+                    if type(provider) is str and type(model_id) is str
+                    else None
+                )
+                if match is None:
+                    match = self._of_route(marker, route)
+                if match:
+                    ts = marker.timestamp
+                    # marker_time, inline for a plain number (a parsed transcript's timestamps).
+                    if type(ts) is int or type(ts) is float:
+                        ts = float(ts) if ts else None
+                    else:
+                        ts = marker_time(marker)
                     if ts is not None:
                         found = ts
                         break
@@ -602,11 +618,10 @@ class FastTransforms(_StartOnHistory):
             facts = self._guard(setup.guard_window_tokens, end)
         over = facts.over
         cut = bisect_left(over, end) if over else 0
+        guarded = tuple(over[:cut]) if cut else ()
         if facts.chars[end] > facts.max_context:  # a preemptive overflow: nothing is sent
-            return _outcome(
-                True, gate, None, None, tuple(over[:cut]), (), (), (), None, None, before, {}, None, None
-            )
-        rewritten = {i: facts.rewritten[i] for i in over[:cut]}
+            return _outcome(True, gate, None, None, guarded, (), (), (), None, None, before, {}, None, None)
+        rewritten = {i: facts.rewritten[i] for i in guarded}
         needs_cleanup = bool(self._media) and self._media[0] < end
         needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
         if not (needs_cleanup or needs_policy):
@@ -616,7 +631,7 @@ class FastTransforms(_StartOnHistory):
                 gate,
                 None,
                 None,
-                tuple(over[:cut]),
+                guarded,
                 (),
                 (),
                 (),
@@ -633,7 +648,7 @@ class FastTransforms(_StartOnHistory):
             gate,
             None,
             None,
-            tuple(over[:cut]),
+            guarded,
             images,
             policy,
             (),
@@ -671,7 +686,7 @@ class FastTransforms(_StartOnHistory):
             )
         # The clock moves as the hook moves it (the runtime's own rule).
         decision, clock = after_pass(runtime.settings, state.clock, now, changed=view.changed)
-        passed.gate = TtlGateOutcome(decision, None, elapsed_since_touch(state.clock, now), None)
+        passed.gate = gate_outcome(decision, elapsed_since_touch(state.clock, now))
         if clock is state.clock:
             return passed, state
         return passed, _attempt_state(clock, state.projections, state.compacted_through)
@@ -829,8 +844,12 @@ class FastTransforms(_StartOnHistory):
             self._fed[key] = 0
         fed = self._fed[key]
         if fed < end:
-            pruner.extend(self._natives[fed:end])
-            self._fed[key] = end
+            # Fed ahead, up to twice what it held: the pruner answers any prefix of what it holds, and a
+            # long session's passes then grow it a few times instead of at every pass (each growth has its
+            # fixed costs), while a replay that prunes early only never grows it past twice its need.
+            target = min(len(self._natives), max(end, 2 * fed))
+            pruner.extend(self._natives[fed:target])
+            self._fed[key] = target
         return pruner, key
 
     def _guard(self, window_tokens: int, end: int) -> _GuardFacts:

@@ -99,6 +99,26 @@ def on_context(
     return TtlGateOutcome(decision, messages, elapsed, result), next_state
 
 
+_NO_MARKER = TtlGateOutcome("no_marker", None, None, None)
+"""The one closed outcome without a clock (immutable, so shared)."""
+_new = object.__new__
+_set_decision = TtlGateOutcome.__dict__["decision"].__set__
+_set_messages = TtlGateOutcome.__dict__["messages"].__set__
+_set_elapsed = TtlGateOutcome.__dict__["elapsed_ms"].__set__
+_set_prune = TtlGateOutcome.__dict__["prune"].__set__
+
+
+def gate_outcome(decision: GateDecision, elapsed: float | None) -> TtlGateOutcome:
+    """``TtlGateOutcome(decision, None, elapsed, None)``, each slot set through its own descriptor: a replay
+    asks the gate before every call, and the frozen ``__init__`` costs about twice as much."""
+    outcome: TtlGateOutcome = _new(TtlGateOutcome)
+    _set_decision(outcome, decision)
+    _set_messages(outcome, None)
+    _set_elapsed(outcome, elapsed)
+    _set_prune(outcome, None)
+    return outcome
+
+
 def gate_closed(settings: EffectivePruningSettings, state: TtlGateState, now: float) -> TtlGateOutcome | None:
     """The gate's outcome when it lets no pruning pass run at ``now`` (the hook returns undefined), else
     ``None``: the first half of :func:`on_context`, which needs no messages (a replay asks it every call)."""
@@ -106,12 +126,13 @@ def gate_closed(settings: EffectivePruningSettings, state: TtlGateState, now: fl
         return None
     touched = state.last_cache_touch_at  # elapsed_since_touch, inline (asked before every call)
     if not touched:
-        return TtlGateOutcome("no_marker", None, None, None)
+        return _NO_MARKER
     elapsed = now - touched
-    if settings.ttl_ms <= 0:
-        return TtlGateOutcome("ttl_disabled", None, elapsed, None)
-    if elapsed < settings.ttl_ms:
-        return TtlGateOutcome("ttl_not_expired", None, elapsed, None)
+    ttl = settings.ttl_ms
+    if ttl <= 0:
+        return gate_outcome("ttl_disabled", elapsed)
+    if elapsed < ttl:
+        return gate_outcome("ttl_not_expired", elapsed)
     return None
 
 
@@ -134,8 +155,18 @@ def after_pass(
     if not changed:
         return "unchanged", state
     if settings.mode == "cache-ttl":
-        return "pruned", replace(state, last_cache_touch_at=now)
+        return "pruned", _touched_at(now)
     return "pruned", state
+
+
+_set_touch = TtlGateState.__dict__["last_cache_touch_at"].__set__
+
+
+def _touched_at(now: float) -> TtlGateState:
+    """``TtlGateState(now)`` (its one field) through the slot's descriptor, as :func:`gate_outcome` does."""
+    state: TtlGateState = _new(TtlGateState)
+    _set_touch(state, now)
+    return state
 
 
 def run_calls(

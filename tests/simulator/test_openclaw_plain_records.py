@@ -1,0 +1,113 @@
+"""A call no rule changed gets the same record from the plain path as from the reference record builder."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.conformance.openclaw_replay_sessions import profile_document, session_jsonl
+from simulator.importers import parse_transcript
+from simulator.profiles import profile_from_document
+from simulator.replay import openclaw as replay_module
+from simulator.replay.model import SimulationResult
+from simulator.replay.openclaw import replay_openclaw
+from simulator.runtimes.openclaw.route import OPENCLAW_VERSIONS, OpenClawVersion
+from simulator.synthetic import synthetic_openclaw_session
+from simulator.transcript import Transcript
+
+VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "openclaw"
+
+
+@contextmanager
+def _plain(on: bool, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Records made with the plain path on or off; yields the numbers of the calls it answered."""
+    answered: list[int] = []
+    plain = replay_module._plain_record
+
+    def counted(*args: Any) -> Any:
+        answered.append(args[2].number)
+        return plain(*args)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(replay_module, "PLAIN_RECORDS", on)
+        patched.setattr(replay_module, "_plain_record", counted)
+        yield answered
+
+
+def _both(
+    transcript: Transcript, document: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> tuple[SimulationResult, SimulationResult, list[int]]:
+    profile = profile_from_document(document, name="p")
+    with _plain(True, monkeypatch) as answered:
+        plain = replay_openclaw(transcript, profile.settings, profile_name="p")
+    with _plain(False, monkeypatch) as none:
+        full = replay_openclaw(transcript, profile.settings, profile_name="p")
+    assert none == []
+    return plain, full, answered
+
+
+def _document(version: OpenClawVersion, ttl: str, window: int | None) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "trimscope": {"runtime": "openclaw", "version": version},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": ttl}}},
+    }
+    if window is not None:
+        document["model"] = {"contextWindow": window}
+    return document
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.integers(1, 30),
+    st.sampled_from(OPENCLAW_VERSIONS),
+    st.sampled_from(["1m", "5m", "0"]),
+    st.sampled_from([None, 8_000, 40_000]),
+    st.integers(0, 5),
+)
+def test_plain_records_equal_the_reference_records(turns, version, ttl, window, pause_every):
+    transcript = parse_transcript(
+        synthetic_openclaw_session(turns, tool_result_chars=1500, pause_every=pause_every), format="openclaw"
+    )
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        plain, full, answered = _both(transcript, _document(version, ttl, window), monkeypatch)
+    assert plain == full
+    assert answered  # an attempt's calls that changed nothing (every session has some)
+
+
+@pytest.mark.parametrize("version", OPENCLAW_VERSIONS)
+def test_plain_records_equal_the_reference_records_on_the_session_vectors(
+    version: OpenClawVersion, monkeypatch: pytest.MonkeyPatch
+):
+    # The vectors hold what the synthetic sessions do not: inactive routes, images, thinking, compaction.
+    vectors = json.loads(gzip.decompress((VECTORS / version / "sessions.json.gz").read_bytes()))
+    answered = 0
+    for vector in vectors[::3]:
+        transcript = parse_transcript(session_jsonl(vector, write_markers=False), format="openclaw")
+        plain, full, numbers = _both(transcript, profile_document(vector, version), monkeypatch)
+        assert plain.calls == full.calls, vector["name"]
+        answered += len(numbers)
+    assert answered > 50
+
+
+def test_a_broken_plain_path_is_noticed(monkeypatch: pytest.MonkeyPatch):
+    transcript = parse_transcript(synthetic_openclaw_session(12, tool_result_chars=1500), format="openclaw")
+    document = _document("2026.7.1", "5m", 8_000)
+    plain = replay_module._plain_record
+
+    def one_token_more(*args: Any) -> Any:
+        record = plain(*args)
+        return dataclasses.replace(record, tokens_sent=record.tokens_sent + 1)
+
+    monkeypatch.setattr(replay_module, "_plain_record", one_token_more)
+    broken, full, answered = _both(transcript, document, monkeypatch)
+    assert answered
+    assert broken.calls != full.calls
