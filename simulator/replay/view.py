@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain
+from itertools import accumulate, chain, starmap
 from operator import attrgetter
 from typing import Literal, NamedTuple, TypeAlias
 
@@ -280,6 +280,8 @@ class _CallIndex:
 
     native_of: dict[int, int]
     first_of_native: set[int]
+    origins: Sequence[tuple[int, ...]]
+    """The natives' messages, of the natives the call holds."""
     sent: set[int]
     group_of: dict[int, FateGroup]
     truncated: dict[int, Change]
@@ -292,10 +294,16 @@ def _call_index(
     result: SimulationResult, call: CallRecord, changed: Mapping[int, tuple[int, str]] | None
 ) -> _CallIndex:
     origins = result.origins[: call.available]
-    # A message in two natives' origins stands for the later one, as a loop setting each in turn would.
-    native_of = {t: position for position, origin in enumerate(origins) for t in origin}
-    first_of_native = {origin[0] for origin in origins if origin}
-    sent = set(call.sent_indices())
+    flat = list(chain.from_iterable(origins))
+    # A message in two natives' origins stands for the later one, as a loop setting each in turn would
+    # (and as ``dict(zip(...))`` does: when every native has one message, both are made in C).
+    if len(flat) == len(origins) and max(map(len, origins), default=1) == 1:  # each exactly one
+        native_of = dict(zip(flat, range(len(flat)), strict=True))
+        first_of_native = set(flat)
+    else:
+        native_of = {t: position for position, origin in enumerate(origins) for t in origin}
+        first_of_native = {origin[0] for origin in origins if origin}
+    sent = set(chain.from_iterable(starmap(range, call.sent)))
     breadcrumb_before: int | None = None
     if call.breadcrumb_at is not None:
         order = list(call.sent_indices())
@@ -304,6 +312,7 @@ def _call_index(
     return _CallIndex(
         native_of,
         first_of_native,
+        origins,
         sent,
         {i: g for g in call.fated for i in g.indices},
         {c.native_index: c for c in result.content_changes if c.native_index in sent},
@@ -514,9 +523,14 @@ def _special_indices(at: _CallIndex, end: int) -> list[int]:
     plain_natives = at.sent.difference(at.group_of, at.truncated)
     if at.breadcrumb_before is not None:
         plain_natives.discard(at.breadcrumb_before)
-    first = at.first_of_native
-    plain = {index for index, native in at.native_of.items() if native in plain_natives and index in first}
-    return sorted(set(range(end)).difference(plain))
+    # Not plain: a message held by no native, not the first of its native, or of a native that is not
+    # plain (found from those natives' own messages: late in a long session, few).
+    native_of = at.native_of
+    special = set(range(end)).difference(native_of)
+    special.update(native_of.keys() - at.first_of_native)
+    for native in set(range(len(at.origins))).difference(plain_natives):
+        special.update(t for t in at.origins[native] if t < end and native_of.get(t) == native)
+    return sorted(special)
 
 
 def _special_row(
