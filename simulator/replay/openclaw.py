@@ -343,11 +343,14 @@ def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[st
         notes.append(note)
 
 
+_NO_MARKER_NOTE = "no cache-TTL marker yet: OpenClaw does not prune"
+
+
 @lru_cache(maxsize=4096)
 def _gate_text(decision: str, elapsed: float | None, ttl: float) -> str | None:
     """The gate's note (remembered: a session's gaps repeat, and every call has one)."""
     if decision == "no_marker":
-        return "no cache-TTL marker yet: OpenClaw does not prune"
+        return _NO_MARKER_NOTE
     if decision == "ttl_not_expired" and elapsed is not None:
         return f"cache still warm: {_duration(elapsed)} since the last touch < ttl {_duration(ttl)}"
     if decision == "ttl_disabled":
@@ -552,7 +555,17 @@ def _plain_record(
     notes: list[str] = []
     gate, pruning, pruned = outcome.gate, setup.pruning, outcome.pruned
     if setup.version != "2026.7.1":
-        _gate_note(outcome, setup, planned.now, notes)
+        settings = setup.cache_ttl
+        if settings is not None:  # _gate_note, 2026.9.6 (every call has one)
+            ttl, touched = settings.ttl_ms, outcome.last_touch_before
+            if touched:
+                elapsed = planned.now - touched
+                decision = "ttl_disabled" if ttl <= 0 else "ttl_not_expired" if elapsed < ttl else "unchanged"
+                note = _gate_text(decision, elapsed, ttl)
+                if note is not None:
+                    notes.append(note)
+            else:
+                notes.append(_NO_MARKER_NOTE)
     elif gate is not None and pruning is not None:
         note = _gate_text(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
         if note is not None:

@@ -91,9 +91,10 @@ _MAX_SAFE = 2**53
 """Below it in size an integer's JavaScript text is its decimal text (``js_number_to_string``)."""
 
 
-def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
-    """A stored tool result's projection key, text budget and 2026.9.6 guard size, its extra fields read
-    once for both (``projection_key`` and :func:`_result_weights`, one text block read directly)."""
+def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int, tuple[str, ...] | None]:
+    """A stored tool result's projection key, text budget, 2026.9.6 guard size and source texts when it
+    has one text block (``None`` otherwise), its extra fields read once for all (``projection_key`` and
+    :func:`_result_weights`, one text block read directly)."""
     timestamp: object = None
     excluded = False
     key: str | None
@@ -108,12 +109,14 @@ def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
     else:
         key = projection_key(message)
     content = message.content
+    texts: tuple[str, ...] | None = None
     if type(content) is tuple and len(content) == 1 and type(content[0]) is TextContent:
         text = content[0].text
+        texts = (text,)  # source_texts of one text block
         if text.isascii():
-            return key, len(text), 0 if excluded else 2 * len(text)
+            return key, len(text), 0 if excluded else 2 * len(text), texts
     tb, guard = _result_weights(message)
-    return key, tb, guard
+    return key, tb, guard, texts
 
 
 @dataclass(slots=True)
@@ -159,6 +162,8 @@ class StoredFacts:
         self.first_thinking = thinking[0] if thinking else n
         self.fed = 0
         self.keys: list[str | None] = []
+        self.texts: list[tuple[str, ...] | None] = []
+        """A tool result's source texts when it has one text block (``source_texts``), else ``None``."""
         self.tb_own: list[int] = []
         self.guard_own: list[int] = []
         self.mc = [0]
@@ -196,19 +201,20 @@ class StoredFacts:
         self.assistants = [i for i, kind in enumerate(kinds) if kind is AssistantMessage]
         keys: list[str | None] = [None] * count
         tb_own, guard_own = [0] * count, [0] * count
+        texts: list[tuple[str, ...] | None] = [None] * count
         is_result = [0] * count
         position = self.position
         for i in results:
             message = natives[i]
             assert isinstance(message, ToolResultMessage)
-            key, tb_own[i], guard_own[i] = _result_facts(message)
+            key, tb_own[i], guard_own[i], texts[i] = _result_facts(message)
             keys[i] = key
             is_result[i] = 1
             if key is None or key in position:
                 self.first_bad = min(self.first_bad, i)
             else:
                 position[key] = i
-        self.keys, self.tb_own, self.guard_own = keys, tb_own, guard_own
+        self.keys, self.tb_own, self.guard_own, self.texts = keys, tb_own, guard_own, texts
         self.result_positions = results
         self.keyed = [i for i in results if keys[i] is not None]
         self.tb = list(accumulate(tb_own, initial=0))
