@@ -291,7 +291,25 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
             recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
         if not recorded_after:
             markers.extend(end_attempt(setup, (), ended))  # the marker it appends, if any
-    record = _record(session, planned, call, setup, outcome, compaction_call)
+    # The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
+    # else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them).
+    pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
+    if (
+        outcome.compacted_through is None
+        and outcome.compaction is None
+        and (pruned is None or not pruned.changed)
+        and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
+        # 2026.9.6's pass, when it changed nothing and replayed nothing (see _cache_ttl_groups)
+        and (
+            ttl is None
+            or (sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]))
+        )
+        and setup.inactive_reason is None
+        and PLAIN_RECORDS
+    ):
+        record = _plain_record(session, planned, call, setup, outcome)
+    else:
+        record = _full_record(session, planned, call, setup, outcome, compaction_call)
     if (
         setup is state.setup
         and after is state.attempt
@@ -505,37 +523,8 @@ def _groups(outcome: Outcome, setup: AttemptSetup, session: _Session, call: Mode
     return out
 
 
-def _record(
-    session: _Session,
-    planned: PlannedCall,
-    call: ModelCall,
-    setup: AttemptSetup,
-    outcome: Outcome,
-    compaction_call: int | None,
-) -> CallRecord:
-    """The call's record: :func:`_plain_record` for a call no rule changed and nothing compacted (most
-    calls), else :func:`_full_record` (the reference: ``tests/simulator/test_openclaw_plain_records.py``
-    compares them)."""
-    pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
-    if (
-        outcome.compacted_through is None
-        and outcome.compaction is None
-        and (pruned is None or not pruned.changed)
-        and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
-        # 2026.9.6's pass, when it changed nothing and replayed nothing (see _cache_ttl_groups)
-        and (
-            ttl is None
-            or (sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]))
-        )
-        and setup.inactive_reason is None
-        and PLAIN_RECORDS
-    ):
-        return _plain_record(session, planned, call, setup, outcome)
-    return _full_record(session, planned, call, setup, outcome, compaction_call)
-
-
 PLAIN_RECORDS = True
-"""Whether :func:`_record` takes the plain path (tests turn it off to compare it with the reference)."""
+"""Whether :func:`step` takes the plain record path (tests turn it off to compare it with the reference)."""
 _OVERFLOW_NOTE = (
     "preemptive overflow: the context guard stopped the call "
     "(estimated context over 90% of the window; the call is not sent)"

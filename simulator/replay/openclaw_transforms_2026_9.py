@@ -378,6 +378,15 @@ class FastTransforms2026_9:
             self._n.feed(end)
         keyed, k = self._n.keyed, self._keyed_at
         if k < len(keyed) and keyed[k] < end:
+            if k + 1 == len(keyed) or keyed[k + 1] >= end:
+                # One new result (a call's history grows by a message or two): no slice to make.
+                self._unsourced.append(keyed[k])
+                self._unfrozen.append(keyed[k])
+                self._keyed_at = k + 1
+                self._fed = end
+                if self._config is not None and end > self._config_end:
+                    self._config_to(end)
+                return
             stop = bisect_left(keyed, end, k)
             new = keyed[k:stop]
             self._unsourced += new
@@ -651,16 +660,24 @@ class FastTransforms2026_9:
     def _quiet_log(self, logs_sources: bool, lo: int, end: int) -> tuple[ProjectionState, ProjectionState]:
         """A quiet call's log: the sources of the keys sent for the first time (when a pass or the budget
         reads them), then their freezes; the state after each."""
-        unsourced = self._unsourced
+        unsourced, events = self._unsourced, self._log.events
         if unsourced and logs_sources:
             if lo <= unsourced[0] and unsourced[-1] < end:
                 self._commit_sources(unsourced)  # all of them (the usual case: the one new result)
             else:
                 self._commit_sources([p for p in unsourced if lo <= p < end])
-        cache_state = self._logged()
+        # _logged, inline twice (the state is this path's: never None here).
+        if len(events) != self._state_events:
+            self._state_events = len(events)
+            self._state = ProjectionState.logged(self._log, len(events))
+        cache_state = self._state
         if self._unfrozen:
             self._freeze(lo, end)
-        return cache_state, self._logged()
+        if len(events) != self._state_events:
+            self._state_events = len(events)
+            self._state = ProjectionState.logged(self._log, len(events))
+        assert cache_state is not None and self._state is not None
+        return cache_state, self._state
 
     def _logged(self) -> ProjectionState:
         """The projection state now: the last one made when nothing was logged since (most calls)."""
