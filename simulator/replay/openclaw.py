@@ -59,7 +59,6 @@ from simulator.runtimes.openclaw.attempt import (
     AttemptSetup,
     AttemptState,
     CacheTtlMarker,
-    end_attempt,
 )
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS
@@ -289,8 +288,10 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
             recorded_after = False
         else:
             recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
-        if not recorded_after:
-            markers.extend(end_attempt(setup, (), ended))  # the marker it appends, if any
+        if not recorded_after and setup.appends_marker:
+            # end_attempt(setup, (), ended)'s marker, built positionally (half the calls end an attempt).
+            route = setup.route
+            markers.append(_marker(ended, route.provider, route.model_id))
     # The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
     # else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them).
     pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
@@ -323,6 +324,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
 _call_input = slot_builder(CallInput)
 """``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
 _state = slot_builder(OpenClawState)
+_marker = slot_builder(CacheTtlMarker)
 
 
 # -- records --------------------------------------------------------------------------------------------

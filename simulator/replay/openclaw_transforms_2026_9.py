@@ -660,7 +660,9 @@ class FastTransforms2026_9:
     def _quiet_log(self, logs_sources: bool, lo: int, end: int) -> tuple[ProjectionState, ProjectionState]:
         """A quiet call's log: the sources of the keys sent for the first time (when a pass or the budget
         reads them), then their freezes; the state after each."""
-        unsourced, events = self._unsourced, self._log.events
+        unsourced, unfrozen, events = self._unsourced, self._unfrozen, self._log.events
+        if len(unsourced) == 1 and unfrozen == unsourced and logs_sources and lo <= unsourced[0] < end:
+            return self._quiet_log_one(unsourced[0])
         if unsourced and logs_sources:
             if lo <= unsourced[0] and unsourced[-1] < end:
                 self._commit_sources(unsourced)  # all of them (the usual case: the one new result)
@@ -687,6 +689,23 @@ class FastTransforms2026_9:
         self._state_events = length
         self._state = ProjectionState.logged(self._log, length)
         return self._state
+
+    def _quiet_log_one(self, p: int) -> tuple[ProjectionState, ProjectionState]:
+        """:meth:`_quiet_log` of a call that sends one new result, the only one not yet sourced or frozen
+        (every other tool call): :meth:`_commit_sources` and :meth:`_freeze` of one key, inline."""
+        key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
+        assert key is not None
+        self._sources.add(key)
+        events.append(("source", key, texts if texts is not None else _source_texts(self._natives[p])))
+        self._unsourced = []
+        cache_state = self._state = ProjectionState.logged(self._log, len(events))
+        if key not in self._frozen:
+            self._frozen.add(key)
+            events.append(("freeze", key, None))
+            self._state = ProjectionState.logged(self._log, len(events))
+        self._unfrozen = []
+        self._state_events = len(events)
+        return cache_state, self._state
 
     def _budget_quiet(self, window: _Window, lo: int, end: int) -> bool:
         """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
