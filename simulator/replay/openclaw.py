@@ -53,7 +53,7 @@ from simulator.replay.openclaw_transforms import (
     Transforms,
     reference_outcome,
 )
-from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
+from simulator.replay.openclaw_transforms_2026_9 import UNCHANGED, FastTransforms2026_9
 from simulator.replay.openclaw_views import ChangedView
 from simulator.runtimes.openclaw.attempt import (
     AttemptSetup,
@@ -364,6 +364,14 @@ def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[st
 
 
 _NO_MARKER_NOTE = "no cache-TTL marker yet: OpenClaw does not prune"
+_NO_MARKER_NOTES = (_NO_MARKER_NOTE,)
+
+
+@lru_cache(maxsize=4096)
+def _gate_notes(decision: str, elapsed: float | None, ttl: float) -> tuple[str, ...]:
+    """:func:`_gate_text` as a plain record's notes (remembered: a tuple per note, not one per call)."""
+    note = _gate_text(decision, elapsed, ttl)
+    return () if note is None else (note,)
 
 
 @lru_cache(maxsize=4096)
@@ -543,7 +551,7 @@ def _plain_record(
     """:func:`_full_record` of a call with no fates, no compaction and no reason its pruning is inactive:
     its notes are the gate's, a pass's skip, the route's (and server-side clearing's) on an attempt's first
     call, and an overflow; the history is sent whole, less what the transforms changed."""
-    notes: list[str] = []
+    notes: tuple[str, ...] = ()  # the gate's note, a tuple made once per note (most calls have no other)
     gate, pruning, pruned = outcome.gate, setup.pruning, outcome.pruned
     if setup.version != "2026.7.1":
         settings = setup.cache_ttl
@@ -552,36 +560,36 @@ def _plain_record(
             if touched:
                 elapsed = planned.now - touched
                 decision = "ttl_disabled" if ttl <= 0 else "ttl_not_expired" if elapsed < ttl else "unchanged"
-                note = _gate_text(decision, elapsed, ttl)
-                if note is not None:
-                    notes.append(note)
+                notes = _gate_notes(decision, elapsed, ttl)
             else:
-                notes.append(_NO_MARKER_NOTE)
+                notes = _NO_MARKER_NOTES
     elif gate is not None and pruning is not None:
-        note = _gate_text(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
-        if note is not None:
-            notes.append(note)
-    if pruned is not None and pruning is not None:
-        _skip_note(pruned, pruning.settings, notes)
-    if planned.starts_attempt:
-        route = setup.route
-        notes.append(_route_note(route.provider, route.model_id, planned.route_source))
-        if setup.server_tool_clearing:
-            notes.append(_SERVER_CLEARING_NOTE)
+        notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
+    overflow = outcome.overflow
+    if (pruned is not None and pruning is not None) or planned.starts_attempt or overflow:
+        more = list(notes)
+        if pruned is not None and pruning is not None:
+            _skip_note(pruned, pruning.settings, more)
+        if planned.starts_attempt:
+            route = setup.route
+            more.append(_route_note(route.provider, route.model_id, planned.route_source))
+            if setup.server_tool_clearing:
+                more.append(_SERVER_CLEARING_NOTE)
+        if overflow:
+            more.append(_OVERFLOW_NOTE)
+        notes = tuple(more)
     available = call.available
     prefix = session.prefix
     full_chars = sent_chars = prefix[available]
-    overflow = outcome.overflow
-    if overflow:
-        notes.append(_OVERFLOW_NOTE)
-    else:
+    changed = outcome.changed
+    if not overflow:
         sent_chars -= prefix[0]
         delta = outcome.sent_delta
         if delta is not None:
             sent_chars += delta
         else:
             size = session.size
-            for index, message in outcome.changed.items():
+            for index, message in changed.items():
                 sent_chars += size(message) - (prefix[index + 1] - prefix[index])
     usage = session.transcript.messages[call.message_index].usage
     return call_record(
@@ -594,13 +602,13 @@ def _plain_record(
         session.budget.value,
         -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
         -(-sent_chars // CHARS_PER_TOKEN),
-        bool(outcome.changed),
+        False if changed is UNCHANGED else bool(changed),  # the shared empty view: no __len__ to ask
         "",
         (),
         (),
         "failed" if overflow else "none",
         usage.prompt_tokens if usage is not None else None,
-        tuple(notes),
+        notes,
         (),
         0,
         None,

@@ -104,8 +104,9 @@ def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int, tup
         elif name == "excludeFromContext" and value is True:
             excluded = True
     if type(timestamp) is int and -_MAX_SAFE < timestamp < _MAX_SAFE:
-        ts_key = f":{timestamp}"  # js_number_to_string of a safe integer is its decimal text
-        key = f"tool:{message.tool_call_id}{ts_key}" if message.tool_call_id else f"timestamp{ts_key}"
+        # js_number_to_string of a safe integer is its decimal text (one string made, not two).
+        call_id = message.tool_call_id
+        key = f"tool:{call_id}:{timestamp}" if call_id else f"timestamp:{timestamp}"
     else:
         key = projection_key(message)
     content = message.content

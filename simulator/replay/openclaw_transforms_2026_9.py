@@ -199,6 +199,8 @@ class _Plan:
 
 _AHEAD = 512
 """How far past a call's history the per-result facts of the config and windows are grown at once."""
+UNCHANGED = ChangedView(Versions(), 0, 0, 0, 0)
+"""What a call that changed nothing hands out (every replay's: it holds nothing, now or later)."""
 _QUIET = _Plan()
 """The plan of a call that changes nothing (never written to)."""
 
@@ -218,8 +220,6 @@ class FastTransforms2026_9:
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
-        self._unchanged = ChangedView(Versions(), 0, 0, 0, 0)
-        """What a call that changed nothing hands out (shared: it holds nothing, now or later)."""
         self.quiet_calls = 0
         """Calls answered by :meth:`_quiet` (nothing changed; the tests count them)."""
         self._state: ProjectionState | None = None
@@ -640,7 +640,7 @@ class FastTransforms2026_9:
         context = ContextView(self._natives, lo, end, head, self._versions, 2 * self.calls)
         ttl = _cache_ttl_outcome(context, cache_state, (), (), (), False, None)
         outcome = _fast_outcome(
-            False, None, None, ttl, (), (), (), (), point, through, before, self._unchanged, 0, _NONE
+            False, None, None, ttl, (), (), (), (), point, through, before, UNCHANGED, 0, _NONE
         )
         return outcome, _attempt_state(_gate_state(now), final_state, compacted)
 
