@@ -231,6 +231,8 @@ class FastTransforms2026_9:
         self._ready_ttl = 0.0
         self._ready_applies = False
         self._ready_tokens = 0
+        self._ready_window: _Window | None = None
+        """The guard window of ``_ready_tokens`` (the mirrors' own: dropped with them in :meth:`_reset`)."""
         self._ready_compaction = False
         self._touches = LastTouches()
         self._reset()
@@ -259,6 +261,7 @@ class FastTransforms2026_9:
         self._sum_replayed = Fenwick(n)
         self._sum_eligible = Fenwick(n)
         self._windows: dict[int, _Window] = {}
+        self._ready_window = None
         """Per guard window (the lists drop results once rewritten, so they belong to the mirrors)."""
         self._dirty: list[int] = []
         """Positions whose rewrite history image cleanup would change (the second cleanup), ascending."""
@@ -604,9 +607,9 @@ class FastTransforms2026_9:
         compacted = state.compacted_through
         through = compacted if self._ready_applies else None
         lo = through or 0
-        window = self._windows.get(self._ready_tokens)
+        window = self._ready_window
         if window is None or window.covered < end:
-            window = self._window(self._ready_tokens)
+            window = self._ready_window = self._window(self._ready_tokens)
         cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
             (cleanable and _reaches(cleanable, lo, end))
@@ -655,6 +658,7 @@ class FastTransforms2026_9:
         self._ready_ttl = settings.ttl_ms if settings is not None else 0.0
         self._ready_applies = setup.config.apply_provider_compaction
         self._ready_tokens = setup.guard_window_tokens
+        self._ready_window = None
         self._ready_compaction = setup.compaction is not None
 
     def _quiet_log(self, logs_sources: bool, lo: int, end: int) -> tuple[ProjectionState, ProjectionState]:
