@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import is_, lt
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
@@ -197,20 +198,20 @@ class StoredFacts:
         natives = self.natives
         count = len(natives)
         kinds = _kinds(natives)
-        results = [i for i, kind in enumerate(kinds) if kind is ToolResultMessage]
-        self.users = [i for i, kind in enumerate(kinds) if kind is UserMessage]
-        self.assistants = [i for i, kind in enumerate(kinds) if kind is AssistantMessage]
+        # The positions of each kind, and the running count of results, selected in C (no loop here).
+        is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
+        results = list(compress(range(count), is_result))
+        self.users = list(compress(range(count), map(is_, kinds, repeat(UserMessage))))
+        self.assistants = list(compress(range(count), map(is_, kinds, repeat(AssistantMessage))))
         keys: list[str | None] = [None] * count
         tb_own, guard_own = [0] * count, [0] * count
         texts: list[tuple[str, ...] | None] = [None] * count
-        is_result = [0] * count
         position = self.position
         for i in results:
             message = natives[i]
             assert isinstance(message, ToolResultMessage)
             key, tb_own[i], guard_own[i], texts[i] = _result_facts(message)
             keys[i] = key
-            is_result[i] = 1
             if key is None or key in position:
                 self.first_bad = min(self.first_bad, i)
             else:
@@ -219,7 +220,7 @@ class StoredFacts:
         self.result_positions = results
         self.keyed = [i for i in results if keys[i] is not None]
         self.tb = list(accumulate(tb_own, initial=0))
-        self.tbn = list(accumulate([tb > 0 for tb in tb_own], initial=0))
+        self.tbn = list(accumulate(map(lt, repeat(0), tb_own), initial=0))  # results with some text
         self.results = list(accumulate(is_result, initial=0))
         self.cleanable = [i for i in sorted(self._maybe_media) if cleanup_changes(natives[i])]
         self.fed = count
