@@ -288,6 +288,8 @@ class FastTransforms2026_9:
         self._fed = 0
         """The mirrors hold the keys of ``natives[:_fed]``."""
         self._keyed_at = 0
+        self._feed_due = -1
+        """:meth:`_feed` has nothing to do for a history end up to this (-1: not known)."""
         """How many of the facts' keyed positions are below ``_fed``."""
         self._state = None
 
@@ -323,7 +325,10 @@ class FastTransforms2026_9:
     ) -> tuple[Outcome, AttemptState]:
         self.calls += 1
         if end > self._fed:
-            self._feed(end)
+            if end <= self._feed_due:
+                self._fed = end  # nothing new to mirror (every other call of a tool-using session)
+            else:
+                self._feed(end)
         if setup is self._ready and end <= self._ready_end and state.projections is self._state:
             # The checks below passed for this setup, and the state is this path's own (most calls).
             quiet = self._quiet(setup, state, now, end)
@@ -385,19 +390,25 @@ class FastTransforms2026_9:
                 # One new result (a call's history grows by a message or two): no slice to make.
                 self._unsourced.append(keyed[k])
                 self._unfrozen.append(keyed[k])
-                self._keyed_at = k + 1
-                self._fed = end
-                if self._config is not None and end > self._config_end:
-                    self._config_to(end)
-                return
-            stop = bisect_left(keyed, end, k)
-            new = keyed[k:stop]
-            self._unsourced += new
-            self._unfrozen += new
-            self._keyed_at = stop
+                k += 1
+            else:
+                stop = bisect_left(keyed, end, k)
+                new = keyed[k:stop]
+                self._unsourced += new
+                self._unfrozen += new
+                k = stop
+            self._keyed_at = k
         self._fed = end
         if self._config is not None and end > self._config_end:
             self._config_to(end)
+        # Up to which history end a call finds nothing new here: no new keyed result, facts and
+        # config facts that cover it (:meth:`call` then only moves ``_fed``).
+        last = len(self._natives)
+        self._feed_due = min(
+            keyed[k] if k < len(keyed) else last,
+            self._config_end if self._config is not None else last,
+            self._n.fed,
+        )
 
     def _new_results(self, fed: int, end: int) -> tuple[list[int], int, int]:
         """The tool results from the ``fed``-th one on below ``end`` + :data:`_AHEAD`, how many results are
@@ -446,6 +457,7 @@ class FastTransforms2026_9:
     def _config_to(self, end: int) -> None:
         """The prunable results below ``end`` (only a tool result is ever pruned), and those not cleared."""
         new, self._configured, self._config_end = self._new_results(self._configured, end)
+        self._feed_due = -1  # the config facts moved: worked out again at the next feed
         settings = self._settings
         if settings is None:
             return

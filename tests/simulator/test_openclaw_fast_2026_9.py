@@ -463,10 +463,19 @@ def test_a_quiet_call_sending_one_new_result_logs_it_as_the_general_path_does() 
     assert _CountedOne.ones >= 30  # every tool result of both replays took the shortcut
 
 
-def test_a_broken_one_result_log_or_source_column_is_noticed() -> None:
+class _Unfed(_Checked):
+    """A broken feed shortcut: after the first call it takes every later history end for one with
+    nothing new (no new result is ever sourced or frozen)."""
+
+    def _feed(self, end):  # type: ignore[no-untyped-def]
+        super()._feed(end)
+        self._feed_due = len(self._natives)
+
+
+def test_a_broken_one_result_log_source_column_or_feed_shortcut_is_noticed() -> None:
     transcript = parse_transcript(synthetic_openclaw_session(6), format="openclaw")
     profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="p")
-    for broken in (_Unfrozen, _Misquoted):
+    for broken in (_Unfrozen, _Misquoted, _Unfed):
         original = replay_module.FastTransforms2026_9
         replay_module.FastTransforms2026_9 = broken  # type: ignore[misc]
         try:
