@@ -53,13 +53,12 @@ from simulator.replay.openclaw_transforms import (
     Transforms,
     reference_outcome,
 )
-from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
+from simulator.replay.openclaw_transforms_2026_9 import UNCHANGED, FastTransforms2026_9
 from simulator.replay.openclaw_views import ChangedView
 from simulator.runtimes.openclaw.attempt import (
     AttemptSetup,
     AttemptState,
     CacheTtlMarker,
-    end_attempt,
 )
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS
@@ -289,9 +288,29 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
             recorded_after = False
         else:
             recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
-        if not recorded_after:
-            markers.extend(end_attempt(setup, (), ended))  # the marker it appends, if any
-    record = _record(session, planned, call, setup, outcome, compaction_call)
+        if not recorded_after and setup.appends_marker:
+            # end_attempt(setup, (), ended)'s marker, built positionally (half the calls end an attempt).
+            route = setup.route
+            markers.append(_marker(ended, route.provider, route.model_id))
+    # The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
+    # else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them).
+    pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
+    if (
+        outcome.compacted_through is None
+        and outcome.compaction is None
+        and (pruned is None or not pruned.changed)
+        and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
+        # 2026.9.6's pass, when it changed nothing and replayed nothing (see _cache_ttl_groups)
+        and (
+            ttl is None
+            or (sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]))
+        )
+        and setup.inactive_reason is None
+        and PLAIN_RECORDS
+    ):
+        record = _plain_record(session, planned, call, setup, outcome)
+    else:
+        record = _full_record(session, planned, call, setup, outcome, compaction_call)
     if (
         setup is state.setup
         and after is state.attempt
@@ -305,6 +324,7 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
 _call_input = slot_builder(CallInput)
 """``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
 _state = slot_builder(OpenClawState)
+_marker = slot_builder(CacheTtlMarker)
 
 
 # -- records --------------------------------------------------------------------------------------------
@@ -343,11 +363,22 @@ def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[st
         notes.append(note)
 
 
+_NO_MARKER_NOTE = "no cache-TTL marker yet: OpenClaw does not prune"
+_NO_MARKER_NOTES = (_NO_MARKER_NOTE,)
+
+
+@lru_cache(maxsize=4096)
+def _gate_notes(decision: str, elapsed: float | None, ttl: float) -> tuple[str, ...]:
+    """:func:`_gate_text` as a plain record's notes (remembered: a tuple per note, not one per call)."""
+    note = _gate_text(decision, elapsed, ttl)
+    return () if note is None else (note,)
+
+
 @lru_cache(maxsize=4096)
 def _gate_text(decision: str, elapsed: float | None, ttl: float) -> str | None:
     """The gate's note (remembered: a session's gaps repeat, and every call has one)."""
     if decision == "no_marker":
-        return "no cache-TTL marker yet: OpenClaw does not prune"
+        return _NO_MARKER_NOTE
     if decision == "ttl_not_expired" and elapsed is not None:
         return f"cache still warm: {_duration(elapsed)} since the last touch < ttl {_duration(ttl)}"
     if decision == "ttl_disabled":
@@ -502,37 +533,8 @@ def _groups(outcome: Outcome, setup: AttemptSetup, session: _Session, call: Mode
     return out
 
 
-def _record(
-    session: _Session,
-    planned: PlannedCall,
-    call: ModelCall,
-    setup: AttemptSetup,
-    outcome: Outcome,
-    compaction_call: int | None,
-) -> CallRecord:
-    """The call's record: :func:`_plain_record` for a call no rule changed and nothing compacted (most
-    calls), else :func:`_full_record` (the reference: ``tests/simulator/test_openclaw_plain_records.py``
-    compares them)."""
-    pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
-    if (
-        outcome.compacted_through is None
-        and outcome.compaction is None
-        and (pruned is None or not pruned.changed)
-        and not (outcome.guard or outcome.images or outcome.budget or outcome.policy)
-        # 2026.9.6's pass, when it changed nothing and replayed nothing (see _cache_ttl_groups)
-        and (
-            ttl is None
-            or (sticky is not None and not (ttl.soft_trimmed or ttl.hard_cleared or sticky[0] or sticky[1]))
-        )
-        and setup.inactive_reason is None
-        and PLAIN_RECORDS
-    ):
-        return _plain_record(session, planned, call, setup, outcome)
-    return _full_record(session, planned, call, setup, outcome, compaction_call)
-
-
 PLAIN_RECORDS = True
-"""Whether :func:`_record` takes the plain path (tests turn it off to compare it with the reference)."""
+"""Whether :func:`step` takes the plain record path (tests turn it off to compare it with the reference)."""
 _OVERFLOW_NOTE = (
     "preemptive overflow: the context guard stopped the call "
     "(estimated context over 90% of the window; the call is not sent)"
@@ -549,35 +551,45 @@ def _plain_record(
     """:func:`_full_record` of a call with no fates, no compaction and no reason its pruning is inactive:
     its notes are the gate's, a pass's skip, the route's (and server-side clearing's) on an attempt's first
     call, and an overflow; the history is sent whole, less what the transforms changed."""
-    notes: list[str] = []
+    notes: tuple[str, ...] = ()  # the gate's note, a tuple made once per note (most calls have no other)
     gate, pruning, pruned = outcome.gate, setup.pruning, outcome.pruned
     if setup.version != "2026.7.1":
-        _gate_note(outcome, setup, planned.now, notes)
+        settings = setup.cache_ttl
+        if settings is not None:  # _gate_note, 2026.9.6 (every call has one)
+            ttl, touched = settings.ttl_ms, outcome.last_touch_before
+            if touched:
+                elapsed = planned.now - touched
+                decision = "ttl_disabled" if ttl <= 0 else "ttl_not_expired" if elapsed < ttl else "unchanged"
+                notes = _gate_notes(decision, elapsed, ttl)
+            else:
+                notes = _NO_MARKER_NOTES
     elif gate is not None and pruning is not None:
-        note = _gate_text(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
-        if note is not None:
-            notes.append(note)
-    if pruned is not None and pruning is not None:
-        _skip_note(pruned, pruning.settings, notes)
-    if planned.starts_attempt:
-        route = setup.route
-        notes.append(_route_note(route.provider, route.model_id, planned.route_source))
-        if setup.server_tool_clearing:
-            notes.append(_SERVER_CLEARING_NOTE)
+        notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
+    overflow = outcome.overflow
+    if (pruned is not None and pruning is not None) or planned.starts_attempt or overflow:
+        more = list(notes)
+        if pruned is not None and pruning is not None:
+            _skip_note(pruned, pruning.settings, more)
+        if planned.starts_attempt:
+            route = setup.route
+            more.append(_route_note(route.provider, route.model_id, planned.route_source))
+            if setup.server_tool_clearing:
+                more.append(_SERVER_CLEARING_NOTE)
+        if overflow:
+            more.append(_OVERFLOW_NOTE)
+        notes = tuple(more)
     available = call.available
     prefix = session.prefix
     full_chars = sent_chars = prefix[available]
-    overflow = outcome.overflow
-    if overflow:
-        notes.append(_OVERFLOW_NOTE)
-    else:
+    changed = outcome.changed
+    if not overflow:
         sent_chars -= prefix[0]
         delta = outcome.sent_delta
         if delta is not None:
             sent_chars += delta
         else:
             size = session.size
-            for index, message in outcome.changed.items():
+            for index, message in changed.items():
                 sent_chars += size(message) - (prefix[index + 1] - prefix[index])
     usage = session.transcript.messages[call.message_index].usage
     return call_record(
@@ -590,13 +602,13 @@ def _plain_record(
         session.budget.value,
         -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
         -(-sent_chars // CHARS_PER_TOKEN),
-        bool(outcome.changed),
+        False if changed is UNCHANGED else bool(changed),  # the shared empty view: no __len__ to ask
         "",
         (),
         (),
         "failed" if overflow else "none",
         usage.prompt_tokens if usage is not None else None,
-        tuple(notes),
+        notes,
         (),
         0,
         None,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import is_, lt
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
@@ -91,9 +92,10 @@ _MAX_SAFE = 2**53
 """Below it in size an integer's JavaScript text is its decimal text (``js_number_to_string``)."""
 
 
-def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
-    """A stored tool result's projection key, text budget and 2026.9.6 guard size, its extra fields read
-    once for both (``projection_key`` and :func:`_result_weights`, one text block read directly)."""
+def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int, tuple[str, ...] | None]:
+    """A stored tool result's projection key, text budget, 2026.9.6 guard size and source texts when it
+    has one text block (``None`` otherwise), its extra fields read once for all (``projection_key`` and
+    :func:`_result_weights`, one text block read directly)."""
     timestamp: object = None
     excluded = False
     key: str | None
@@ -103,17 +105,20 @@ def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int]:
         elif name == "excludeFromContext" and value is True:
             excluded = True
     if type(timestamp) is int and -_MAX_SAFE < timestamp < _MAX_SAFE:
-        ts_key = f":{timestamp}"  # js_number_to_string of a safe integer is its decimal text
-        key = f"tool:{message.tool_call_id}{ts_key}" if message.tool_call_id else f"timestamp{ts_key}"
+        # js_number_to_string of a safe integer is its decimal text (one string made, not two).
+        call_id = message.tool_call_id
+        key = f"tool:{call_id}:{timestamp}" if call_id else f"timestamp:{timestamp}"
     else:
         key = projection_key(message)
     content = message.content
+    texts: tuple[str, ...] | None = None
     if type(content) is tuple and len(content) == 1 and type(content[0]) is TextContent:
         text = content[0].text
+        texts = (text,)  # source_texts of one text block
         if text.isascii():
-            return key, len(text), 0 if excluded else 2 * len(text)
+            return key, len(text), 0 if excluded else 2 * len(text), texts
     tb, guard = _result_weights(message)
-    return key, tb, guard
+    return key, tb, guard, texts
 
 
 @dataclass(slots=True)
@@ -159,6 +164,8 @@ class StoredFacts:
         self.first_thinking = thinking[0] if thinking else n
         self.fed = 0
         self.keys: list[str | None] = []
+        self.texts: list[tuple[str, ...] | None] = []
+        """A tool result's source texts when it has one text block (``source_texts``), else ``None``."""
         self.tb_own: list[int] = []
         self.guard_own: list[int] = []
         self.mc = [0]
@@ -191,28 +198,29 @@ class StoredFacts:
         natives = self.natives
         count = len(natives)
         kinds = _kinds(natives)
-        results = [i for i, kind in enumerate(kinds) if kind is ToolResultMessage]
-        self.users = [i for i, kind in enumerate(kinds) if kind is UserMessage]
-        self.assistants = [i for i, kind in enumerate(kinds) if kind is AssistantMessage]
+        # The positions of each kind, and the running count of results, selected in C (no loop here).
+        is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
+        results = list(compress(range(count), is_result))
+        self.users = list(compress(range(count), map(is_, kinds, repeat(UserMessage))))
+        self.assistants = list(compress(range(count), map(is_, kinds, repeat(AssistantMessage))))
         keys: list[str | None] = [None] * count
         tb_own, guard_own = [0] * count, [0] * count
-        is_result = [0] * count
+        texts: list[tuple[str, ...] | None] = [None] * count
         position = self.position
         for i in results:
             message = natives[i]
             assert isinstance(message, ToolResultMessage)
-            key, tb_own[i], guard_own[i] = _result_facts(message)
+            key, tb_own[i], guard_own[i], texts[i] = _result_facts(message)
             keys[i] = key
-            is_result[i] = 1
             if key is None or key in position:
                 self.first_bad = min(self.first_bad, i)
             else:
                 position[key] = i
-        self.keys, self.tb_own, self.guard_own = keys, tb_own, guard_own
+        self.keys, self.tb_own, self.guard_own, self.texts = keys, tb_own, guard_own, texts
         self.result_positions = results
         self.keyed = [i for i in results if keys[i] is not None]
         self.tb = list(accumulate(tb_own, initial=0))
-        self.tbn = list(accumulate([tb > 0 for tb in tb_own], initial=0))
+        self.tbn = list(accumulate(map(lt, repeat(0), tb_own), initial=0))  # results with some text
         self.results = list(accumulate(is_result, initial=0))
         self.cleanable = [i for i in sorted(self._maybe_media) if cleanup_changes(natives[i])]
         self.fed = count

@@ -199,6 +199,8 @@ class _Plan:
 
 _AHEAD = 512
 """How far past a call's history the per-result facts of the config and windows are grown at once."""
+UNCHANGED = ChangedView(Versions(), 0, 0, 0, 0)
+"""What a call that changed nothing hands out (every replay's: it holds nothing, now or later)."""
 _QUIET = _Plan()
 """The plan of a call that changes nothing (never written to)."""
 
@@ -218,12 +220,20 @@ class FastTransforms2026_9:
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
         self.calls = 0
-        self._unchanged = ChangedView(Versions(), 0, 0, 0, 0)
-        """What a call that changed nothing hands out (shared: it holds nothing, now or later)."""
         self.quiet_calls = 0
         """Calls answered by :meth:`_quiet` (nothing changed; the tests count them)."""
         self._state: ProjectionState | None = None
         self._setups = SetupMemo()
+        self._ready_setup: AttemptSetup | None = None
+        """The setup the ``_ready_*`` facts below are of (:meth:`_ready_for`)."""
+        self._ready_settings: cache_ttl.CacheTtlSettings | None = None
+        self._ready_runs = False
+        self._ready_ttl = 0.0
+        self._ready_applies = False
+        self._ready_tokens = 0
+        self._ready_window: _Window | None = None
+        """The guard window of ``_ready_tokens`` (the mirrors' own: dropped with them in :meth:`_reset`)."""
+        self._ready_compaction = False
         self._touches = LastTouches()
         self._reset()
 
@@ -251,6 +261,7 @@ class FastTransforms2026_9:
         self._sum_replayed = Fenwick(n)
         self._sum_eligible = Fenwick(n)
         self._windows: dict[int, _Window] = {}
+        self._ready_window = None
         """Per guard window (the lists drop results once rewritten, so they belong to the mirrors)."""
         self._dirty: list[int] = []
         """Positions whose rewrite history image cleanup would change (the second cleanup), ascending."""
@@ -277,6 +288,8 @@ class FastTransforms2026_9:
         self._fed = 0
         """The mirrors hold the keys of ``natives[:_fed]``."""
         self._keyed_at = 0
+        self._feed_due = -1
+        """:meth:`_feed` has nothing to do for a history end up to this (-1: not known)."""
         """How many of the facts' keyed positions are below ``_fed``."""
         self._state = None
 
@@ -312,7 +325,10 @@ class FastTransforms2026_9:
     ) -> tuple[Outcome, AttemptState]:
         self.calls += 1
         if end > self._fed:
-            self._feed(end)
+            if end <= self._feed_due:
+                self._fed = end  # nothing new to mirror (every other call of a tool-using session)
+            else:
+                self._feed(end)
         if setup is self._ready and end <= self._ready_end and state.projections is self._state:
             # The checks below passed for this setup, and the state is this path's own (most calls).
             quiet = self._quiet(setup, state, now, end)
@@ -370,14 +386,29 @@ class FastTransforms2026_9:
             self._n.feed(end)
         keyed, k = self._n.keyed, self._keyed_at
         if k < len(keyed) and keyed[k] < end:
-            stop = bisect_left(keyed, end, k)
-            new = keyed[k:stop]
-            self._unsourced += new
-            self._unfrozen += new
-            self._keyed_at = stop
+            if k + 1 == len(keyed) or keyed[k + 1] >= end:
+                # One new result (a call's history grows by a message or two): no slice to make.
+                self._unsourced.append(keyed[k])
+                self._unfrozen.append(keyed[k])
+                k += 1
+            else:
+                stop = bisect_left(keyed, end, k)
+                new = keyed[k:stop]
+                self._unsourced += new
+                self._unfrozen += new
+                k = stop
+            self._keyed_at = k
         self._fed = end
         if self._config is not None and end > self._config_end:
             self._config_to(end)
+        # Up to which history end a call finds nothing new here: no new keyed result, facts and
+        # config facts that cover it (:meth:`call` then only moves ``_fed``).
+        last = len(self._natives)
+        self._feed_due = min(
+            keyed[k] if k < len(keyed) else last,
+            self._config_end if self._config is not None else last,
+            self._n.fed,
+        )
 
     def _new_results(self, fed: int, end: int) -> tuple[list[int], int, int]:
         """The tool results from the ``fed``-th one on below ``end`` + :data:`_AHEAD`, how many results are
@@ -426,6 +457,7 @@ class FastTransforms2026_9:
     def _config_to(self, end: int) -> None:
         """The prunable results below ``end`` (only a tool result is ever pruned), and those not cleared."""
         new, self._configured, self._config_end = self._new_results(self._configured, end)
+        self._feed_due = -1  # the config facts moved: worked out again at the next feed
         settings = self._settings
         if settings is None:
             return
@@ -576,22 +608,20 @@ class FastTransforms2026_9:
         per-result cap (stored or rewritten), or the aggregate may cut a result outside the trailing batch.
 
         Each test is over-approximated from the mirrors' lists and sums, so the whole pipeline decides
-        whenever one holds; what is left is :meth:`_call` with an empty plan."""
-        settings = setup.cache_ttl
+        whenever one holds; what is left is :meth:`_call` with an empty plan. What the setup decides
+        (:meth:`_ready_for`) is read once per attempt setup, not per call."""
+        if setup is not self._ready_setup:
+            self._ready_for(setup)
+        settings = self._ready_settings
         before = state.clock.last_cache_touch_at
-        if self._pending or (
-            settings is not None
-            and before
-            and not setup.server_tool_clearing
-            and settings.ttl_ms > 0
-            and now - before >= settings.ttl_ms
-        ):
+        if self._pending or (before and self._ready_runs and now - before >= self._ready_ttl):
             return None
-        through = state.compacted_through if setup.config.apply_provider_compaction else None
+        compacted = state.compacted_through
+        through = compacted if self._ready_applies else None
         lo = through or 0
-        window = self._windows.get(setup.guard_window_tokens)
+        window = self._ready_window
         if window is None or window.covered < end:
-            window = self._window(setup.guard_window_tokens)
+            window = self._ready_window = self._window(self._ready_tokens)
         cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
             (cleanable and _reaches(cleanable, lo, end))
@@ -606,43 +636,66 @@ class FastTransforms2026_9:
             return None
         cache_state = final_state = self._state  # nothing new to log (about half the calls)
         if self._unsourced or self._unfrozen:
-            if self._unsourced and (settings is not None or has_results):
-                self._commit_sources([p for p in self._unsourced if lo <= p < end])
-            cache_state = self._logged()
-            if self._unfrozen:
-                self._freeze(lo, end)
-            final_state = self._logged()
+            cache_state, final_state = self._quiet_log(settings is not None or has_results, lo, end)
         assert cache_state is not None and final_state is not None  # the state is this path's (checked)
-        if setup.compaction is None or state.compacted_through is not None:
-            point, compacted = None, state.compacted_through
-        else:
-            point, compacted = self._compaction(setup, state.compacted_through, end)
+        point = None
+        if self._ready_compaction and compacted is None:
+            point, compacted = self._compaction(setup, compacted, end)
         head = self._head(setup) if through is not None else None
-        call = (point, through, before)
         if settings is None or self._current:
             # Rewrites are sent or replayed (or no cache-TTL outcome): _outcome's views.
             fresh: set[int] = set()
             replays = (cache_state, self._sum_replayed.range(lo, end), fresh)
+            call = (point, through, before)
             outcome = self._outcome(_QUIET, settings is not None, replays, (), head, lo, end, call)
             clock = _gate_state(now) if settings is not None else state.clock
             return outcome, _attempt_state(clock, final_state, compacted)
-        # Nothing was ever rewritten (every sum over the rewrites is 0): _outcome with no views to build.
-        return self._plain_outcome(cache_state, head, lo, end, call), _attempt_state(
-            _gate_state(now), final_state, compacted
-        )
-
-    def _plain_outcome(
-        self,
-        cache_state: ProjectionState,
-        head: AgentMessage | None,
-        lo: int,
-        end: int,
-        call: tuple[CompactionPoint | None, int | None, float | None],
-    ) -> Outcome:
-        """:meth:`_outcome` of a quiet call while nothing is rewritten: nothing changed, nothing replayed."""
+        # Nothing was ever rewritten (every sum over the rewrites is 0): _outcome with no views to build;
+        # nothing changed, nothing replayed.
         context = ContextView(self._natives, lo, end, head, self._versions, 2 * self.calls)
         ttl = _cache_ttl_outcome(context, cache_state, (), (), (), False, None)
-        return _fast_outcome(False, None, None, ttl, (), (), (), (), *call, self._unchanged, 0, _NONE)
+        outcome = _fast_outcome(
+            False, None, None, ttl, (), (), (), (), point, through, before, UNCHANGED, 0, _NONE
+        )
+        return outcome, _attempt_state(_gate_state(now), final_state, compacted)
+
+    def _ready_for(self, setup: AttemptSetup) -> None:
+        """What :meth:`_quiet` reads of an attempt setup: its cache-TTL settings, the time since the last
+        touch at which the pass runs (and whether it ever does), whether a compaction summary replaces the
+        history, the guard window, and whether a compaction can fire."""
+        settings = setup.cache_ttl
+        self._ready_setup = setup
+        self._ready_settings = settings
+        self._ready_runs = settings is not None and not setup.server_tool_clearing and settings.ttl_ms > 0
+        self._ready_ttl = settings.ttl_ms if settings is not None else 0.0
+        self._ready_applies = setup.config.apply_provider_compaction
+        self._ready_tokens = setup.guard_window_tokens
+        self._ready_window = None
+        self._ready_compaction = setup.compaction is not None
+
+    def _quiet_log(self, logs_sources: bool, lo: int, end: int) -> tuple[ProjectionState, ProjectionState]:
+        """A quiet call's log: the sources of the keys sent for the first time (when a pass or the budget
+        reads them), then their freezes; the state after each."""
+        unsourced, unfrozen, events = self._unsourced, self._unfrozen, self._log.events
+        if len(unsourced) == 1 and unfrozen == unsourced and logs_sources and lo <= unsourced[0] < end:
+            return self._quiet_log_one(unsourced[0])
+        if unsourced and logs_sources:
+            if lo <= unsourced[0] and unsourced[-1] < end:
+                self._commit_sources(unsourced)  # all of them (the usual case: the one new result)
+            else:
+                self._commit_sources([p for p in unsourced if lo <= p < end])
+        # _logged, inline twice (the state is this path's: never None here).
+        if len(events) != self._state_events:
+            self._state_events = len(events)
+            self._state = ProjectionState.logged(self._log, len(events))
+        cache_state = self._state
+        if self._unfrozen:
+            self._freeze(lo, end)
+        if len(events) != self._state_events:
+            self._state_events = len(events)
+            self._state = ProjectionState.logged(self._log, len(events))
+        assert cache_state is not None and self._state is not None
+        return cache_state, self._state
 
     def _logged(self) -> ProjectionState:
         """The projection state now: the last one made when nothing was logged since (most calls)."""
@@ -652,6 +705,23 @@ class FastTransforms2026_9:
         self._state_events = length
         self._state = ProjectionState.logged(self._log, length)
         return self._state
+
+    def _quiet_log_one(self, p: int) -> tuple[ProjectionState, ProjectionState]:
+        """:meth:`_quiet_log` of a call that sends one new result, the only one not yet sourced or frozen
+        (every other tool call): :meth:`_commit_sources` and :meth:`_freeze` of one key, inline."""
+        key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
+        assert key is not None
+        self._sources.add(key)
+        events.append(("source", key, texts if texts is not None else _source_texts(self._natives[p])))
+        self._unsourced = []
+        cache_state = self._state = ProjectionState.logged(self._log, len(events))
+        if key not in self._frozen:
+            self._frozen.add(key)
+            events.append(("freeze", key, None))
+            self._state = ProjectionState.logged(self._log, len(events))
+        self._unfrozen = []
+        self._state_events = len(events)
+        return cache_state, self._state
 
     def _budget_quiet(self, window: _Window, lo: int, end: int) -> bool:
         """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
@@ -1077,12 +1147,17 @@ class FastTransforms2026_9:
         if not positions:
             return
         events, keys, natives, sources = self._log.events, self._n.keys, self._natives, self._sources
+        texts = self._n.texts
         for p in positions:
             key = keys[p]
             assert key is not None
             sources.add(key)
-            events.append(("source", key, _source_texts(natives[p])))
-        self._unsourced = [p for p in self._unsourced if keys[p] not in sources]
+            found = texts[p]  # a single text block's, made once with the facts
+            events.append(("source", key, found if found is not None else _source_texts(natives[p])))
+        if positions is self._unsourced:
+            self._unsourced = []  # every one was sourced just now
+        else:
+            self._unsourced = [p for p in self._unsourced if keys[p] not in sources]
 
     def _commit_stage1(self, plan: _Plan, seq: int) -> ProjectionState:
         """Sources, the pass's records and its rewrites; the state the cache-TTL outcome reports."""

@@ -24,6 +24,7 @@ from simulator.profiles import profile_from_document
 from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_transforms import Outcome, reference_outcome, start_on_history
 from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import source_texts
 from simulator.synthetic import synthetic_openclaw_session
 
 T0 = 1_772_960_000_000
@@ -414,3 +415,82 @@ def test_a_quiet_path_that_answers_a_call_something_changes_is_noticed() -> None
                 replay_openclaw(transcript, profile.settings, profile_name="p")
         finally:
             replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
+
+
+# -- a quiet call that sends one new result ------------------------------------------------------------------
+
+
+class _CountedOne(_Checked):
+    """Counts the calls :meth:`_quiet_log_one` answers (the shortcut for one new result)."""
+
+    ones = 0
+
+    def _quiet_log_one(self, p):  # type: ignore[no-untyped-def]
+        _CountedOne.ones += 1
+        return super()._quiet_log_one(p)
+
+
+class _Unfrozen(_Checked):
+    """A broken shortcut: it logs the new result's source but never freezes its key."""
+
+    def _quiet_log_one(self, p):  # type: ignore[no-untyped-def]
+        self._frozen.add(self._n.keys[p])  # as if frozen, but no event: the state misses the key
+        return super()._quiet_log_one(p)
+
+
+class _Misquoted(_Checked):
+    """A broken facts column: the source texts of every one-block result are read as empty."""
+
+    def _feed(self, end):  # type: ignore[no-untyped-def]
+        super()._feed(end)
+        self._n.texts = [None if t is None else ("",) for t in self._n.texts]
+
+
+def test_a_quiet_call_sending_one_new_result_logs_it_as_the_general_path_does() -> None:
+    text = synthetic_openclaw_session(30)
+    _CountedOne.ones = 0
+    transcript = parse_transcript(text, format="openclaw")
+    for key in ("openclaw-2026.9.6", "openclaw-2026.9.6-openai"):
+        profile = profile_from_document(dict(PRESETS_BY_KEY[key].document), name="p")
+        original = replay_module.FastTransforms2026_9
+        replay_module.FastTransforms2026_9 = _CountedOne  # type: ignore[misc]
+        try:
+            fast = replay_openclaw(transcript, profile.settings, profile_name="p")
+        finally:
+            replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
+        slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+        assert fast.calls == slow.calls
+    assert _CountedOne.ones >= 30  # every tool result of both replays took the shortcut
+
+
+class _Unfed(_Checked):
+    """A broken feed shortcut: after the first call it takes every later history end for one with
+    nothing new (no new result is ever sourced or frozen)."""
+
+    def _feed(self, end):  # type: ignore[no-untyped-def]
+        super()._feed(end)
+        self._feed_due = len(self._natives)
+
+
+def test_a_broken_one_result_log_source_column_or_feed_shortcut_is_noticed() -> None:
+    transcript = parse_transcript(synthetic_openclaw_session(6), format="openclaw")
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="p")
+    for broken in (_Unfrozen, _Misquoted, _Unfed):
+        original = replay_module.FastTransforms2026_9
+        replay_module.FastTransforms2026_9 = broken  # type: ignore[misc]
+        try:
+            with pytest.raises(AssertionError):  # the state after a call differs from the reference's
+                replay_openclaw(transcript, profile.settings, profile_name="p")
+        finally:
+            replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
+
+
+def test_the_one_block_source_column_is_source_texts() -> None:
+    transcript = parse_transcript(synthetic_openclaw_session(8), format="openclaw")
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="p")
+    with _checked() as made:
+        replay_openclaw(transcript, profile.settings, profile_name="p")
+    facts = made[0]._n
+    filled = [(i, t) for i, t in enumerate(facts.texts) if t is not None]
+    assert filled
+    assert all(t == source_texts(facts.natives[i]) for i, t in filled)

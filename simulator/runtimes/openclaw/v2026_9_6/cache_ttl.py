@@ -112,6 +112,9 @@ class Projection:
     content: tuple[ContentBlock, ...]
 
 
+_NO_KEYS: frozenset[str] = frozenset()
+
+
 class ProjectionState:
     """The session's ``toolResultPromptProjectionState``: projections, frozen keys, source texts.
 
@@ -136,8 +139,11 @@ class ProjectionState:
 
     @classmethod
     def logged(cls, log: ProjectionLog, length: int) -> ProjectionState:
-        """The state after the first ``length`` events of ``log`` (read when first asked)."""
-        state = cls()
+        """The state after the first ``length`` events of ``log`` (read when first asked).
+
+        Its slots set here, without ``__init__`` (a replay makes one or two a call)."""
+        state = object.__new__(cls)
+        state._projections, state._sources, state._frozen = (), (), _NO_KEYS
         state._log, state._length = log, length
         return state
 
