@@ -24,6 +24,7 @@ from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.context_guard import TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO, guard_message_chars
 from simulator.runtimes.openclaw.estimate import estimate_message_chars, estimate_string_chars
+from simulator.runtimes.openclaw.image_prune import may_name_media
 from simulator.runtimes.openclaw.jsstr import js_json_length, js_len
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -232,8 +233,7 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
         text = block.get("text")
         if type(text) is not str:
             return None
-        lowered = text.lower()
-        media = "media" in lowered or "image" in lowered
+        media = may_name_media(text)
         if text.isascii():
             return (_text_content(text, None, ()),), len(text), len(text), media
         return (_text_content(text, None, ()),), estimate_string_chars(text), js_len(text), media
@@ -248,8 +248,7 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
             return None
         blocks.append(_text_content(text, None, ()))
         if not media:
-            lowered = text.lower()  # _text_facts, inline
-            media = "media" in lowered or "image" in lowered
+            media = may_name_media(text)
         if text.isascii():
             estimate += len(text)
             chars += len(text)
@@ -262,8 +261,7 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
 def _text_facts(text: str) -> tuple[int, int, bool]:
     """A user or tool result text's weighted length, raw length, and whether it names media (the image
     cleanup's own over-approximation, ``_may_hold_media``)."""
-    lowered = text.lower()
-    named = "media" in lowered or "image" in lowered
+    named = may_name_media(text)
     if text.isascii():
         return len(text), len(text), named
     return estimate_string_chars(text), js_len(text), named

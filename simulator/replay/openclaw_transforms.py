@@ -48,7 +48,7 @@ from simulator.runtimes.openclaw.attempt import (
     start_attempt,
 )
 from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
-from simulator.runtimes.openclaw.image_prune import prune_processed_history_images
+from simulator.runtimes.openclaw.image_prune import may_name_media, prune_processed_history_images
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
@@ -313,11 +313,7 @@ def _may_hold_media(message: AgentMessage) -> bool:
         texts = tuple(b.text for b in content if isinstance(b, TextContent))
         if any(not isinstance(b, TextContent) for b in content):
             return True
-    for text in texts:
-        lowered = text.lower()  # once per text (a copy of it)
-        if "media" in lowered or "image" in lowered:
-            return True
-    return False
+    return any(map(may_name_media, texts))
 
 
 _NEVER_THINKING = (TextContent, ToolCall, ImageContent)

@@ -48,6 +48,19 @@ _MEDIA_REFERENCE_PATTERNS: Final = (
 _MEDIA_REFERENCE_LEAD: Final = "media://inbound/"
 
 
+_NAMED_MEDIA: Final = re.compile(r"\[(?:media|image)", re.IGNORECASE | re.ASCII)
+"""How the first two patterns begin: a "[" then "media" or "image", ASCII letters in any case."""
+
+
+def may_name_media(text: str) -> bool:
+    """Whether :func:`scrub_media_references` could change ``text`` (an over-approximation): it holds
+    ``[media`` or ``[image`` in any case of their ASCII letters (how the first two patterns begin), or
+    ``media://inbound/`` (the third's literal). A replay asks it of every message once, to skip the
+    cleanup of histories that hold nothing it could change; a search for the bracket and one regex is
+    about twice as fast as lower-casing every text."""
+    return ("[" in text and _NAMED_MEDIA.search(text) is not None) or _MEDIA_REFERENCE_LEAD in text
+
+
 def scrub_media_references(text: str) -> str:
     """Replace media attachment markers and ``media://inbound/`` refs with the removal marker."""
     if "[" not in text and _MEDIA_REFERENCE_LEAD not in text:
