@@ -299,20 +299,24 @@ def test_soft_trims_hard_clears_and_their_replays_take_the_fast_path() -> None:
     assert "provider-bound tool-result budget" in rules
 
 
+COMPACTING_OPENAI = {
+    "provider": "openai",
+    "id": "gpt-5.4",
+    "api": "openai-responses",
+    "baseUrl": "https://api.openai.com/v1",
+    "contextWindow": 60_000,
+    "params": {"responsesCompactThreshold": 12_000},
+}
+"""An OpenAI Responses route whose provider compacts past 12,000 tokens."""
+
+
 def test_a_provider_compaction_and_the_calls_after_it_take_the_fast_path() -> None:
     text = _plain_session(30, [1_500, 6_000, 300], "openai")
     for apply in (True, False):
         document = {
             "trimscope": {"runtime": "openclaw", "version": "2026.9.6", "modelCompaction": apply},
             "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "2m"}}},
-            "model": {
-                "provider": "openai",
-                "id": "gpt-5.4",
-                "api": "openai-responses",
-                "baseUrl": "https://api.openai.com/v1",
-                "contextWindow": 60_000,
-                "params": {"responsesCompactThreshold": 12_000},
-            },
+            "model": dict(COMPACTING_OPENAI),
         }
         made, fast, slow = _both(text, document)
         assert fast.calls == slow.calls
@@ -340,14 +344,7 @@ def test_quiet_calls_and_the_pipeline_share_a_session_that_prunes_cuts_and_compa
     document = {
         "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
         "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
-        "model": {
-            "provider": "openai",
-            "id": "gpt-5.4",
-            "api": "openai-responses",
-            "baseUrl": "https://api.openai.com/v1",
-            "contextWindow": 60_000,
-            "params": {"responsesCompactThreshold": 12_000},
-        },
+        "model": dict(COMPACTING_OPENAI),
     }
     made, fast, slow = _both(text, document)
     assert fast.calls == slow.calls
