@@ -72,6 +72,7 @@ from simulator.runtimes.openclaw.messages import (
 )
 from simulator.runtimes.openclaw.route import OpenClawVersion
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
+from simulator.runtimes.openclaw.ttl_gate import GateDecision
 from simulator.specs.openclaw.budget import duration as _duration
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.transcript import Transcript
@@ -338,6 +339,14 @@ def _inactive_note(setup: AttemptSetup) -> str | None:
     return None
 
 
+def _ttl_decision(ttl: float, touched: float | None, now: float) -> tuple[GateDecision, float | None]:
+    """2026.9.6's gate as its note tells it: the decision and the time since the last touch."""
+    if not touched:
+        return "no_marker", None
+    elapsed = now - touched
+    return ("ttl_disabled" if ttl <= 0 else "ttl_not_expired" if elapsed < ttl else "unchanged"), elapsed
+
+
 def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[str]) -> None:
     if setup.version == "2026.7.1":
         if outcome.gate is None or setup.pruning is None:
@@ -347,24 +356,13 @@ def _gate_note(outcome: Outcome, setup: AttemptSetup, now: float, notes: list[st
         if setup.cache_ttl is None:
             return
         ttl = setup.cache_ttl.ttl_ms
-        touched = outcome.last_touch_before
-        elapsed = now - touched if touched else None
-        decision = (
-            "no_marker"
-            if elapsed is None
-            else "ttl_disabled"
-            if ttl <= 0
-            else "ttl_not_expired"
-            if elapsed < ttl
-            else "unchanged"
-        )
+        decision, elapsed = _ttl_decision(ttl, outcome.last_touch_before, now)
     note = _gate_text(decision, elapsed, ttl)
     if note is not None:
         notes.append(note)
 
 
 _NO_MARKER_NOTE = "no cache-TTL marker yet: OpenClaw does not prune"
-_NO_MARKER_NOTES = (_NO_MARKER_NOTE,)
 
 
 @lru_cache(maxsize=4096)
@@ -556,13 +554,8 @@ def _plain_record(
     if setup.version != "2026.7.1":
         settings = setup.cache_ttl
         if settings is not None:  # _gate_note, 2026.9.6 (every call has one)
-            ttl, touched = settings.ttl_ms, outcome.last_touch_before
-            if touched:
-                elapsed = planned.now - touched
-                decision = "ttl_disabled" if ttl <= 0 else "ttl_not_expired" if elapsed < ttl else "unchanged"
-                notes = _gate_notes(decision, elapsed, ttl)
-            else:
-                notes = _NO_MARKER_NOTES
+            decision, elapsed = _ttl_decision(settings.ttl_ms, outcome.last_touch_before, planned.now)
+            notes = _gate_notes(decision, elapsed, settings.ttl_ms)
     elif gate is not None and pruning is not None:
         notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
     overflow = outcome.overflow
