@@ -139,17 +139,19 @@ def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
     blocks, estimate, chars, media = read
     # The guard counts a tool result's text twice over (``TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO``).
     guard = max(chars, math.ceil(chars * TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO))
-    items = tuple(raw.items())
-    if (  # the order pi writes: the rest is a slice
-        items[0][0] == "role"
-        and items[1][0] == "toolCallId"
-        and items[2][0] == "toolName"
-        and items[3][0] == "content"
-        and items[4][0] == "isError"
+    # The order pi writes: the rest of the items, taken from the iterator that passed the five (all five
+    # are present: there are five items to pass).
+    rest = iter(raw.items())
+    if (
+        next(rest)[0] == "role"
+        and next(rest)[0] == "toolCallId"
+        and next(rest)[0] == "toolName"
+        and next(rest)[0] == "content"
+        and next(rest)[0] == "isError"
     ):
-        extra: Fields = items[5:]
+        extra: Fields = tuple(rest)
     else:
-        extra = tuple([(k, v) for k, v in items if k not in _TOOL_RESULT_KEYS])
+        extra = tuple([(k, v) for k, v in raw.items() if k not in _TOOL_RESULT_KEYS])
     return _tool_result_message(blocks, name, call_id, is_error, extra), estimate, guard, media, False
 
 
@@ -203,8 +205,8 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
                 return None
     except KeyError:
         return None
-    items = tuple(raw.items())  # _extra, inline: one per assistant of a session
-    extra = items[2:] if items[0][0] == "role" and items[1][0] == "content" else _extra_of(items)
+    rest = iter(raw.items())  # _extra, inline: one per assistant of a session
+    extra = tuple(rest) if next(rest)[0] == "role" and next(rest)[0] == "content" else _extra_of(raw)
     return _assistant_message(tuple(blocks), extra), estimate, guard, False, thinking
 
 
@@ -270,15 +272,15 @@ def _text_facts(text: str) -> tuple[int, int, bool]:
 def _extra(raw: dict[str, JSON]) -> Fields:
     """A user or assistant message's fields after ``role`` and ``content``: a slice when those two lead
     the object (as pi writes it)."""
-    items = tuple(raw.items())
-    if items[0][0] == "role" and items[1][0] == "content":  # both present: at least two items
-        return items[2:]
-    return _extra_of(items)
+    rest = iter(raw.items())  # both present: at least two items to pass
+    if next(rest)[0] == "role" and next(rest)[0] == "content":
+        return tuple(rest)  # the items the iterator has not passed (no tuple of them all, then a slice)
+    return _extra_of(raw)
 
 
-def _extra_of(items: tuple[tuple[str, JSON], ...]) -> Fields:
+def _extra_of(raw: dict[str, JSON]) -> Fields:
     """:func:`_extra` of an object whose items do not lead with ``role`` and ``content``."""
-    return tuple([(k, v) for k, v in items if k != "role" and k != "content"])
+    return tuple([(k, v) for k, v in raw.items() if k != "role" and k != "content"])
 
 
 _READERS: dict[str, Callable[[dict[str, JSON]], NativeFacts | None]] = {

@@ -405,7 +405,7 @@ def test_an_openclaw_sessions_calls_are_the_general_model_calls(messages):
 
 
 def test_an_openclaw_sessions_calls_do_not_ask_the_general_search(monkeypatch):
-    """The calls compared above are the session's own (``_own_native_calls``), not ``model_calls``'."""
+    """The calls compared above are the session's own (``_own_calls_and_times``), not ``model_calls``'."""
     transcript = parse_transcript(synthetic_openclaw_session(3, tool_result_chars=50))
     want = _reference_prepare(transcript)
 
