@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache, partial
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
-from simulator.replay.loop import ModelCall, run_calls
+from simulator.replay.loop import ModelCall
 from simulator.replay.model import (
     BudgetExplanation,
     CallRecord,
@@ -162,6 +162,9 @@ class _Session:
     summary_chars: int
     transcript: Transcript
     on_demand: OnDemand
+    quiet: Callable[[AttemptSetup, AttemptState, float, int], AttemptState | None] | None
+    """2026.9.6's fast transforms' ``quiet_state``: the state after a call nothing changes at (else
+    ``None``: the call goes through ``transforms.call``); ``None`` for the other transforms."""
     inputs: list[CallInput] = field(default_factory=list)
     sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
     """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
@@ -173,19 +176,6 @@ class _Session:
             hit = (message, estimate_message_chars(message))
             self.sizes[id(message)] = hit
         return hit[1]
-
-
-@dataclass(frozen=True, slots=True)
-class OpenClawState:
-    """What carries from call to call: the attempt, its state, the session's markers so far."""
-
-    setup: AttemptSetup | None = None
-    attempt: AttemptState = AttemptState()
-    markers: list[CacheTtlMarker] = field(default_factory=list)
-    """The state's one growing buffer: each step appends to it (copying it per attempt was quadratic)."""
-    recorded_at: int = 0
-    """Next recorded marker an attempt may read."""
-    compaction_call: int | None = None
 
 
 def replay_openclaw(
@@ -226,10 +216,11 @@ def replay_openclaw(
     on_demand = OnDemand(
         plan.natives, plan.prepared, transforms if isinstance(transforms, FastTransforms) else None
     )
+    quiet = transforms.quiet_state if isinstance(transforms, FastTransforms2026_9) else None
     session = _Session(
-        plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand
+        plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand, quiet
     )
-    calls, _ = run_calls(tuple(p.call for p in plan.calls), partial(step, session), OpenClawState())
+    calls = _run(session)
     return SimulationResult(
         runtime="openclaw",
         version=version,
@@ -251,50 +242,101 @@ def replay_openclaw(
     )
 
 
-def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[CallRecord, OpenClawState]:
-    """One model call: open the attempt when it starts one, run the transforms, close it after its reply."""
-    plan = session.plan
-    number = call.number
-    planned = plan.calls[number - 1]
-    setup, attempt, markers, recorded_at = state.setup, state.attempt, state.markers, state.recorded_at
-    recorded = plan.recorded
-    if planned.starts_attempt or setup is None:
-        while recorded_at < len(recorded) and recorded[recorded_at].before_message <= call.message_index:
-            markers.append(recorded[recorded_at].marker)
-            recorded_at += 1
-        setup, attempt = session.transforms.start(
-            plan.config, planned.route, markers, attempt, session.version, call.available
-        )
-    now, available = planned.now, call.available
-    outcome, after = session.transforms.call(setup, attempt, now, available)
-    changed = outcome.changed
-    session.inputs.append(
-        _call_input(
-            setup,
-            attempt,
-            now,
-            available,
-            session.on_demand,
-            changed if type(changed) is ChangedView else None,  # a final class
-        )
+def _run(session: _Session) -> tuple[CallRecord, ...]:
+    """Every model call in order (``loop.run_calls`` with OpenClaw's step inline, what carries from call to
+    call held in locals: the attempt's setup and state, the session's markers so far, the next recorded
+    marker an attempt may read, the call a provider-side compaction fired at): open the attempt when the
+    call starts one, run the transforms, close it after its reply."""
+    transforms, quiet, inputs, on_demand = (
+        session.transforms,
+        session.quiet,
+        session.inputs,
+        session.on_demand,
     )
-    compaction_call = state.compaction_call if outcome.compaction is None else number
-    ended = planned.attempt_end
-    if ended is not None:
-        # Whether the transcript records a marker between this attempt's reply and the next attempt.
-        calls = plan.calls
-        if number >= len(calls):
-            recorded_after = True
-        elif recorded_at >= len(recorded):
-            recorded_after = False
+    setup: AttemptSetup | None = None
+    attempt = AttemptState()
+    markers: list[CacheTtlMarker] = []  # the one growing buffer (copying it per attempt was quadratic)
+    recorded_at = 0
+    compaction_call: int | None = None
+    records: list[CallRecord] = []
+    plain = PLAIN_RECORDS
+    for planned in session.plan.calls:
+        call = planned.call
+        if planned.starts_attempt or setup is None:
+            setup, attempt, recorded_at = _start(session, planned, markers, attempt, recorded_at)
+        now, available = planned.now, call.available
+        if quiet is not None and plain and (after := quiet(setup, attempt, now, available)) is not None:
+            # A call nothing changes at, answered with the state after it alone (2026.9.6, most calls):
+            # the plain record of an outcome that changed and replayed nothing (_quiet_record).
+            inputs.append(_call_input(setup, attempt, now, available, on_demand, UNCHANGED))
+            record = _quiet_record(session, planned, call, setup, attempt.clock.last_cache_touch_at)
         else:
-            recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
-        if not recorded_after and setup.appends_marker:
-            # end_attempt(setup, (), ended)'s marker, built positionally (half the calls end an attempt).
-            route = setup.route
-            markers.append(_marker(ended, route.provider, route.model_id))
-    # The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
-    # else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them).
+            outcome, after = transforms.call(setup, attempt, now, available)
+            changed = outcome.changed
+            kept = changed if type(changed) is ChangedView else None  # a final class
+            inputs.append(_call_input(setup, attempt, now, available, on_demand, kept))
+            if outcome.compaction is not None:
+                compaction_call = call.number
+            record = _record(session, planned, call, setup, outcome, compaction_call)
+        if planned.attempt_end is not None:
+            _end_attempt(session, planned, setup, markers, recorded_at)
+        attempt = after
+        # Every runtime's failed call is recorded as failed, whatever its step made of the error.
+        records.append(record if call.error is None else replace(record, error=call.error))
+    return tuple(records)
+
+
+def _start(
+    session: _Session,
+    planned: PlannedCall,
+    markers: list[CacheTtlMarker],
+    attempt: AttemptState,
+    recorded_at: int,
+) -> tuple[AttemptSetup, AttemptState, int]:
+    """An attempt's start: the markers the transcript records before its call read, then ``start``."""
+    plan, call = session.plan, planned.call
+    recorded = plan.recorded
+    while recorded_at < len(recorded) and recorded[recorded_at].before_message <= call.message_index:
+        markers.append(recorded[recorded_at].marker)
+        recorded_at += 1
+    setup, attempt = session.transforms.start(
+        plan.config, planned.route, markers, attempt, session.version, call.available
+    )
+    return setup, attempt, recorded_at
+
+
+def _end_attempt(
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    markers: list[CacheTtlMarker],
+    recorded_at: int,
+) -> None:
+    """The marker OpenClaw appends after an attempt's reply, unless the transcript records one between
+    this attempt's reply and the next attempt (read by the next attempt)."""
+    calls, recorded, number = session.plan.calls, session.plan.recorded, planned.call.number
+    if number >= len(calls):
+        recorded_after = True
+    elif recorded_at >= len(recorded):
+        recorded_after = False
+    else:
+        recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
+    if not recorded_after and setup.appends_marker:
+        # end_attempt(setup, (), ended)'s marker, built positionally (half the calls end an attempt).
+        route = setup.route
+        markers.append(_marker(planned.attempt_end, route.provider, route.model_id))
+
+
+def _record(
+    session: _Session,
+    planned: PlannedCall,
+    call: ModelCall,
+    setup: AttemptSetup,
+    outcome: Outcome,
+    compaction_call: int | None,
+) -> CallRecord:
+    """The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
+    else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them)."""
     pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
     if (
         outcome.compacted_through is None
@@ -309,22 +351,12 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         and setup.inactive_reason is None
         and PLAIN_RECORDS
     ):
-        record = _plain_record(session, planned, call, setup, outcome)
-    else:
-        record = _full_record(session, planned, call, setup, outcome, compaction_call)
-    if (
-        setup is state.setup
-        and after is state.attempt
-        and recorded_at == state.recorded_at
-        and compaction_call == state.compaction_call
-    ):
-        return record, state  # nothing carried changed (most calls inside an attempt): the same state
-    return record, _state(setup, after, markers, recorded_at, compaction_call)
+        return _plain_record(session, planned, call, setup, outcome)
+    return _full_record(session, planned, call, setup, outcome, compaction_call)
 
 
 _call_input = slot_builder(CallInput)
 """``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
-_state = slot_builder(OpenClawState)
 _marker = slot_builder(CacheTtlMarker)
 
 
@@ -559,7 +591,13 @@ def _plain_record(
     elif gate is not None and pruning is not None:
         notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
     overflow = outcome.overflow
-    if (pruned is not None and pruning is not None) or planned.starts_attempt or overflow:
+    skips = pruned is not None and pruning is not None
+    if planned.starts_attempt and not (skips or overflow):
+        route = setup.route  # the route's notes alone (an attempt's first call, most often)
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    elif skips or planned.starts_attempt or overflow:
         more = list(notes)
         if pruned is not None and pruning is not None:
             _skip_note(pruned, pruning.settings, more)
@@ -606,6 +644,59 @@ def _plain_record(
         0,
         None,
     )
+
+
+def _quiet_record(
+    session: _Session, planned: PlannedCall, call: ModelCall, setup: AttemptSetup, touched: float | None
+) -> CallRecord:
+    """:func:`_plain_record` of a 2026.9.6 call whose outcome changed and replayed nothing, its last touch
+    ``touched`` (``FastTransforms2026_9.quiet_state``'s calls): the gate's note, the route's notes on an
+    attempt's first call, the whole history sent (tests/simulator/test_openclaw_plain_records.py compares
+    it with the reference record)."""
+    settings = setup.cache_ttl
+    assert settings is not None  # quiet_state answers only calls with the pass on
+    decision, elapsed = _ttl_decision(settings.ttl_ms, touched, planned.now)
+    notes = _gate_notes(decision, elapsed, settings.ttl_ms)
+    if planned.starts_attempt:
+        route = setup.route
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    available = call.available
+    prefix = session.prefix
+    full_chars = prefix[available]
+    usage = session.transcript.messages[call.message_index].usage
+    return call_record(
+        call.number,
+        call.message_index,
+        available,
+        ((0, available),) if available else (),
+        None,
+        (),
+        session.budget.value,
+        -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-(full_chars - prefix[0]) // CHARS_PER_TOKEN),
+        False,
+        "",
+        (),
+        (),
+        "none",
+        usage.prompt_tokens if usage is not None else None,
+        notes,
+        (),
+        0,
+        None,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _start_notes(
+    notes: tuple[str, ...], provider: str, model_id: str, source: str, server_clearing: bool
+) -> tuple[str, ...]:
+    """A plain record's notes on an attempt's first call: the gate's, then the route's and server-side
+    clearing's (remembered: a session's attempts mostly share their route and gate notes)."""
+    more = (*notes, _route_note(provider, model_id, source))
+    return (*more, _SERVER_CLEARING_NOTE) if server_clearing else more
 
 
 def _full_record(
