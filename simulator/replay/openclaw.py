@@ -26,7 +26,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from simulator.replay.loop import ModelCall
 from simulator.replay.model import (
@@ -72,7 +72,7 @@ from simulator.runtimes.openclaw.messages import (
 )
 from simulator.runtimes.openclaw.route import OpenClawVersion
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
-from simulator.runtimes.openclaw.ttl_gate import GateDecision
+from simulator.runtimes.openclaw.ttl_gate import GateDecision, TtlGateOutcome
 from simulator.specs.openclaw.budget import duration as _duration
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.transcript import Transcript
@@ -162,9 +162,6 @@ class _Session:
     summary_chars: int
     transcript: Transcript
     on_demand: OnDemand
-    quiet: Callable[[AttemptSetup, AttemptState, float, int], AttemptState | None] | None
-    """2026.9.6's fast transforms' ``quiet_state``: the state after a call nothing changes at (else
-    ``None``: the call goes through ``transforms.call``); ``None`` for the other transforms."""
     inputs: list[CallInput] = field(default_factory=list)
     sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
     """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
@@ -216,9 +213,8 @@ def replay_openclaw(
     on_demand = OnDemand(
         plan.natives, plan.prepared, transforms if isinstance(transforms, FastTransforms) else None
     )
-    quiet = transforms.quiet_state if isinstance(transforms, FastTransforms2026_9) else None
     session = _Session(
-        plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand, quiet
+        plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand
     )
     calls = _run(session)
     return SimulationResult(
@@ -247,30 +243,22 @@ def _run(session: _Session) -> tuple[CallRecord, ...]:
     call held in locals: the attempt's setup and state, the session's markers so far, the next recorded
     marker an attempt may read, the call a provider-side compaction fired at): open the attempt when the
     call starts one, run the transforms, close it after its reply."""
-    transforms, quiet, inputs, on_demand = (
-        session.transforms,
-        session.quiet,
-        session.inputs,
-        session.on_demand,
-    )
+    transforms, inputs, on_demand = session.transforms, session.inputs, session.on_demand
+    quiet = _quiet_calls(session) if PLAIN_RECORDS else None
     setup: AttemptSetup | None = None
     attempt = AttemptState()
     markers: list[CacheTtlMarker] = []  # the one growing buffer (copying it per attempt was quadratic)
     recorded_at = 0
     compaction_call: int | None = None
     records: list[CallRecord] = []
-    plain = PLAIN_RECORDS
     for planned in session.plan.calls:
         call = planned.call
         if planned.starts_attempt or setup is None:
             setup, attempt, recorded_at = _start(session, planned, markers, attempt, recorded_at)
-        now, available = planned.now, call.available
-        if quiet is not None and plain and (after := quiet(setup, attempt, now, available)) is not None:
-            # A call nothing changes at, answered with the state after it alone (2026.9.6, most calls):
-            # the plain record of an outcome that changed and replayed nothing (_quiet_record).
-            inputs.append(_call_input(setup, attempt, now, available, on_demand, UNCHANGED))
-            record = _quiet_record(session, planned, call, setup, attempt.clock.last_cache_touch_at)
+        if quiet is not None and (answered := quiet(planned, setup, attempt)) is not None:
+            record, after = answered  # a call nothing changes at (most calls): its plain record, its state
         else:
+            now, available = planned.now, call.available
             outcome, after = transforms.call(setup, attempt, now, available)
             changed = outcome.changed
             kept = changed if type(changed) is ChangedView else None  # a final class
@@ -284,6 +272,60 @@ def _run(session: _Session) -> tuple[CallRecord, ...]:
         # Every runtime's failed call is recorded as failed, whatever its step made of the error.
         records.append(record if call.error is None else replace(record, error=call.error))
     return tuple(records)
+
+
+_Quiet = Callable[[PlannedCall, AttemptSetup, AttemptState], "tuple[CallRecord, AttemptState] | None"]
+
+
+def _quiet_calls(session: _Session) -> _Quiet | None:
+    """What answers a call nothing changes at without its outcome, for the fast transforms (the reference
+    and the records' reference path, ``PLAIN_RECORDS`` off, answer every call through ``call``)."""
+    transforms = session.transforms
+    if isinstance(transforms, FastTransforms2026_9):
+        return partial(_quiet_2026_9, transforms.quiet_state, session)
+    if isinstance(transforms, FastTransforms):
+        return partial(_quiet_2026_7, transforms.quiet_gate, session)
+    return None
+
+
+def _quiet_2026_9(
+    ask: Callable[[AttemptSetup, AttemptState, float, int], AttemptState | None],
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    attempt: AttemptState,
+) -> tuple[CallRecord, AttemptState] | None:
+    """A 2026.9.6 call ``FastTransforms2026_9.quiet_state`` answers: its outcome would change and replay
+    nothing, its last touch the attempt's; the record is :func:`_plain_record`'s of that outcome."""
+    call, now = planned.call, planned.now
+    after = ask(setup, attempt, now, call.available)
+    if after is None:
+        return None
+    session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, UNCHANGED))
+    settings = setup.cache_ttl
+    assert settings is not None  # quiet_state answers only calls with the pass on (so active)
+    decision, elapsed = _ttl_decision(settings.ttl_ms, attempt.clock.last_cache_touch_at, now)
+    return _quiet_record(session, planned, setup, _gate_notes(decision, elapsed, settings.ttl_ms)), after
+
+
+def _quiet_2026_7(
+    ask: Callable[[AttemptSetup, AttemptState, float, int], TtlGateOutcome | None],
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    attempt: AttemptState,
+) -> tuple[CallRecord, AttemptState] | None:
+    """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing changed, the state
+    as it was; the record is :func:`_plain_record`'s of that outcome."""
+    call, now = planned.call, planned.now
+    gate = ask(setup, attempt, now, call.available)
+    if gate is None:
+        return None
+    session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, None))
+    pruning = setup.pruning
+    assert pruning is not None  # quiet_gate answers only calls with pruning active
+    notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
+    return _quiet_record(session, planned, setup, notes), attempt
 
 
 def _start(
@@ -647,21 +689,18 @@ def _plain_record(
 
 
 def _quiet_record(
-    session: _Session, planned: PlannedCall, call: ModelCall, setup: AttemptSetup, touched: float | None
+    session: _Session, planned: PlannedCall, setup: AttemptSetup, notes: tuple[str, ...]
 ) -> CallRecord:
-    """:func:`_plain_record` of a 2026.9.6 call whose outcome changed and replayed nothing, its last touch
-    ``touched`` (``FastTransforms2026_9.quiet_state``'s calls): the gate's note, the route's notes on an
-    attempt's first call, the whole history sent (tests/simulator/test_openclaw_plain_records.py compares
-    it with the reference record)."""
-    settings = setup.cache_ttl
-    assert settings is not None  # quiet_state answers only calls with the pass on
-    decision, elapsed = _ttl_decision(settings.ttl_ms, touched, planned.now)
-    notes = _gate_notes(decision, elapsed, settings.ttl_ms)
+    """:func:`_plain_record` of a call whose outcome changed nothing, did not overflow and ran no pruning
+    pass (:func:`_quiet_2026_9`, :func:`_quiet_2026_7`), its gate's notes ``notes``: the route's notes on
+    an attempt's first call, the whole history sent (tests/simulator/test_openclaw_plain_records.py
+    compares it with the reference record)."""
     if planned.starts_attempt:
         route = setup.route
         notes = _start_notes(
             notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
         )
+    call = planned.call
     available = call.available
     prefix = session.prefix
     full_chars = prefix[available]
