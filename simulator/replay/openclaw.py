@@ -305,27 +305,29 @@ def _quiet_2026_9(
     settings = setup.cache_ttl
     assert settings is not None  # quiet_state answers only calls with the pass on (so active)
     decision, elapsed = _ttl_decision(settings.ttl_ms, attempt.clock.last_cache_touch_at, now)
-    return _quiet_record(session, planned, setup, _gate_notes(decision, elapsed, settings.ttl_ms)), after
+    notes = _gate_notes(decision, elapsed, settings.ttl_ms)
+    return _quiet_record(session, planned, setup, notes, False), after
 
 
 def _quiet_2026_7(
-    ask: Callable[[AttemptSetup, AttemptState, float, int], TtlGateOutcome | None],
+    ask: Callable[[AttemptSetup, AttemptState, float, int], tuple[TtlGateOutcome, bool] | None],
     session: _Session,
     planned: PlannedCall,
     setup: AttemptSetup,
     attempt: AttemptState,
 ) -> tuple[CallRecord, AttemptState] | None:
-    """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing changed, the state
-    as it was; the record is :func:`_plain_record`'s of that outcome."""
+    """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing changed (or the
+    call overflowed), the state as it was; the record is :func:`_plain_record`'s of that outcome."""
     call, now = planned.call, planned.now
-    gate = ask(setup, attempt, now, call.available)
-    if gate is None:
+    answer = ask(setup, attempt, now, call.available)
+    if answer is None:
         return None
+    gate, overflow = answer
     session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, None))
     pruning = setup.pruning
     assert pruning is not None  # quiet_gate answers only calls with pruning active
     notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
-    return _quiet_record(session, planned, setup, notes), attempt
+    return _quiet_record(session, planned, setup, notes, overflow), attempt
 
 
 def _start(
@@ -689,21 +691,24 @@ def _plain_record(
 
 
 def _quiet_record(
-    session: _Session, planned: PlannedCall, setup: AttemptSetup, notes: tuple[str, ...]
+    session: _Session, planned: PlannedCall, setup: AttemptSetup, notes: tuple[str, ...], overflow: bool
 ) -> CallRecord:
-    """:func:`_plain_record` of a call whose outcome changed nothing, did not overflow and ran no pruning
-    pass (:func:`_quiet_2026_9`, :func:`_quiet_2026_7`), its gate's notes ``notes``: the route's notes on
-    an attempt's first call, the whole history sent (tests/simulator/test_openclaw_plain_records.py
-    compares it with the reference record)."""
+    """:func:`_plain_record` of a call whose outcome changed nothing and ran no pruning pass
+    (:func:`_quiet_2026_9`, :func:`_quiet_2026_7`), its gate's notes ``notes``: the route's notes on an
+    attempt's first call, the overflow's; the whole history sent, or counted when the call overflowed
+    (tests/simulator/test_openclaw_plain_records.py compares it with the reference record)."""
     if planned.starts_attempt:
         route = setup.route
         notes = _start_notes(
             notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
         )
+    if overflow:
+        notes = _overflow_notes(notes)
     call = planned.call
     available = call.available
     prefix = session.prefix
     full_chars = prefix[available]
+    sent_chars = full_chars if overflow else full_chars - prefix[0]
     usage = session.transcript.messages[call.message_index].usage
     return call_record(
         call.number,
@@ -714,12 +719,12 @@ def _quiet_record(
         (),
         session.budget.value,
         -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
-        -(-(full_chars - prefix[0]) // CHARS_PER_TOKEN),
+        -(-sent_chars // CHARS_PER_TOKEN),
         False,
         "",
         (),
         (),
-        "none",
+        "failed" if overflow else "none",
         usage.prompt_tokens if usage is not None else None,
         notes,
         (),
@@ -736,6 +741,12 @@ def _start_notes(
     clearing's (remembered: a session's attempts mostly share their route and gate notes)."""
     more = (*notes, _route_note(provider, model_id, source))
     return (*more, _SERVER_CLEARING_NOTE) if server_clearing else more
+
+
+@lru_cache(maxsize=1024)
+def _overflow_notes(notes: tuple[str, ...]) -> tuple[str, ...]:
+    """A plain record's notes, then the overflow's (remembered: a long session overflows call after call)."""
+    return (*notes, _OVERFLOW_NOTE)
 
 
 def _full_record(

@@ -31,9 +31,10 @@ from simulator.transcript import Transcript
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "openclaw"
 
 
-def _quiet_differs(ref: Outcome, gate: object) -> str | None:
-    """The field in which the reference's outcome is not the quiet one (``gate``, nothing changed)."""
-    expected = {"overflow": False, "gate": gate, "pruned": None, "guard": (), "images": (), "policy": ()}
+def _quiet_differs(ref: Outcome, gate: object, overflow: bool) -> str | None:
+    """The field in which the reference's outcome is not the quiet one (``gate``, nothing changed, the
+    overflow as told)."""
+    expected = {"overflow": overflow, "gate": gate, "pruned": None, "guard": (), "images": (), "policy": ()}
     for name, value in expected.items():
         if getattr(ref, name) != value:
             return name
@@ -48,17 +49,19 @@ class _Checked(FastTransforms):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.quiet = 0
+        self.overflows = 0
         _Checked.made.append(self)
 
     def quiet_gate(self, setup, state, now, end):  # type: ignore[no-untyped-def]
-        gate = super().quiet_gate(setup, state, now, end)
-        if gate is not None:
+        answer = super().quiet_gate(setup, state, now, end)
+        if answer is not None:
             self.quiet += 1
+            self.overflows += answer[1]
             ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
-            differs = _quiet_differs(ref, gate)
+            differs = _quiet_differs(ref, *answer)
             assert differs is None, (end, differs)
             assert ref_after == state, end
-        return gate
+        return answer
 
 
 class _Blind(_Checked):
@@ -139,6 +142,17 @@ def test_most_calls_of_a_long_plain_session_are_quiet():
         profile = profile_from_document(_document("5m", None), name="p")
         result = replay_openclaw(transcript, profile.settings, profile_name="p")
     assert made[0].quiet > len(result.calls) * 3 // 4
+
+
+def test_overflowing_calls_of_a_long_session_are_quiet():
+    # The default preset's window fills up: every later call is a preemptive overflow, answered quietly.
+    transcript = parse_transcript(synthetic_openclaw_session(80, tool_result_chars=4_000), format="openclaw")
+    profile = profile_from_document(_document("5m", 40_000), name="p")
+    with _fast(_Checked) as made:
+        fast = replay_openclaw(transcript, profile.settings, profile_name="p")
+    slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+    assert fast == slow
+    assert made[0].overflows > 40
 
 
 def test_a_quiet_path_blind_to_the_guard_is_noticed():
