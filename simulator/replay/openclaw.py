@@ -11,7 +11,11 @@ transcript (:mod:`openclaw_session`):
   model as the transcript records them, else the profile's) and the ``openclaw.cache-ttl`` markers so far;
   a route the pruning is not installed for says "context pruning is not active for <provider>";
 * each call runs :func:`attempt_step` (or its fast equivalent, :mod:`openclaw_transforms`) at the reply's
-  request time;
+  request time; a call the fast transforms find nothing changes at (most calls of a long session: the
+  gate closed or the cache warm, nothing over a budget, no image to clean) is answered without its
+  outcome -- the state after it and its plain record (:func:`_quiet_record`) -- and
+  ``tests/simulator/test_openclaw_quiet.py`` and ``test_openclaw_fast_2026_9.py`` check each such answer
+  against the reference's outcome;
 * an attempt ends at the time its reply's entry was written: the transcript's own marker after it is read
   by the next attempt when it records one, else the marker OpenClaw would have appended
   (:func:`end_attempt`, stamped when the reply finished — not when the request started);
