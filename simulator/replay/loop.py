@@ -9,7 +9,9 @@ not change between calls (its native messages, sizes, settings), then hands this
 through it in order and returns the records and the final state.
 
 A step owns its state: it may grow the buffers the state holds (a long session stays linear in time)
-and returns the state to carry forward; the state passed in is not used again.
+and returns the state to carry forward; the state passed in is not used again. OpenClaw's replay folds its
+calls the same way with the step inline (``openclaw._run``: what carries between calls held in locals,
+no state object per call).
 """
 
 from __future__ import annotations

@@ -11,7 +11,11 @@ transcript (:mod:`openclaw_session`):
   model as the transcript records them, else the profile's) and the ``openclaw.cache-ttl`` markers so far;
   a route the pruning is not installed for says "context pruning is not active for <provider>";
 * each call runs :func:`attempt_step` (or its fast equivalent, :mod:`openclaw_transforms`) at the reply's
-  request time;
+  request time; a call the fast transforms find nothing changes at (most calls of a long session: the
+  gate closed or the cache warm, nothing over a budget, no image to clean) is answered without its
+  outcome -- the state after it and its plain record (:func:`_quiet_record`) -- and
+  ``tests/simulator/test_openclaw_quiet.py`` and ``test_openclaw_fast_2026_9.py`` check each such answer
+  against the reference's outcome;
 * an attempt ends at the time its reply's entry was written: the transcript's own marker after it is read
   by the next attempt when it records one, else the marker OpenClaw would have appended
   (:func:`end_attempt`, stamped when the reply finished — not when the request started);
@@ -24,11 +28,11 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 
-from simulator.replay.loop import ModelCall, run_calls
+from simulator.replay.loop import ModelCall
 from simulator.replay.model import (
     BudgetExplanation,
     CallRecord,
@@ -72,7 +76,7 @@ from simulator.runtimes.openclaw.messages import (
 )
 from simulator.runtimes.openclaw.route import OpenClawVersion
 from simulator.runtimes.openclaw.settings import EffectivePruningSettings, OpenClawSettings
-from simulator.runtimes.openclaw.ttl_gate import GateDecision
+from simulator.runtimes.openclaw.ttl_gate import GateDecision, TtlGateOutcome
 from simulator.specs.openclaw.budget import duration as _duration
 from simulator.specs.openclaw.budget import explain_budget
 from simulator.transcript import Transcript
@@ -175,19 +179,6 @@ class _Session:
         return hit[1]
 
 
-@dataclass(frozen=True, slots=True)
-class OpenClawState:
-    """What carries from call to call: the attempt, its state, the session's markers so far."""
-
-    setup: AttemptSetup | None = None
-    attempt: AttemptState = AttemptState()
-    markers: list[CacheTtlMarker] = field(default_factory=list)
-    """The state's one growing buffer: each step appends to it (copying it per attempt was quadratic)."""
-    recorded_at: int = 0
-    """Next recorded marker an attempt may read."""
-    compaction_call: int | None = None
-
-
 def replay_openclaw(
     transcript: Transcript,
     settings: OpenClawSettings,
@@ -229,7 +220,7 @@ def replay_openclaw(
     session = _Session(
         plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand
     )
-    calls, _ = run_calls(tuple(p.call for p in plan.calls), partial(step, session), OpenClawState())
+    calls = _run(session)
     return SimulationResult(
         runtime="openclaw",
         version=version,
@@ -251,50 +242,149 @@ def replay_openclaw(
     )
 
 
-def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[CallRecord, OpenClawState]:
-    """One model call: open the attempt when it starts one, run the transforms, close it after its reply."""
-    plan = session.plan
-    number = call.number
-    planned = plan.calls[number - 1]
-    setup, attempt, markers, recorded_at = state.setup, state.attempt, state.markers, state.recorded_at
-    recorded = plan.recorded
-    if planned.starts_attempt or setup is None:
-        while recorded_at < len(recorded) and recorded[recorded_at].before_message <= call.message_index:
-            markers.append(recorded[recorded_at].marker)
-            recorded_at += 1
-        setup, attempt = session.transforms.start(
-            plan.config, planned.route, markers, attempt, session.version, call.available
-        )
-    now, available = planned.now, call.available
-    outcome, after = session.transforms.call(setup, attempt, now, available)
-    changed = outcome.changed
-    session.inputs.append(
-        _call_input(
-            setup,
-            attempt,
-            now,
-            available,
-            session.on_demand,
-            changed if type(changed) is ChangedView else None,  # a final class
-        )
-    )
-    compaction_call = state.compaction_call if outcome.compaction is None else number
-    ended = planned.attempt_end
-    if ended is not None:
-        # Whether the transcript records a marker between this attempt's reply and the next attempt.
-        calls = plan.calls
-        if number >= len(calls):
-            recorded_after = True
-        elif recorded_at >= len(recorded):
-            recorded_after = False
+def _run(session: _Session) -> tuple[CallRecord, ...]:
+    """Every model call in order (``loop.run_calls`` with OpenClaw's step inline, what carries from call to
+    call held in locals: the attempt's setup and state, the session's markers so far, the next recorded
+    marker an attempt may read, the call a provider-side compaction fired at): open the attempt when the
+    call starts one, run the transforms, close it after its reply."""
+    transforms, inputs, on_demand = session.transforms, session.inputs, session.on_demand
+    quiet = _quiet_calls(session) if PLAIN_RECORDS else None
+    setup: AttemptSetup | None = None
+    attempt = AttemptState()
+    markers: list[CacheTtlMarker] = []  # the one growing buffer (copying it per attempt was quadratic)
+    recorded_at = 0
+    compaction_call: int | None = None
+    records: list[CallRecord] = []
+    for planned in session.plan.calls:
+        call = planned.call
+        if planned.starts_attempt or setup is None:
+            setup, attempt, recorded_at = _start(session, planned, markers, attempt, recorded_at)
+        if quiet is not None and (answered := quiet(planned, setup, attempt)) is not None:
+            record, after = answered  # a call nothing changes at (most calls): its plain record, its state
         else:
-            recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
-        if not recorded_after and setup.appends_marker:
-            # end_attempt(setup, (), ended)'s marker, built positionally (half the calls end an attempt).
-            route = setup.route
-            markers.append(_marker(ended, route.provider, route.model_id))
-    # The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
-    # else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them).
+            now, available = planned.now, call.available
+            outcome, after = transforms.call(setup, attempt, now, available)
+            changed = outcome.changed
+            kept = changed if type(changed) is ChangedView else None  # a final class
+            inputs.append(_call_input(setup, attempt, now, available, on_demand, kept))
+            if outcome.compaction is not None:
+                compaction_call = call.number
+            record = _record(session, planned, call, setup, outcome, compaction_call)
+        if planned.attempt_end is not None:
+            _end_attempt(session, planned, setup, markers, recorded_at)
+        attempt = after
+        # Every runtime's failed call is recorded as failed, whatever its step made of the error.
+        records.append(record if call.error is None else replace(record, error=call.error))
+    return tuple(records)
+
+
+_Quiet = Callable[[PlannedCall, AttemptSetup, AttemptState], "tuple[CallRecord, AttemptState] | None"]
+
+
+def _quiet_calls(session: _Session) -> _Quiet | None:
+    """What answers a call nothing changes at without its outcome, for the fast transforms (the reference
+    and the records' reference path, ``PLAIN_RECORDS`` off, answer every call through ``call``)."""
+    transforms = session.transforms
+    if isinstance(transforms, FastTransforms2026_9):
+        return partial(_quiet_2026_9, transforms.quiet_state, session)
+    if isinstance(transforms, FastTransforms):
+        return partial(_quiet_2026_7, transforms.quiet_gate, session)
+    return None
+
+
+def _quiet_2026_9(
+    ask: Callable[[AttemptSetup, AttemptState, float, int], AttemptState | None],
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    attempt: AttemptState,
+) -> tuple[CallRecord, AttemptState] | None:
+    """A 2026.9.6 call ``FastTransforms2026_9.quiet_state`` answers: its outcome would change and replay
+    nothing, its last touch the attempt's; the record is :func:`_plain_record`'s of that outcome."""
+    call, now = planned.call, planned.now
+    after = ask(setup, attempt, now, call.available)
+    if after is None:
+        return None
+    session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, UNCHANGED))
+    settings = setup.cache_ttl
+    assert settings is not None  # quiet_state answers only calls with the pass on (so active)
+    decision, elapsed = _ttl_decision(settings.ttl_ms, attempt.clock.last_cache_touch_at, now)
+    notes = _gate_notes(decision, elapsed, settings.ttl_ms)
+    return _quiet_record(session, planned, setup, notes, False), after
+
+
+def _quiet_2026_7(
+    ask: Callable[[AttemptSetup, AttemptState, float, int], tuple[TtlGateOutcome, bool] | None],
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    attempt: AttemptState,
+) -> tuple[CallRecord, AttemptState] | None:
+    """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing changed (or the
+    call overflowed), the state as it was; the record is :func:`_plain_record`'s of that outcome."""
+    call, now = planned.call, planned.now
+    answer = ask(setup, attempt, now, call.available)
+    if answer is None:
+        return None
+    gate, overflow = answer
+    session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, None))
+    pruning = setup.pruning
+    assert pruning is not None  # quiet_gate answers only calls with pruning active
+    notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
+    return _quiet_record(session, planned, setup, notes, overflow), attempt
+
+
+def _start(
+    session: _Session,
+    planned: PlannedCall,
+    markers: list[CacheTtlMarker],
+    attempt: AttemptState,
+    recorded_at: int,
+) -> tuple[AttemptSetup, AttemptState, int]:
+    """An attempt's start: the markers the transcript records before its call read, then ``start``."""
+    plan, call = session.plan, planned.call
+    recorded = plan.recorded
+    while recorded_at < len(recorded) and recorded[recorded_at].before_message <= call.message_index:
+        markers.append(recorded[recorded_at].marker)
+        recorded_at += 1
+    setup, attempt = session.transforms.start(
+        plan.config, planned.route, markers, attempt, session.version, call.available
+    )
+    return setup, attempt, recorded_at
+
+
+def _end_attempt(
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    markers: list[CacheTtlMarker],
+    recorded_at: int,
+) -> None:
+    """The marker OpenClaw appends after an attempt's reply, unless the transcript records one between
+    this attempt's reply and the next attempt (read by the next attempt)."""
+    calls, recorded, number = session.plan.calls, session.plan.recorded, planned.call.number
+    if number >= len(calls):
+        recorded_after = True
+    elif recorded_at >= len(recorded):
+        recorded_after = False
+    else:
+        recorded_after = recorded[recorded_at].before_message <= calls[number].call.message_index
+    if not recorded_after and setup.appends_marker:
+        # end_attempt(setup, (), ended)'s marker, built positionally (half the calls end an attempt).
+        route = setup.route
+        markers.append(_marker(planned.attempt_end, route.provider, route.model_id))
+
+
+def _record(
+    session: _Session,
+    planned: PlannedCall,
+    call: ModelCall,
+    setup: AttemptSetup,
+    outcome: Outcome,
+    compaction_call: int | None,
+) -> CallRecord:
+    """The call's record: _plain_record for a call no rule changed and nothing compacted (most calls),
+    else _full_record (the reference: tests/simulator/test_openclaw_plain_records.py compares them)."""
     pruned, ttl, sticky = outcome.pruned, outcome.cache_ttl, outcome.sticky
     if (
         outcome.compacted_through is None
@@ -309,22 +399,12 @@ def step(session: _Session, state: OpenClawState, call: ModelCall) -> tuple[Call
         and setup.inactive_reason is None
         and PLAIN_RECORDS
     ):
-        record = _plain_record(session, planned, call, setup, outcome)
-    else:
-        record = _full_record(session, planned, call, setup, outcome, compaction_call)
-    if (
-        setup is state.setup
-        and after is state.attempt
-        and recorded_at == state.recorded_at
-        and compaction_call == state.compaction_call
-    ):
-        return record, state  # nothing carried changed (most calls inside an attempt): the same state
-    return record, _state(setup, after, markers, recorded_at, compaction_call)
+        return _plain_record(session, planned, call, setup, outcome)
+    return _full_record(session, planned, call, setup, outcome, compaction_call)
 
 
 _call_input = slot_builder(CallInput)
 """``CallInput(...)`` positionally (one per call: see :func:`slot_builder`)."""
-_state = slot_builder(OpenClawState)
 _marker = slot_builder(CacheTtlMarker)
 
 
@@ -559,7 +639,13 @@ def _plain_record(
     elif gate is not None and pruning is not None:
         notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
     overflow = outcome.overflow
-    if (pruned is not None and pruning is not None) or planned.starts_attempt or overflow:
+    skips = pruned is not None and pruning is not None
+    if planned.starts_attempt and not (skips or overflow):
+        route = setup.route  # the route's notes alone (an attempt's first call, most often)
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    elif skips or planned.starts_attempt or overflow:
         more = list(notes)
         if pruned is not None and pruning is not None:
             _skip_note(pruned, pruning.settings, more)
@@ -606,6 +692,65 @@ def _plain_record(
         0,
         None,
     )
+
+
+def _quiet_record(
+    session: _Session, planned: PlannedCall, setup: AttemptSetup, notes: tuple[str, ...], overflow: bool
+) -> CallRecord:
+    """:func:`_plain_record` of a call whose outcome changed nothing and ran no pruning pass
+    (:func:`_quiet_2026_9`, :func:`_quiet_2026_7`), its gate's notes ``notes``: the route's notes on an
+    attempt's first call, the overflow's; the whole history sent, or counted when the call overflowed
+    (tests/simulator/test_openclaw_plain_records.py compares it with the reference record)."""
+    if planned.starts_attempt:
+        route = setup.route
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    if overflow:
+        notes = _overflow_notes(notes)
+    call = planned.call
+    available = call.available
+    prefix = session.prefix
+    full_chars = prefix[available]
+    sent_chars = full_chars if overflow else full_chars - prefix[0]
+    usage = session.transcript.messages[call.message_index].usage
+    return call_record(
+        call.number,
+        call.message_index,
+        available,
+        ((0, available),) if available else (),
+        None,
+        (),
+        session.budget.value,
+        -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-sent_chars // CHARS_PER_TOKEN),
+        False,
+        "",
+        (),
+        (),
+        "failed" if overflow else "none",
+        usage.prompt_tokens if usage is not None else None,
+        notes,
+        (),
+        0,
+        None,
+    )
+
+
+@lru_cache(maxsize=1024)
+def _start_notes(
+    notes: tuple[str, ...], provider: str, model_id: str, source: str, server_clearing: bool
+) -> tuple[str, ...]:
+    """A plain record's notes on an attempt's first call: the gate's, then the route's and server-side
+    clearing's (remembered: a session's attempts mostly share their route and gate notes)."""
+    more = (*notes, _route_note(provider, model_id, source))
+    return (*more, _SERVER_CLEARING_NOTE) if server_clearing else more
+
+
+@lru_cache(maxsize=1024)
+def _overflow_notes(notes: tuple[str, ...]) -> tuple[str, ...]:
+    """A plain record's notes, then the overflow's (remembered: a long session overflows call after call)."""
+    return (*notes, _OVERFLOW_NOTE)
 
 
 def _full_record(

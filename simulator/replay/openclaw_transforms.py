@@ -605,6 +605,35 @@ class FastTransforms(_StartOnHistory):
         )
         return outcome, state
 
+    def quiet_gate(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[TtlGateOutcome, bool] | None:
+        """The gate's outcome of a call :meth:`call` answers with nothing changed and the state as it was,
+        and whether the call overflows, when only that call's record is wanted: 2026.7.1, pruning active,
+        no thinking to drop, the gate closed, no tool result over the guard's share, and either the
+        context over the guard's limit (a preemptive overflow: nothing is sent, nothing cleaned; most calls
+        of a long session) or no image or media reference to clean. Its outcome would hold that gate,
+        nothing changed and its last touch: the record needs no more.
+
+        ``None`` for any other call (nothing done: the caller asks :meth:`call`)."""
+        runtime = setup.pruning
+        if setup.version != "2026.7.1" or runtime is None or setup.drop_thinking_blocks:
+            return None
+        gate = gate_closed(runtime.settings, state.clock, now)
+        if gate is None:
+            return None
+        facts = self._guards.get(setup.guard_window_tokens)
+        if facts is None or len(facts.chars) <= end:
+            facts = self._guard(setup.guard_window_tokens, end)
+        over = facts.over
+        if over and over[0] < end:
+            return None
+        if facts.chars[end] > facts.max_context:
+            return gate, True
+        if self._media and self._media[0] < end:
+            return None
+        return gate, False
+
     def _unpruned(
         self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None
     ) -> Outcome:

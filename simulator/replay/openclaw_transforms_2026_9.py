@@ -614,26 +614,13 @@ class FastTransforms2026_9:
             self._ready_for(setup)
         settings = self._ready_settings
         before = state.clock.last_cache_touch_at
-        if self._pending or (before and self._ready_runs and now - before >= self._ready_ttl):
-            return None
         compacted = state.compacted_through
         through = compacted if self._ready_applies else None
         lo = through or 0
-        window = self._ready_window
-        if window is None or window.covered < end:
-            window = self._ready_window = self._window(self._ready_tokens)
-        cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
-        if (
-            (cleanable and _reaches(cleanable, lo, end))
-            or (dirty and _reaches(dirty, lo, end))
-            or (window.over_single and _reaches(window.over_single, lo, end))
-            or (settings is not None and big and big[-1][0] > window.max_single)
-        ):
+        if not self._nothing_changes(before, now, lo, end):
             return None
         results = self._n.results
         has_results = results[end] > results[lo]
-        if has_results and not self._budget_quiet(window, lo, end):
-            return None
         cache_state = final_state = self._state  # nothing new to log (about half the calls)
         if self._unsourced or self._unfrozen:
             cache_state, final_state = self._quiet_log(settings is not None or has_results, lo, end)
@@ -658,6 +645,84 @@ class FastTransforms2026_9:
             False, None, None, ttl, (), (), (), (), point, through, before, UNCHANGED, 0, _NONE
         )
         return outcome, _attempt_state(_gate_state(now), final_state, compacted)
+
+    def _nothing_changes(self, before: float | None, now: float, lo: int, end: int) -> bool:
+        """:meth:`_quiet`'s tests (the ready setup's): no replay pending, the cache-TTL pass does not run, no
+        image to clean, nothing over the guard's share, and the provider budget cuts nothing."""
+        if self._pending or (before and self._ready_runs and now - before >= self._ready_ttl):
+            return False
+        window = self._ready_window
+        if window is None or window.covered < end:
+            window = self._ready_window = self._window(self._ready_tokens)
+        cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
+        if (
+            (cleanable and _reaches(cleanable, lo, end))
+            or (dirty and _reaches(dirty, lo, end))
+            or (window.over_single and _reaches(window.over_single, lo, end))
+            or (self._ready_settings is not None and big and big[-1][0] > window.max_single)
+        ):
+            return False
+        results = self._n.results
+        return results[end] <= results[lo] or self._budget_quiet(window, lo, end)
+
+    def quiet_state(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> AttemptState | None:
+        """The state after a call :meth:`call` would answer from :meth:`_quiet` with a bare outcome, when
+        only that call's record is wanted: the cache-TTL pass is on, nothing was ever rewritten, no summary
+        is sent and no compaction can fire, and nothing changes at the call. Its outcome would hold nothing
+        changed, nothing replayed and its last touch (``state.clock``): the record builder needs no more.
+
+        ``None``, with nothing counted or logged, for any other call (the caller asks :meth:`call`). Saves
+        the outcome's objects and the state after the pass's sources (a quiet call of a long session)."""
+        if end > self._fed:
+            if end <= self._feed_due:
+                self._fed = end
+            else:
+                self._feed(end)
+        if setup is not self._ready or end > self._ready_end or state.projections is not self._state:
+            return None
+        if setup is not self._ready_setup:
+            self._ready_for(setup)
+        compacted = state.compacted_through
+        if (
+            self._ready_settings is None
+            or self._current
+            or self._ready_compaction
+            or (compacted is not None and self._ready_applies)
+            or not self._nothing_changes(state.clock.last_cache_touch_at, now, 0, end)
+        ):
+            return None
+        self.calls += 1
+        self.quiet_calls += 1
+        final_state = self._state
+        if self._unsourced or self._unfrozen:
+            final_state = self._quiet_log_final(end)
+        assert final_state is not None  # the state is this path's (checked)
+        return _attempt_state(_gate_state(now), final_state, compacted)
+
+    def _quiet_log_final(self, end: int) -> ProjectionState:
+        """:meth:`_quiet_log` with the pass on and the whole history sent, when only the state after the
+        call is wanted: one state made, not two, for a call that sends one new result."""
+        unsourced = self._unsourced
+        if len(unsourced) != 1 or self._unfrozen != unsourced or unsourced[0] >= end:
+            return self._quiet_log(True, 0, end)[1]
+        return self._quiet_log_one_final(unsourced[0])
+
+    def _quiet_log_one_final(self, p: int) -> ProjectionState:
+        """:meth:`_quiet_log_one`, the state after the call alone."""
+        key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
+        assert key is not None
+        self._sources.add(key)
+        events.append(("source", key, texts if texts is not None else _source_texts(self._natives[p])))
+        if key not in self._frozen:
+            self._frozen.add(key)
+            events.append(("freeze", key, None))
+        self._unsourced = []
+        self._unfrozen = []
+        self._state_events = len(events)
+        self._state = state = ProjectionState.logged(self._log, len(events))
+        return state
 
     def _ready_for(self, setup: AttemptSetup) -> None:
         """What :meth:`_quiet` reads of an attempt setup: its cache-TTL settings, the time since the last

@@ -81,6 +81,46 @@ class _Checked(FastTransforms2026_9):
         assert after == ref_after, self.calls
         return got, after
 
+    def quiet_state(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        after = super().quiet_state(setup, state, now, end)
+        if after is not None:
+            ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
+            differs = _quiet_differs(ref, state.clock.last_cache_touch_at)
+            assert differs is None, (self.calls, differs)
+            assert after == ref_after, self.calls
+        return after
+
+
+def _quiet_differs(ref: Outcome, touched: float | None) -> str | None:
+    """The field in which the reference's outcome is not one that changed and replayed nothing with the
+    pass on and its last touch ``touched`` (all a quiet call's record reads: ``quiet_state``)."""
+    expected = {
+        "overflow": False,
+        "gate": None,
+        "pruned": None,
+        "guard": (),
+        "images": (),
+        "policy": (),
+        "budget": (),
+        "compaction": None,
+        "compacted_through": None,
+        "last_touch_before": touched,
+    }
+    for name, value in expected.items():
+        if getattr(ref, name) != value:
+            return name
+    ttl = ref.cache_ttl
+    if (
+        ttl is None
+        or ttl.pruned
+        or ttl.soft_trimmed
+        or ttl.hard_cleared
+        or tuple(ttl.replayed)
+        or ttl.ratio is not None
+    ):
+        return "cache_ttl"
+    return "changed" if dict(ref.changed) else None
+
 
 @contextmanager
 def _checked() -> Iterator[list[_Checked]]:
@@ -426,6 +466,10 @@ class _CountedOne(_Checked):
         _CountedOne.ones += 1
         return super()._quiet_log_one(p)
 
+    def _quiet_log_one_final(self, p):  # type: ignore[no-untyped-def]
+        _CountedOne.ones += 1
+        return super()._quiet_log_one_final(p)
+
 
 class _Unfrozen(_Checked):
     """A broken shortcut: it logs the new result's source but never freezes its key."""
@@ -433,6 +477,10 @@ class _Unfrozen(_Checked):
     def _quiet_log_one(self, p):  # type: ignore[no-untyped-def]
         self._frozen.add(self._n.keys[p])  # as if frozen, but no event: the state misses the key
         return super()._quiet_log_one(p)
+
+    def _quiet_log_one_final(self, p):  # type: ignore[no-untyped-def]
+        self._frozen.add(self._n.keys[p])
+        return super()._quiet_log_one_final(p)
 
 
 class _Misquoted(_Checked):

@@ -29,17 +29,23 @@ VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "openclaw"
 
 @contextmanager
 def _plain(on: bool, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Records made with the plain path on or off; yields the numbers of the calls it answered."""
+    """Records made with the plain paths on or off; yields the numbers of the calls they answered (the
+    plain record of an outcome, and the quiet record of a call answered without one)."""
     answered: list[int] = []
-    plain = replay_module._plain_record
+    plain, quiet = replay_module._plain_record, replay_module._quiet_record
 
     def counted(*args: Any) -> Any:
         answered.append(args[2].number)
         return plain(*args)
 
+    def counted_quiet(*args: Any) -> Any:
+        answered.append(args[1].call.number)
+        return quiet(*args)
+
     with monkeypatch.context() as patched:
         patched.setattr(replay_module, "PLAIN_RECORDS", on)
         patched.setattr(replay_module, "_plain_record", counted)
+        patched.setattr(replay_module, "_quiet_record", counted_quiet)
         yield answered
 
 
@@ -111,3 +117,39 @@ def test_a_broken_plain_path_is_noticed(monkeypatch: pytest.MonkeyPatch):
     broken, full, answered = _both(transcript, document, monkeypatch)
     assert answered
     assert broken.calls != full.calls
+
+
+@pytest.mark.parametrize("version", OPENCLAW_VERSIONS)
+def test_a_broken_quiet_record_is_noticed(version: OpenClawVersion, monkeypatch: pytest.MonkeyPatch):
+    # The record of a call answered without its outcome (most calls of a long session).
+    transcript = parse_transcript(synthetic_openclaw_session(12, tool_result_chars=1500), format="openclaw")
+    quiet = replay_module._quiet_record
+
+    def no_notes(*args: Any) -> Any:
+        return dataclasses.replace(quiet(*args), notes=())
+
+    monkeypatch.setattr(replay_module, "_quiet_record", no_notes)
+    broken, full, answered = _both(transcript, _document(version, "5m", 8_000), monkeypatch)
+    assert answered
+    assert broken.calls != full.calls
+
+
+@pytest.mark.parametrize("version", OPENCLAW_VERSIONS)
+def test_most_calls_of_a_long_session_get_the_quiet_record(
+    version: OpenClawVersion, monkeypatch: pytest.MonkeyPatch
+):
+    transcript = parse_transcript(synthetic_openclaw_session(60), format="openclaw")
+    profile = profile_from_document(_document(version, "5m", None), name="p")
+    quiet = replay_module._quiet_record
+    answered: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        answered.append(args[1].call.number)
+        return quiet(*args)
+
+    monkeypatch.setattr(replay_module, "_quiet_record", counted)
+    fast = replay_openclaw(transcript, profile.settings, profile_name="p")
+    slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+    assert fast.calls == slow.calls
+    assert fast.resume == slow.resume  # what recomputing each call needs, too
+    assert len(answered) > len(fast.calls) * 3 // 4
