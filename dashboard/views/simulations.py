@@ -114,8 +114,6 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
     page = rows.get_page(request.GET.get("rows") or rows.num_pages)
     calls = screen.result.calls
-    next_trim = next((c.number for c in calls[number:] if c.trimmed), None)
-    prev_trim = next((c.number for c in reversed(calls[: number - 1]) if c.trimmed), None)
     context.update(
         {
             "screen": screen,
@@ -145,8 +143,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,
-            "next_trim": next_trim,
-            "prev_trim": prev_trim,
+            "next_trim": screen.timeline.next_trim(number),
+            "prev_trim": screen.timeline.previous_trim(number),
             "events_json": [
                 json.dumps(e, ensure_ascii=False, indent=1) for e in wire_frames(screen.call.call.events)
             ],
