@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
+from dashboard.presenters.call_rows import call_rows_html
 from dashboard.presenters.timeline_svg import timeline_bars_html
 from dashboard.selectors.simulations import SimulationScreen
 from dashboard.views.common import HtmxHttpRequest
@@ -125,6 +126,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 shape, base_query=urlencode(base), page_url=reverse("simulation")
             ),
             "rows_page": page,
+            # The page's rows in Python (the template's loop was most of drawing the body).
+            "call_rows": call_rows_html(page.object_list, reverse("transcript-detail", args=[transcript.pk])),
             "knobs": knobs,
             "knob_runtime": runtime,
             "knob_error": knob_error,

@@ -11,7 +11,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Container, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, islice, repeat, starmap
 from operator import attrgetter, is_, ne, sub
 from typing import Literal, NamedTuple, TypeAlias
@@ -84,60 +84,55 @@ _ERROR = attrgetter("error")
 _NUMBER = attrgetter("number")
 
 
-class _Columns(NamedTuple):
-    """Each field the timeline reads, for every call: read once, in C, then sliced per bar."""
+@dataclass(slots=True)
+class _Totals:
+    """The replay's totals, gathered bar by bar (``SimulationResult``'s properties each walk the calls)."""
 
-    full: list[int]
-    sent: list[int]
-    trimmed: list[bool]
-    overflow: list[str]
-    retries: list[int]
-    marks: list[tuple[str, ...]]
-    errors: list[str | None]
-
-    @classmethod
-    def of(cls, calls: Sequence[CallRecord]) -> _Columns:
-        return cls(
-            list(map(_FULL, calls)),
-            list(map(_SENT, calls)),
-            list(map(_TRIMMED, calls)),
-            list(map(_OVERFLOW, calls)),
-            list(map(len, map(_RETRIES, calls))),
-            list(map(_MARKS, calls)),
-            list(map(_ERROR, calls)),
-        )
+    trims: int = 0
+    sent: int = 0
+    overflow_failures: int = 0
+    failed: int = 0
+    trimmed_calls: list[int] = field(default_factory=list)
 
 
 def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
     """Context size per call; long sessions are bucketed (each bar shows its bucket's largest call)."""
     calls = result.calls
     size = max(1, math.ceil(len(calls) / max_bars))
-    col = _Columns.of(calls)
-    # A field no call sets (no retries, no marks...) is not read again per bar: most are, most often.
-    quiet_overflow = col.overflow.count("none") == len(calls)
-    no_errors = col.errors.count(None) == len(calls)
-    any_retries, any_marks = any(col.retries), any(col.marks)
-    bars: list[Bar] = []
-    for start in range(0, len(calls), size):
-        stop = min(start + size, len(calls))
-        states = () if quiet_overflow else col.overflow[start:stop]
-        bars.append(
-            Bar(
-                first_call=calls[start].number,
-                last_call=calls[stop - 1].number,
-                full=max(col.full[start:stop]),
-                sent=max(col.sent[start:stop]),
-                trimmed=any(col.trimmed[start:stop]),
-                overflow="failed" if "failed" in states else "recovered" if "recovered" in states else "none",
-                retries=sum(col.retries[start:stop]) if any_retries else 0,
-                marks=tuple(dict.fromkeys(chain.from_iterable(col.marks[start:stop]))) if any_marks else (),
-                failed=0 if no_errors else stop - start - col.errors[start:stop].count(None),
-            )
-        )
-    return _scaled(result, tuple(bars), col)
+    totals = _Totals()
+    bars = tuple(_bar(calls[start : start + size], totals) for start in range(0, len(calls), size))
+    return _scaled(result, bars, totals)
 
 
-def _scaled(result: SimulationResult, bars: tuple[Bar, ...], col: _Columns) -> Timeline:
+def _bar(bucket: Sequence[CallRecord], totals: _Totals) -> Bar:
+    """The bar of a bucket of calls, its totals added to ``totals``.
+
+    Each field of a bucket read with C-level maps (a long session has a bucket of a hundred calls or
+    more), a bucket at a time: its records are then read while they are in the cache."""
+    sent = list(map(_SENT, bucket))
+    trimmed = list(map(_TRIMMED, bucket))
+    states = list(map(_OVERFLOW, bucket))
+    failed = len(bucket) - list(map(_ERROR, bucket)).count(None)
+    trims = list(map(_NUMBER, compress(bucket, trimmed)))
+    totals.trimmed_calls += trims
+    totals.trims += len(trims)
+    totals.sent += sum(sent)
+    totals.overflow_failures += states.count("failed")
+    totals.failed += failed
+    return Bar(
+        first_call=bucket[0].number,
+        last_call=bucket[-1].number,
+        full=max(map(_FULL, bucket)),
+        sent=max(sent),
+        trimmed=bool(trims),
+        overflow="failed" if "failed" in states else "recovered" if "recovered" in states else "none",
+        retries=sum(map(len, map(_RETRIES, bucket))),
+        marks=tuple(dict.fromkeys(chain.from_iterable(map(_MARKS, bucket)))),
+        failed=failed,
+    )
+
+
+def _scaled(result: SimulationResult, bars: tuple[Bar, ...], totals: _Totals) -> Timeline:
     """The timeline of ``bars``, scaled to them, with the replay's totals."""
     top = max([b.full for b in bars] + [b.sent for b in bars], default=0)
     # The chart is scaled to the data: a budget or window far above everything held would flatten the
@@ -147,18 +142,17 @@ def _scaled(result: SimulationResult, bars: tuple[Bar, ...], col: _Columns) -> T
     window_tokens = result.window or result.budget.window
     window = window_tokens if window_tokens and window_tokens <= limit else None
     y_max = max(top, budget or 0, window or 0)
-    calls = len(col.full)
     return Timeline(
         bars,
         int(y_max * 1.08),
         budget,
         window,
-        calls,
-        trims=len(list(filter(None, col.trimmed))),
-        total_tokens_sent=sum(col.sent),
-        overflow_failures=col.overflow.count("failed"),
-        failed_calls=calls - col.errors.count(None),
-        trimmed_calls=tuple(map(_NUMBER, compress(result.calls, col.trimmed))),
+        len(result.calls),
+        trims=totals.trims,
+        total_tokens_sent=totals.sent,
+        overflow_failures=totals.overflow_failures,
+        failed_calls=totals.failed,
+        trimmed_calls=tuple(totals.trimmed_calls),
     )
 
 

@@ -8,6 +8,7 @@ with failed calls, and the cases are checked to cover what the bulk path must ge
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterator
 from operator import attrgetter
@@ -335,21 +336,18 @@ def _check_totals(result) -> None:
 
 
 def _blind(field: str, value: object):
-    """A broken column reader: it reads ``field`` as ``value`` at every call."""
-    read = view._Columns.of
+    """A broken bar reader: it reads ``field`` as ``value`` in every bar."""
+    read = view._bar
 
-    def of(calls):
-        columns = read(calls)
-        return columns._replace(**{field: [value] * len(calls)})
+    def bar(bucket, totals):
+        return dataclasses.replace(read(bucket, totals), **{field: value})
 
-    return of
+    return bar
 
 
-@pytest.mark.parametrize(
-    ("field", "value"), [("marks", ()), ("trimmed", False), ("errors", None), ("sent", 0)]
-)
-def test_a_broken_timeline_column_is_noticed(monkeypatch, field, value):
-    monkeypatch.setattr(view._Columns, "of", staticmethod(_blind(field, value)))
+@pytest.mark.parametrize(("field", "value"), [("marks", ()), ("trimmed", False), ("failed", 0), ("sent", 0)])
+def test_a_broken_timeline_bar_is_noticed(monkeypatch, field, value):
+    monkeypatch.setattr(view, "_bar", _blind(field, value))
     with pytest.raises(AssertionError):
         for key in sorted(PRESETS_BY_KEY):
             result = simulate(
