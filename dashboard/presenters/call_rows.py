@@ -13,13 +13,12 @@ Numbers are printed as this project's only locale prints them (``en-us``, thousa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import slugify
 
-from dashboard.templatetags.transcript_pages import message_href
 from simulator import Fate, Row
 
 _LINE = "\n        "
@@ -61,7 +60,7 @@ def _breadcrumb(row: Row) -> str:
     )
 
 
-def _message(row: Row, detail_url: str) -> str:
+def _message(row: Row, detail_url: str, message_href: Callable[[int], str]) -> str:
     fate = row.fate
     label = ""
     if fate != "kept":
@@ -88,9 +87,10 @@ def _message(row: Row, detail_url: str) -> str:
     )
 
 
-def call_rows_html(rows: Iterable[Row], detail_url: str) -> SafeString:
+def call_rows_html(rows: Iterable[Row], detail_url: str, message_href: Callable[[int], str]) -> SafeString:
     """The rows' list items, as the template's loop printed them (each row's lines, a turn's separator
-    before the first row of a turn); ``detail_url`` is the transcript's page."""
+    before the first row of a turn); ``detail_url`` is the transcript's page, ``message_href`` the
+    ``message_href`` filter (a message's page and fragment on it)."""
     out: list[str] = []
     previous: object = object()
     for row in rows:
@@ -105,6 +105,6 @@ def call_rows_html(rows: Iterable[Row], detail_url: str) -> SafeString:
         elif row.kind == "breadcrumb":
             item = _breadcrumb(row)
         else:
-            item = _message(row, detail_url)
+            item = _message(row, detail_url, message_href)
         out.append(f"{_LINE}{separator}{_LINE}{_LINE}{item}{_LINE}{_LINE}")
     return mark_safe("".join(out))  # noqa: S308 - every value above is escaped

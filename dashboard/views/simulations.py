@@ -20,6 +20,7 @@ from dashboard.models import Profile, Transcript
 from dashboard.presenters.call_rows import call_rows_html
 from dashboard.presenters.timeline_svg import timeline_bars_html
 from dashboard.selectors.simulations import SimulationScreen
+from dashboard.templatetags.transcript_pages import message_href
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import CostParams, cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
@@ -127,7 +128,9 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             ),
             "rows_page": page,
             # The page's rows in Python (the template's loop was most of drawing the body).
-            "call_rows": call_rows_html(page.object_list, reverse("transcript-detail", args=[transcript.pk])),
+            "call_rows": call_rows_html(
+                page.object_list, reverse("transcript-detail", args=[transcript.pk]), message_href
+            ),
             "knobs": knobs,
             "knob_runtime": runtime,
             "knob_error": knob_error,

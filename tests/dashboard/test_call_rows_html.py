@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from dashboard.presenters import call_rows
 from dashboard.presenters.call_rows import call_rows_html
+from dashboard.templatetags.transcript_pages import message_href
 from simulator import Fate, Row, call_view, parse_transcript, profile_from_document, simulate
 from simulator.presets import PRESETS_BY_KEY
 from simulator.synthetic import synthetic_openclaw_session
@@ -28,7 +29,7 @@ def _reference(rows: list[Row], detail_url: str) -> str:
 
 
 def _built(rows: list[Row], detail_url: str) -> str:
-    return str(call_rows_html(rows, detail_url)) + "\n"
+    return str(call_rows_html(rows, detail_url, message_href)) + "\n"
 
 
 @st.composite
