@@ -17,7 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simulator import Transcript, changed_contents, parse_transcript, profile_from_document, simulate
+from simulator import (
+    Transcript,
+    TranscriptParseError,
+    changed_contents,
+    parse_transcript,
+    profile_from_document,
+    simulate,
+)
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import Profile
 from simulator.replay import view
@@ -39,6 +46,8 @@ from simulator.replay.view import (
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Message, Role, TextPart, ToolCall, ToolResult
 from tests.simulator.test_call_counts import PROFILES, TRANSCRIPTS, _sessions
+from tests.simulator.test_importers_openclaw_fast import _vector_sessions
+from tests.support import SAMPLES_DIR
 
 SYNTHETIC = synthetic_openclaw_session(30, session_id="rows", tool_result_chars=3000)
 
@@ -138,6 +147,42 @@ def test_bulk_rows_of_every_preset_on_a_synthetic_session(key):
     profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
     _compare_every_call(parse_transcript(SYNTHETIC, format="openclaw"), profile, seen)
     assert seen["plain"]
+
+
+def _sample_texts() -> list[tuple[str, str]]:
+    paths = sorted(SAMPLES_DIR.glob("*.json*"))
+    return [(p.name, p.read_text(encoding="utf-8")) for p in paths]
+
+
+@pytest.mark.parametrize("key", sorted(PRESETS_BY_KEY))
+def test_bulk_rows_on_the_shared_samples(key):
+    """The shared sample sessions (real shapes: a Claude Code session, a SWE-agent trajectory...)."""
+    texts = _sample_texts()
+    if not texts:
+        pytest.skip("no shared samples here")
+    seen: Counter[str] = Counter()
+    profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
+    for _, text in texts:
+        _compare_every_call(parse_transcript(text), profile, seen)
+    assert seen["plain"]
+
+
+def test_bulk_rows_on_the_openclaw_conformance_sessions():
+    """Every message list of the OpenClaw conformance vectors as a session (thinking, images, failed
+    calls), through each OpenClaw preset."""
+    sessions = _vector_sessions()
+    assert len(sessions) > 50
+    seen: Counter[str] = Counter()
+    for key in sorted(k for k in PRESETS_BY_KEY if k.startswith("openclaw")):
+        profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
+        for text in sessions:
+            try:
+                transcript = parse_transcript(text, format="openclaw")
+            except TranscriptParseError:  # a vector's side with nothing a session can hold
+                continue
+            seen["session"] += 1
+            _compare_every_call(transcript, profile, seen)
+    assert seen["session"] > 50 and seen["compact"] and seen["plain"]
 
 
 def test_the_cases_cover_every_kind_of_row_the_bulk_path_leaves_or_makes():
