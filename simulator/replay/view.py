@@ -104,6 +104,11 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
     return _scaled(result, bars, totals)
 
 
+_RARE = attrgetter("overflow", "retries", "marks", "error")
+_QUIET = ("none", (), (), None)
+"""A call without overflow, retries, marks or error: most calls, so a bucket of them skips those fields."""
+
+
 def _bar(bucket: Sequence[CallRecord], totals: _Totals) -> Bar:
     """The bar of a bucket of calls, its totals added to ``totals``.
 
@@ -111,18 +116,21 @@ def _bar(bucket: Sequence[CallRecord], totals: _Totals) -> Bar:
     more), a bucket at a time: its records are then read while they are in the cache."""
     sent = list(map(_SENT, bucket))
     trimmed = list(map(_TRIMMED, bucket))
-    states = list(map(_OVERFLOW, bucket))
-    failed = len(bucket) - list(map(_ERROR, bucket)).count(None)
     trims = list(map(_NUMBER, compress(bucket, trimmed)))
     totals.trimmed_calls += trims
     totals.trims += len(trims)
     totals.sent += sum(sent)
+    first, last, full = bucket[0].number, bucket[-1].number, max(map(_FULL, bucket))
+    if list(map(_RARE, bucket)).count(_QUIET) == len(bucket):
+        return Bar(first, last, full, max(sent), bool(trims), "none", 0)
+    states = list(map(_OVERFLOW, bucket))
+    failed = len(bucket) - list(map(_ERROR, bucket)).count(None)
     totals.overflow_failures += states.count("failed")
     totals.failed += failed
     return Bar(
-        first_call=bucket[0].number,
-        last_call=bucket[-1].number,
-        full=max(map(_FULL, bucket)),
+        first_call=first,
+        last_call=last,
+        full=full,
         sent=max(sent),
         trimmed=bool(trims),
         overflow="failed" if "failed" in states else "recovered" if "recovered" in states else "none",
@@ -161,6 +169,7 @@ def _scaled(result: SimulationResult, bars: tuple[Bar, ...], totals: _Totals) ->
 RowKind = Literal["message", "dropped-run", "breadcrumb"]
 
 _USER = Role.USER
+_ASSISTANT = Role.ASSISTANT
 NOT_HELD_FATES = frozenset({Fate.DROPPED, Fate.FAILED, Fate.NOT_HELD})
 """Fates of messages a call did not send (every other fate is a message that was sent)."""
 
@@ -805,11 +814,12 @@ def _plain_stretch(
 def _add_by_role(
     roles: list[Role], is_user: list[bool], sizes: Sequence[int], segments: dict[str, int]
 ) -> None:
-    """Add each message's size to its role's segment (``is_user``: whether each is a user's), the last
-    role's from the total, without a pass of its own."""
+    """Add each message's size to its role's segment (``is_user``: whether each is a user's): the users'
+    from ``is_user``, the assistant's (most often the most) from the total, without a pass of its own."""
     total = sum(sizes)
-    *others, last = sorted(set(roles)) or [_USER]
-    for role in others:
+    present = set(roles)
+    last = _ASSISTANT if _ASSISTANT in present else _USER
+    for role in sorted(present - {last}):
         mask = is_user if role is _USER else map(is_, roles, repeat(role))
         part = sum(compress(sizes, mask))
         segments[_SEGMENT_OF_ROLE[role]] += part

@@ -87,6 +87,12 @@ def _compare_every_call(transcript: Transcript, profile: Profile, seen: Counter[
         reference, reference_segments = _rows_by_message(transcript, result, call, by_message)
         assert list(_pending_rows(fast)) == reference, (profile.name, call.number)
         seen["stretch"] += any(isinstance(item, _Stretch) for item in fast)
+        for item in fast:  # the bulk sums' cases: a system message, the developer-instructions segment
+            if isinstance(item, _Stretch):
+                stretch = transcript.messages[item.first : item.first + len(item.sizes)]
+                seen["stretch, a system message"] += any(m.role is Role.SYSTEM for m in stretch)
+                developer = any(m.variant == "developer_instructions" for m in stretch)
+                seen["stretch, developer instructions"] += developer
         assert _by_fate(fast) == _by_fate(reference)
         made = CallRows(transcript, fast)
         assert len(made) == len(reference)
@@ -209,6 +215,8 @@ def test_the_cases_cover_every_kind_of_row_the_bulk_path_leaves_or_makes():
         "pending failed",
         "truncated",
         "stretch",
+        "stretch, a system message",
+        "stretch, developer instructions",
         "compact",
         "compact, a message held by no native",
         "compact, a native not sent",
@@ -393,6 +401,17 @@ def _blind(field: str, value: object):
 @pytest.mark.parametrize(("field", "value"), [("marks", ()), ("trimmed", False), ("failed", 0), ("sent", 0)])
 def test_a_broken_timeline_bar_is_noticed(monkeypatch, field, value):
     monkeypatch.setattr(view, "_bar", _blind(field, value))
+    _a_timeline_differs()
+
+
+def test_a_broken_quiet_bucket_check_is_noticed(monkeypatch):
+    """A bucket wrongly taken for one without overflow, retries, marks or errors."""
+    monkeypatch.setattr(view, "_RARE", lambda call: view._QUIET)
+    _a_timeline_differs()
+
+
+def _a_timeline_differs() -> None:
+    """Some preset's or profile's bars differ from the call-by-call reference."""
     with pytest.raises(AssertionError):
         for key in sorted(PRESETS_BY_KEY):
             result = simulate(
