@@ -202,12 +202,14 @@ def simulation_screen(
 ) -> SimulationScreen:
     key = replay_key(transcript, profile, assumed_gap_seconds)
     result = _replayed(transcript, key)
-    number = min(max(call or default_call(result), 1), len(result.calls))
+    # The timeline walks every call: kept beside the replay, so another call costs only its own view. It
+    # knows the trimmed calls, so the first one is not looked for again (``default_call``).
+    bars = memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
+    first = bars.trimmed_calls[0] if bars.trimmed_calls else len(result.calls)
+    number = min(max(call or first, 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
     view = call_view(parsed, result, number, changed=changed)
-    # The timeline walks every call: kept beside the replay, so another call costs only its own view.
-    bars = memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
     return SimulationScreen(result, bars, view, {k: v[1] for k, v in changed.items()})
 
 

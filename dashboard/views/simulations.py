@@ -17,8 +17,10 @@ from django.views.decorators.http import require_GET
 
 from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
+from dashboard.presenters.call_rows import call_rows_html
 from dashboard.presenters.timeline_svg import timeline_bars_html
 from dashboard.selectors.simulations import SimulationScreen
+from dashboard.templatetags.transcript_pages import message_href
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import CostParams, cost_context, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
@@ -114,8 +116,6 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
     rows = Paginator(screen.call.rows, ROWS_PER_PAGE)
     page = rows.get_page(request.GET.get("rows") or rows.num_pages)
     calls = screen.result.calls
-    next_trim = next((c.number for c in calls[number:] if c.trimmed), None)
-    prev_trim = next((c.number for c in reversed(calls[: number - 1]) if c.trimmed), None)
     context.update(
         {
             "screen": screen,
@@ -127,6 +127,10 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 shape, base_query=urlencode(base), page_url=reverse("simulation")
             ),
             "rows_page": page,
+            # The page's rows in Python (the template's loop was most of drawing the body).
+            "call_rows": call_rows_html(
+                page.object_list, reverse("transcript-detail", args=[transcript.pk]), message_href
+            ),
             "knobs": knobs,
             "knob_runtime": runtime,
             "knob_error": knob_error,
@@ -145,8 +149,8 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
             "base_query": urlencode(base),
             "prev_call": number - 1 if number > 1 else None,
             "next_call": number + 1 if number < len(calls) else None,
-            "next_trim": next_trim,
-            "prev_trim": prev_trim,
+            "next_trim": screen.timeline.next_trim(number),
+            "prev_trim": screen.timeline.previous_trim(number),
             "events_json": [
                 json.dumps(e, ensure_ascii=False, indent=1) for e in wire_frames(screen.call.call.events)
             ],

@@ -8,12 +8,12 @@ including the before/after size of every message a rule changed.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import accumulate, chain, starmap
-from operator import attrgetter
+from collections.abc import Collection, Container, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate, chain, compress, islice, repeat, starmap
+from operator import attrgetter, is_, ne, sub
 from typing import Literal, NamedTuple, TypeAlias
 
 from simulator.long_lived import collector_paused
@@ -51,9 +51,27 @@ class Timeline:
     budget: int | None
     window: int | None
     calls: int
+    trims: int = 0
+    """The replay's totals, read in the same pass as the bars (``SimulationResult.trims`` and the rest):
+    the page shows them, and each property walks every call again."""
+    total_tokens_sent: int = 0
+    overflow_failures: int = 0
+    failed_calls: int = 0
+    trimmed_calls: tuple[int, ...] = ()
+    """The numbers of the calls that trimmed, ascending (the page's first call and its trim links)."""
 
     def y(self, tokens: int, height: float) -> float:
         return height - (tokens / self.y_max) * height if self.y_max else height
+
+    def next_trim(self, number: int) -> int | None:
+        """The first trimmed call after call ``number``."""
+        at = bisect_right(self.trimmed_calls, number)
+        return self.trimmed_calls[at] if at < len(self.trimmed_calls) else None
+
+    def previous_trim(self, number: int) -> int | None:
+        """The last trimmed call before call ``number``."""
+        at = bisect_left(self.trimmed_calls, number)
+        return self.trimmed_calls[at - 1] if at else None
 
 
 _FULL = attrgetter("tokens_full")
@@ -63,31 +81,67 @@ _OVERFLOW = attrgetter("overflow")
 _RETRIES = attrgetter("retries")
 _MARKS = attrgetter("marks")
 _ERROR = attrgetter("error")
+_NUMBER = attrgetter("number")
+
+
+@dataclass(slots=True)
+class _Totals:
+    """The replay's totals, gathered bar by bar (``SimulationResult``'s properties each walk the calls)."""
+
+    trims: int = 0
+    sent: int = 0
+    overflow_failures: int = 0
+    failed: int = 0
+    trimmed_calls: list[int] = field(default_factory=list)
 
 
 def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
     """Context size per call; long sessions are bucketed (each bar shows its bucket's largest call)."""
     calls = result.calls
     size = max(1, math.ceil(len(calls) / max_bars))
-    bars: list[Bar] = []
-    # Each field of a bucket read with C-level maps: a long session has a bucket of a hundred calls or more.
-    for start in range(0, len(calls), size):
-        bucket = calls[start : start + size]
-        states = set(map(_OVERFLOW, bucket))
-        overflow = "failed" if "failed" in states else "recovered" if "recovered" in states else "none"
-        bars.append(
-            Bar(
-                first_call=bucket[0].number,
-                last_call=bucket[-1].number,
-                full=max(map(_FULL, bucket)),
-                sent=max(map(_SENT, bucket)),
-                trimmed=any(map(_TRIMMED, bucket)),
-                overflow=overflow,
-                retries=sum(map(len, map(_RETRIES, bucket))),
-                marks=tuple(dict.fromkeys(chain.from_iterable(map(_MARKS, bucket)))),
-                failed=len(bucket) - list(map(_ERROR, bucket)).count(None),
-            )
-        )
+    totals = _Totals()
+    bars = tuple(_bar(calls[start : start + size], totals) for start in range(0, len(calls), size))
+    return _scaled(result, bars, totals)
+
+
+_RARE = attrgetter("overflow", "retries", "marks", "error")
+_QUIET = ("none", (), (), None)
+"""A call without overflow, retries, marks or error: most calls, so a bucket of them skips those fields."""
+
+
+def _bar(bucket: Sequence[CallRecord], totals: _Totals) -> Bar:
+    """The bar of a bucket of calls, its totals added to ``totals``.
+
+    Each field of a bucket read with C-level maps (a long session has a bucket of a hundred calls or
+    more), a bucket at a time: its records are then read while they are in the cache."""
+    sent = list(map(_SENT, bucket))
+    trimmed = list(map(_TRIMMED, bucket))
+    trims = list(map(_NUMBER, compress(bucket, trimmed)))
+    totals.trimmed_calls += trims
+    totals.trims += len(trims)
+    totals.sent += sum(sent)
+    first, last, full = bucket[0].number, bucket[-1].number, max(map(_FULL, bucket))
+    if list(map(_RARE, bucket)).count(_QUIET) == len(bucket):
+        return Bar(first, last, full, max(sent), bool(trims), "none", 0)
+    states = list(map(_OVERFLOW, bucket))
+    failed = len(bucket) - list(map(_ERROR, bucket)).count(None)
+    totals.overflow_failures += states.count("failed")
+    totals.failed += failed
+    return Bar(
+        first_call=first,
+        last_call=last,
+        full=full,
+        sent=max(sent),
+        trimmed=bool(trims),
+        overflow="failed" if "failed" in states else "recovered" if "recovered" in states else "none",
+        retries=sum(map(len, map(_RETRIES, bucket))),
+        marks=tuple(dict.fromkeys(chain.from_iterable(map(_MARKS, bucket)))),
+        failed=failed,
+    )
+
+
+def _scaled(result: SimulationResult, bars: tuple[Bar, ...], totals: _Totals) -> Timeline:
+    """The timeline of ``bars``, scaled to them, with the replay's totals."""
     top = max([b.full for b in bars] + [b.sent for b in bars], default=0)
     # The chart is scaled to the data: a budget or window far above everything held would flatten the
     # bars into a strip, so a line more than 1.6x the largest call is named above the chart, not drawn.
@@ -96,7 +150,18 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
     window_tokens = result.window or result.budget.window
     window = window_tokens if window_tokens and window_tokens <= limit else None
     y_max = max(top, budget or 0, window or 0)
-    return Timeline(tuple(bars), int(y_max * 1.08), budget, window, len(calls))
+    return Timeline(
+        bars,
+        int(y_max * 1.08),
+        budget,
+        window,
+        len(result.calls),
+        trims=totals.trims,
+        total_tokens_sent=totals.sent,
+        overflow_failures=totals.overflow_failures,
+        failed_calls=totals.failed,
+        trimmed_calls=tuple(totals.trimmed_calls),
+    )
 
 
 # -- one call's context ------------------------------------------------------------------------------
@@ -104,6 +169,7 @@ def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
 RowKind = Literal["message", "dropped-run", "breadcrumb"]
 
 _USER = Role.USER
+_ASSISTANT = Role.ASSISTANT
 NOT_HELD_FATES = frozenset({Fate.DROPPED, Fate.FAILED, Fate.NOT_HELD})
 """Fates of messages a call did not send (every other fate is a message that was sent)."""
 
@@ -155,13 +221,18 @@ class _Stretch(NamedTuple):
     each sent as stored (kept, no rule, alone in its native message)."""
 
     first: int
-    turns: list[int | None]
-    sizes: list[int]
+    turn: int
+    """The turn before the stretch's first message."""
+    opens: list[int]
+    """The stretch's messages that open a turn (a user's own message), ascending."""
+    sizes: Sequence[int]
 
     def pending(self, j: int) -> _Pending:
         """The ``j``-th row of the stretch, not made yet."""
         size = self.sizes[j]
-        return _Pending(self.first + j, self.turns[j], Fate.KEPT, "", size, size)
+        index = self.first + j
+        turn = self.turn + bisect_right(self.opens, index)
+        return _Pending(index, turn or None, Fate.KEPT, "", size, size)  # turn 0: none yet
 
 
 _Item: TypeAlias = "Row | _Pending | _Stretch"
@@ -278,34 +349,140 @@ def _role_label(message: Message) -> str:
 class _CallIndex:
     """Where each transcript message stands at one call, looked up once per view."""
 
-    native_of: dict[int, int]
-    first_of_native: set[int]
+    native_of: Mapping[int, int]
+    first_of_native: Collection[int]
     origins: Sequence[tuple[int, ...]]
     """The natives' messages, of the natives the call holds."""
-    sent: set[int]
+    sent: Container[int]
     group_of: dict[int, FateGroup]
     truncated: dict[int, Change]
     after: dict[int, int]
     breadcrumb_before: int | None
     outside: dict[int, int]
+    ascending: _Ascending | None = None
+    """``native_of`` when it is compact (see :class:`_Ascending`); ``sent`` is then a :class:`_Ranges`."""
+
+    def sizes(self, tokens: Sequence[int], start: int, stop: int) -> Sequence[int]:
+        """The sizes of the natives of messages ``start`` to ``stop``, each held alone by its native."""
+        if self.ascending is not None:  # consecutive held messages are consecutive natives
+            first = self.ascending[start]
+            return tokens[first : first + stop - start]
+        native_of = self.native_of
+        return list(map(tokens.__getitem__, map(native_of.__getitem__, range(start, stop))))
+
+
+class _Ascending(Mapping[int, int]):
+    """``native_of`` when every native holds exactly one message and those messages ascend: native ``k``
+    holds message ``held[k]``, found by bisection. A dict and sets over a long session's hundred thousand
+    messages were most of a call view; this is built from one C-level pass.
+
+    Every held message is the first of its native, so the mapping is also ``first_of_native``."""
+
+    __slots__ = ("held", "unheld")
+
+    def __init__(self, held: list[int], unheld: list[int]) -> None:
+        self.held = held
+        self.unheld = unheld
+        """The messages before the last held one that no native holds, ascending."""
+
+    def get(self, index: int, default: int | None = None) -> int | None:  # type: ignore[override]
+        held = self.held
+        k = bisect_left(held, index)
+        return k if k < len(held) and held[k] == index else default
+
+    def __getitem__(self, index: int) -> int:
+        native = self.get(index)
+        if native is None:
+            raise KeyError(index)
+        return native
+
+    def __contains__(self, index: object) -> bool:
+        return isinstance(index, int) and self.get(index) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.held)
+
+    def __len__(self) -> int:
+        return len(self.held)
+
+    @classmethod
+    def of(cls, held: list[int]) -> _Ascending | None:
+        """The mapping of natives holding ``held`` (one message each), or ``None`` unless they ascend."""
+        steps = list(map(sub, islice(held, 1, None), held))
+        every_next = steps.count(1) == len(steps)  # then they ascend (most often: no gaps)
+        if not every_next and min(steps, default=1) < 1:
+            return None
+        unheld = list(range(held[0])) if held else []
+        if not every_next:  # gaps: messages held by no native
+            for k in compress(range(len(steps)), map(ne, steps, repeat(1))):
+                unheld.extend(range(held[k] + 1, held[k + 1]))
+        return cls(held, unheld)
+
+
+class _Ranges(Container[int]):
+    """The natives a call sent, as its ascending, disjoint ranges (membership by bisection)."""
+
+    __slots__ = ("_starts", "_stops")
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        kept = [(start, stop) for start, stop in ranges if stop > start]
+        self._starts = [start for start, _ in kept]
+        self._stops = [stop for _, stop in kept]
+
+    def __contains__(self, native: object) -> bool:
+        if not isinstance(native, int):
+            return False
+        k = bisect_right(self._starts, native) - 1
+        return k >= 0 and native < self._stops[k]
+
+    def gaps(self, size: int) -> Iterator[tuple[int, int]]:
+        """The ranges of natives below ``size`` that were not sent."""
+        last = 0
+        for start, stop in zip(self._starts, self._stops, strict=True):
+            if start > last:
+                yield last, min(start, size)
+            last = stop
+        if last < size:
+            yield last, size
+
+    @staticmethod
+    def fits(ranges: Sequence[tuple[int, int]]) -> bool:
+        """Whether the non-empty ranges ascend without overlapping."""
+        last = 0
+        for start, stop in ranges:
+            if stop > start:
+                if start < last:
+                    return False
+                last = stop
+        return True
 
 
 def _call_index(
-    result: SimulationResult, call: CallRecord, changed: Mapping[int, tuple[int, str]] | None
+    result: SimulationResult,
+    call: CallRecord,
+    changed: Mapping[int, tuple[int, str]] | None,
+    *,
+    compact: bool = True,
 ) -> _CallIndex:
+    """The call's index; ``compact=False`` always builds the dicts and sets (the reference of the compact
+    lookups, which tests compare with it)."""
     origins = result.origins[: call.available]
     flat = list(chain.from_iterable(origins))
-    # A message in two natives' origins stands for the later one, as a loop setting each in turn would
-    # (and as ``dict(zip(...))`` does: when every native has one message, both are made in C).
-    if len(flat) == len(origins) and max(map(len, origins), default=1) == 1:  # each exactly one
-        native_of = dict(zip(flat, range(len(flat)), strict=True))
-        first_of_native = set(flat)
+    one_each = len(flat) == len(origins) and max(map(len, origins), default=1) == 1  # each exactly one
+    ascending = _Ascending.of(flat) if one_each and compact and _Ranges.fits(call.sent) else None
+    native_of: Mapping[int, int]
+    first_of_native: Collection[int]
+    sent: Container[int]
+    if ascending is not None:
+        native_of = first_of_native = ascending
+        sent = _Ranges(call.sent)
     else:
-        native_of = {t: position for position, origin in enumerate(origins) for t in origin}
-        first_of_native = {origin[0] for origin in origins if origin}
-    sent = set(chain.from_iterable(starmap(range, call.sent)))
+        native_of, first_of_native = _native_dicts(origins, flat, one_each)
+        sent = set(chain.from_iterable(starmap(range, call.sent)))
     breadcrumb_before: int | None = None
-    if call.breadcrumb_at is not None:
+    if call.breadcrumb_at is not None and ascending is not None:
+        breadcrumb_before = _nth_sent(call.sent, call.breadcrumb_at)
+    elif call.breadcrumb_at is not None:
         order = list(call.sent_indices())
         if call.breadcrumb_at < len(order):
             breadcrumb_before = order[call.breadcrumb_at]
@@ -319,7 +496,30 @@ def _call_index(
         {k: v[0] for k, v in (changed or {}).items()},
         breadcrumb_before,
         dict(result.outside),
+        ascending,
     )
+
+
+def _nth_sent(sent: Sequence[tuple[int, int]], position: int) -> int | None:
+    """``list(call.sent_indices())[position]`` (``None`` past the end), without the list."""
+    for start, stop in sent:
+        if position < stop - start:
+            return start + position
+        position -= max(0, stop - start)
+    return None
+
+
+def _native_dicts(
+    origins: Sequence[tuple[int, ...]], flat: list[int], one_each: bool
+) -> tuple[dict[int, int], set[int]]:
+    """``native_of`` and ``first_of_native`` as a dict and a set (``one_each``: each native holds one
+    message, ``flat`` is theirs in order)."""
+    # A message in two natives' origins stands for the later one, as a loop setting each in turn would
+    # (and as ``dict(zip(...))`` does: when every native has one message, both are made in C).
+    if one_each:
+        return dict(zip(flat, range(len(flat)), strict=True)), set(flat)
+    native_of = {t: position for position, origin in enumerate(origins) for t in origin}
+    return native_of, {origin[0] for origin in origins if origin}
 
 
 def _breadcrumb_row(turn: int | None) -> Row:
@@ -487,14 +687,13 @@ def _rows(
     turn = 0
     segments = dict.fromkeys((key for key, _ in SEGMENT_LABELS), 0)
     tokens = result.native_tokens
-    native_of = at.native_of
     special = _special_indices(at, end) if special is None else special
     special.append(end)  # the sentinel: the last stretch ends at the call
     start = 0
     for index in special:
         if start < index:  # a stretch of plain rows
             drops.end(rows)
-            sizes = list(map(tokens.__getitem__, map(native_of.__getitem__, range(start, index))))
+            sizes = at.sizes(tokens, start, index)
             turn = _plain_stretch(messages, start, index, turn, sizes, rows, segments)
         if index == end:
             break
@@ -520,6 +719,9 @@ def _rows(
 
 def _special_indices(at: _CallIndex, end: int) -> list[int]:
     """The messages before ``end`` whose rows are not plain (see :func:`_rows`), ascending."""
+    if at.ascending is not None and isinstance(at.sent, _Ranges):
+        return _special_indices_ascending(at, at.ascending, at.sent, end)
+    assert isinstance(at.sent, set) and isinstance(at.first_of_native, set)  # noqa: S101 - built so
     plain_natives = at.sent.difference(at.group_of, at.truncated)
     if at.breadcrumb_before is not None:
         plain_natives.discard(at.breadcrumb_before)
@@ -531,6 +733,22 @@ def _special_indices(at: _CallIndex, end: int) -> list[int]:
     for native in set(range(len(at.origins))).difference(plain_natives):
         special.update(t for t in at.origins[native] if t < end and native_of.get(t) == native)
     return sorted(special)
+
+
+def _special_indices_ascending(at: _CallIndex, held: _Ascending, sent: _Ranges, end: int) -> list[int]:
+    """What :func:`_special_indices` gives when every native holds one message and they ascend: the
+    messages no native holds and those of the natives that were not sent or that a rule changed, found
+    from those natives alone."""
+    messages = held.held
+    special = set(held.unheld)
+    special.update(range(messages[-1] + 1 if messages else 0, end))
+    for start, stop in sent.gaps(len(messages)):
+        special.update(messages[start:stop])
+    natives = [*at.group_of, *at.truncated]
+    if at.breadcrumb_before is not None:
+        natives.append(at.breadcrumb_before)
+    special.update(messages[native] for native in natives if 0 <= native < len(messages))
+    return sorted(t for t in special if t < end)
 
 
 def _special_row(
@@ -558,27 +776,55 @@ def _special_row(
     return _sent_row(at, native, index, turn, size)
 
 
+_ROLE = attrgetter("role")
+_VARIANT = attrgetter("variant")
+_TOOL_RESULT = attrgetter("tool_result")
+
+
 def _plain_stretch(
     messages: Sequence[Message],
     start: int,
     stop: int,
     turn: int,
-    sizes: list[int],
+    sizes: Sequence[int],
     rows: list[_Item],
     segments: dict[str, int],
 ) -> int:
     """Append the plain rows of messages ``start`` to ``stop`` (their sizes ``sizes``) and add their sizes
-    to ``segments``; the turn after them."""
+    to ``segments``; the turn after them.
+
+    Read in C-level maps, a column at a time (a late call of a long session has a stretch of a hundred
+    thousand messages): each row's turn is found when the row is made, from the turns' openings."""
     stretch = messages[start:stop]
-    turns = list(accumulate([m.role is _USER and m.tool_result is None for m in stretch], initial=turn))
-    del turns[0]
-    shown: list[int | None] = [t or None for t in turns] if turn == 0 else list(turns)  # turn 0: none
-    rows.append(_Stretch(start, shown, sizes))
-    of_role = _SEGMENT_OF_ROLE
-    for message, size in zip(stretch, sizes, strict=True):  # _segment_key, inline
-        key = "developer" if message.variant == "developer_instructions" else of_role[message.role]
-        segments[key] += size
-    return turns[-1] if turns else turn
+    roles = list(map(_ROLE, stretch))
+    is_user = list(map(is_, roles, repeat(_USER)))
+    users = list(compress(range(start, stop), is_user))
+    no_result = map(is_, map(_TOOL_RESULT, compress(stretch, is_user)), repeat(None))
+    opens = list(compress(users, no_result))
+    rows.append(_Stretch(start, turn, opens, sizes))
+    # A variant is rare (``any`` stops at the first); only developer instructions have their own segment.
+    if any(map(_VARIANT, stretch)) and "developer_instructions" in map(_VARIANT, stretch):
+        for message, size in zip(stretch, sizes, strict=True):  # _segment_key, inline
+            segments[_segment_key(message)] += size
+    else:
+        _add_by_role(roles, is_user, sizes, segments)
+    return turn + len(opens)
+
+
+def _add_by_role(
+    roles: list[Role], is_user: list[bool], sizes: Sequence[int], segments: dict[str, int]
+) -> None:
+    """Add each message's size to its role's segment (``is_user``: whether each is a user's): the users'
+    from ``is_user``, the assistant's (most often the most) from the total, without a pass of its own."""
+    total = sum(sizes)
+    present = set(roles)
+    last = _ASSISTANT if _ASSISTANT in present else _USER
+    for role in sorted(present - {last}):
+        mask = is_user if role is _USER else map(is_, roles, repeat(role))
+        part = sum(compress(sizes, mask))
+        segments[_SEGMENT_OF_ROLE[role]] += part
+        total -= part
+    segments[_SEGMENT_OF_ROLE[last]] += total
 
 
 def _rows_by_message(
