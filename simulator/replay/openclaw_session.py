@@ -100,16 +100,14 @@ def _natives(transcript: Transcript) -> tuple[tuple[AgentMessage, ...], tuple[tu
 
 
 def _read_natives(
-    transcript: Transcript, clocked: bool
-) -> tuple[NativeColumns, tuple[tuple[int, ...], ...], tuple[ModelCall, ...], tuple[CallTimes, ...]]:
-    """What :func:`_natives` reads, each message with its facts (``natives_with_facts``), the model calls
-    (``model_calls``) and their times (:func:`timed_calls`)."""
+    transcript: Transcript,
+) -> tuple[NativeColumns, tuple[tuple[int, ...], ...], tuple[ModelCall, ...]]:
+    """What :func:`_natives` reads, each message with its facts (``natives_with_facts``), and the model
+    calls (``model_calls``)."""
     if transcript.format != "openclaw":
         converted = to_openclaw(transcript.messages)
         origins = tuple(tuple(o) for o in converted.origins)
-        calls = model_calls(transcript, origins)
-        timed = timed_calls(transcript.messages, calls, clocked)
-        return natives_with_facts(converted.messages), origins, calls, timed
+        return natives_with_facts(converted.messages), origins, model_calls(transcript, origins)
     messages = transcript.messages
     system = Role.SYSTEM
     indexes = [index for index, message in enumerate(messages) if message.role is not system]
@@ -118,67 +116,24 @@ def _read_natives(
         return to_openclaw((messages[indexes[k]],)).messages[0]
 
     read = natives_with_facts([messages[index].raw for index in indexes], convert_one)
-    calls, timed = _own_calls_and_times(messages, clocked)
-    return read, tuple(zip(indexes)), calls, timed  # one-element origins, made in C
+    return read, tuple(zip(indexes)), _own_native_calls(messages, indexes)  # one-element origins, made in C
 
 
 _model_call = slot_builder(ModelCall)
 """``ModelCall(...)`` positionally (one per call: see :func:`slot_builder`)."""
 
 
-def _own_calls_and_times(
-    messages: Sequence[Message], clocked: bool
-) -> tuple[tuple[ModelCall, ...], tuple[CallTimes, ...]]:
-    """``model_calls`` and :func:`timed_calls` of a transcript whose messages but the system ones are each a
-    native of their own (an OpenClaw session's), in one pass over the messages.
+def _own_native_calls(messages: Sequence[Message], indexes: Sequence[int]) -> tuple[ModelCall, ...]:
+    """``model_calls`` when every message but the system ones is a native of its own (``indexes``, as an
+    OpenClaw session's are): each assistant message is a call holding the natives before it.
 
-    Each assistant message is a call holding the natives before it. Found without ``model_calls``' check
-    of each origin against each message, and timed in the same pass rather than in a second one over the
-    calls (the loop below is :func:`timed_calls`' with the messages between two replies walked by the
-    outer loop); tests compare the two with those functions.
+    Found without ``model_calls``' check of each origin against each message; tests compare the two.
     """
-    calls: list[ModelCall] = []
-    out: list[CallTimes] = []
-    user, assistant, system, build = Role.USER, Role.ASSISTANT, Role.SYSTEM, _model_call
-    latest: float | None = None
-    held = 0
-    starts = True  # the first call opens an attempt
-    # The call before, until this one tells whether it ended its attempt (as in timed_calls).
-    p_call: ModelCall | None = None
-    p_now: float = 0
-    p_starts = False
-    p_key: RouteKey = (None, None, None)
-    for index, message in enumerate(messages):
-        role = message.role
-        stamp = message.timestamp_ms
-        if role is not assistant:  # a message between two replies: its time, whether it opens an attempt
-            if stamp is not None and (latest is None or stamp > latest):  # max(latest, stamp)
-                latest = stamp
-            if role is not system:
-                held += 1
-                if role is user and message.tool_result is None:
-                    starts = True
-            continue
-        call = build(len(calls) + 1, held, index, message.error)
-        calls.append(call)
-        held += 1
-        if not clocked:
-            now: float = call.number * DAY_MS
-        elif stamp is not None:
-            now = stamp
-        else:
-            now = latest if latest is not None else 0
-        if stamp is not None and (latest is None or stamp > latest):
-            latest = stamp
-        if p_call is not None:
-            out.append((p_now, p_starts, _end_of(p_call, p_now, messages) if starts else None, p_key))
-        raw = message.raw
-        api = raw.get("api") if isinstance(raw, dict) else None
-        p_call, p_now, p_starts, starts = call, now, starts, False
-        p_key = (message.provider, message.model, api if isinstance(api, str) else None)
-    if p_call is not None:  # the last call ends its attempt
-        out.append((p_now, p_starts, _end_of(p_call, p_now, messages), p_key))
-    return tuple(calls), tuple(out)
+    assistant, build = Role.ASSISTANT, _model_call
+    found = [(held, index) for held, index in enumerate(indexes) if messages[index].role is assistant]
+    return tuple(
+        [build(number, held, index, messages[index].error) for number, (held, index) in enumerate(found, 1)]
+    )
 
 
 def attempt_config(settings: OpenClawSettings) -> AttemptConfig:
@@ -251,9 +206,9 @@ def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
     """``transcript``'s native messages, its model calls, each message's two estimates and each call's
     times, made once."""
     # Each message read and sized once (the reference functions for any shape this does not recognise).
-    clocked = any(m.timestamp_ms is not None for m in transcript.messages)
-    read, origins, calls, timed = _read_natives(transcript, clocked)
+    read, origins, calls = _read_natives(transcript)
     chars = read.estimates
+    clocked = any(m.timestamp_ms is not None for m in transcript.messages)
     return OpenClawNatives(
         read.natives,
         origins,
@@ -262,7 +217,7 @@ def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
         tuple(accumulate(chars, initial=0)),
         read.guards,
         (read.media, read.thinking),
-        timed,
+        timed_calls(transcript.messages, calls, clocked),
         clocked,
         recorded_markers(transcript),
     )

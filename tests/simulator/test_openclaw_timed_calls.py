@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulator.importers import parse_transcript
 from simulator.replay import openclaw_session
-from simulator.replay.loop import ModelCall, model_calls
+from simulator.replay.loop import ModelCall
 from simulator.replay.openclaw_session import DAY_MS, CallTimes, prepare_openclaw, timed_calls
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Message, Role, TextPart, ToolResult, Transcript
@@ -109,51 +108,3 @@ def test_a_wrong_timing_would_be_noticed():
     _assert_as_before(transcript)
     with pytest.raises(AssertionError):
         _assert_as_before(transcript, _every_call_opening)
-
-
-def _assert_own_pass_as_timed(
-    transcript: Transcript, own: Any = openclaw_session._own_calls_and_times
-) -> None:
-    """An OpenClaw session's calls and their times, found in one pass over its messages
-    (``_own_calls_and_times``), are ``model_calls``' and ``timed_calls``' (with and without times)."""
-    origins = tuple((index,) for index, m in enumerate(transcript.messages) if m.role is not Role.SYSTEM)
-    calls = model_calls(transcript, origins)
-    for clocked in (True, False):
-        got = own(transcript.messages, clocked)
-        want = (calls, timed_calls(transcript.messages, calls, clocked))
-        assert got == want
-        assert repr(got) == repr(want)  # an int time stays an int, a float a float
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(_message, max_size=12))
-def test_an_openclaw_sessions_own_pass_is_timed_calls(messages):
-    transcript = Transcript("openclaw", tuple(messages))
-    _assert_own_pass_as_timed(transcript)
-    prepared = prepare_openclaw(transcript)
-    assert prepared.timed == timed_calls(transcript.messages, prepared.calls, prepared.clocked)
-
-
-@pytest.mark.parametrize("turns", [1, 40])
-def test_synthetic_sessions_own_pass_is_timed_calls(turns):
-    _assert_own_pass_as_timed(parse_transcript(synthetic_openclaw_session(turns, tool_result_chars=50)))
-
-
-def test_a_wrong_own_pass_would_be_noticed():
-    """The same calls, but timed as if each tool result were a user's message (each call after one opening
-    an attempt)."""
-    transcript = parse_transcript(synthetic_openclaw_session(3, tool_result_chars=50))
-    _assert_own_pass_as_timed(transcript)
-
-    def every_user_message_opening(
-        messages: Sequence[Message], clocked: bool
-    ) -> tuple[tuple[ModelCall, ...], tuple[CallTimes, ...]]:
-        calls, _ = openclaw_session._own_calls_and_times(messages, clocked)
-        as_users = [
-            msgspec.structs.replace(m, role=Role.USER, tool_result=None) if m.role is Role.TOOL else m
-            for m in messages
-        ]
-        return calls, timed_calls(as_users, calls, clocked)
-
-    with pytest.raises(AssertionError):
-        _assert_own_pass_as_timed(transcript, every_user_message_opening)
