@@ -612,7 +612,7 @@ def _groups(outcome: Outcome, setup: AttemptSetup, session: _Session, call: Mode
 
 
 PLAIN_RECORDS = True
-"""Whether :func:`step` takes the plain record path (tests turn it off to compare it with the reference)."""
+"""Whether :func:`_run` takes the plain record path (tests turn it off to compare it with the reference)."""
 _OVERFLOW_NOTE = (
     "preemptive overflow: the context guard stopped the call "
     "(estimated context over 90% of the window; the call is not sent)"
@@ -657,9 +657,8 @@ def _plain_record(
         if overflow:
             more.append(_OVERFLOW_NOTE)
         notes = tuple(more)
-    available = call.available
     prefix = session.prefix
-    full_chars = sent_chars = prefix[available]
+    sent_chars = prefix[call.available]
     changed = outcome.changed
     if not overflow:
         sent_chars -= prefix[0]
@@ -670,27 +669,9 @@ def _plain_record(
             size = session.size
             for index, message in changed.items():
                 sent_chars += size(message) - (prefix[index + 1] - prefix[index])
-    usage = session.transcript.messages[call.message_index].usage
-    return call_record(
-        call.number,
-        call.message_index,
-        available,
-        ((0, available),) if available else (),
-        None,
-        (),
-        session.budget.value,
-        -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
-        -(-sent_chars // CHARS_PER_TOKEN),
-        False if changed is UNCHANGED else bool(changed),  # the shared empty view: no __len__ to ask
-        "",
-        (),
-        (),
-        "failed" if overflow else "none",
-        usage.prompt_tokens if usage is not None else None,
-        notes,
-        (),
-        0,
-        None,
+    # The shared empty view has no __len__ to ask.
+    return _sent_whole(
+        session, call, sent_chars, False if changed is UNCHANGED else bool(changed), overflow, notes
     )
 
 
@@ -709,10 +690,17 @@ def _quiet_record(
     if overflow:
         notes = _overflow_notes(notes)
     call = planned.call
-    available = call.available
     prefix = session.prefix
-    full_chars = prefix[available]
-    sent_chars = full_chars if overflow else full_chars - prefix[0]
+    sent_chars = prefix[call.available] if overflow else prefix[call.available] - prefix[0]
+    return _sent_whole(session, call, sent_chars, False, overflow, notes)
+
+
+def _sent_whole(
+    session: _Session, call: ModelCall, sent_chars: int, changed: bool, overflow: bool, notes: tuple[str, ...]
+) -> CallRecord:
+    """The record of a call that sends its whole history (or counts it, when the call overflowed), with no
+    fates: ``sent_chars`` what it sends, ``changed`` whether a transform changed a message on the way."""
+    available = call.available
     usage = session.transcript.messages[call.message_index].usage
     return call_record(
         call.number,
@@ -722,9 +710,9 @@ def _quiet_record(
         None,
         (),
         session.budget.value,
-        -(-full_chars // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-session.prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
         -(-sent_chars // CHARS_PER_TOKEN),
-        False,
+        changed,
         "",
         (),
         (),
