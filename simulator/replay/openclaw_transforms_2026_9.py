@@ -711,18 +711,7 @@ class FastTransforms2026_9:
 
     def _quiet_log_one_final(self, p: int) -> ProjectionState:
         """:meth:`_quiet_log_one`, the state after the call alone."""
-        key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
-        assert key is not None
-        self._sources.add(key)
-        events.append(("source", key, texts if texts is not None else _source_texts(self._natives[p])))
-        if key not in self._frozen:
-            self._frozen.add(key)
-            events.append(("freeze", key, None))
-        self._unsourced = []
-        self._unfrozen = []
-        self._state_events = len(events)
-        self._state = state = ProjectionState.logged(self._log, len(events))
-        return state
+        return self._log_one(p, False)[1]
 
     def _ready_for(self, setup: AttemptSetup) -> None:
         """What :meth:`_quiet` reads of an attempt setup: its cache-TTL settings, the time since the last
@@ -773,20 +762,32 @@ class FastTransforms2026_9:
 
     def _quiet_log_one(self, p: int) -> tuple[ProjectionState, ProjectionState]:
         """:meth:`_quiet_log` of a call that sends one new result, the only one not yet sourced or frozen
-        (every other tool call): :meth:`_commit_sources` and :meth:`_freeze` of one key, inline."""
+        (every other tool call)."""
+        cache_state, final_state = self._log_one(p, True)
+        assert cache_state is not None  # asked for
+        return cache_state, final_state
+
+    def _log_one(self, p: int, after_source: bool) -> tuple[ProjectionState | None, ProjectionState]:
+        """:meth:`_commit_sources` and :meth:`_freeze` of one key, inline: the state after its source was
+        logged (``None`` unless ``after_source``: only the pass's own outcome reads it) and the state after
+        the call."""
         key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
         assert key is not None
         self._sources.add(key)
         events.append(("source", key, texts if texts is not None else _source_texts(self._natives[p])))
         self._unsourced = []
-        cache_state = self._state = ProjectionState.logged(self._log, len(events))
+        cache_state = ProjectionState.logged(self._log, len(events)) if after_source else None
+        final_state = cache_state
         if key not in self._frozen:
             self._frozen.add(key)
             events.append(("freeze", key, None))
-            self._state = ProjectionState.logged(self._log, len(events))
+            final_state = None
         self._unfrozen = []
         self._state_events = len(events)
-        return cache_state, self._state
+        if final_state is None:
+            final_state = ProjectionState.logged(self._log, len(events))
+        self._state = final_state
+        return cache_state, final_state
 
     def _budget_quiet(self, window: _Window, lo: int, end: int) -> bool:
         """Whether the provider budget surely cuts nothing: no result over the cap, and the aggregate within
