@@ -188,9 +188,10 @@ class SimulationScreen:
     changed_texts: Mapping[int, str]
 
 
-def default_call(result: SimulationResult) -> int:
-    """The call to open first: the first one where something was trimmed, else the last one."""
-    return next((c.number for c in result.calls if c.trimmed), len(result.calls))
+def _timeline(key: memo.ReplayKey, result: SimulationResult) -> Timeline:
+    """The replay's timeline, kept beside it: it walks every call, so another call costs only its own view.
+    It knows the trimmed calls, so the call to open first is not looked for again."""
+    return memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
 
 
 def simulation_screen(
@@ -202,11 +203,8 @@ def simulation_screen(
 ) -> SimulationScreen:
     key = replay_key(transcript, profile, assumed_gap_seconds)
     result = _replayed(transcript, key)
-    # The timeline walks every call: kept beside the replay, so another call costs only its own view. It
-    # knows the trimmed calls, so the first one is not looked for again (``default_call``).
-    bars = memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
-    first = bars.trimmed_calls[0] if bars.trimmed_calls else len(result.calls)
-    number = min(max(call or first, 1), len(result.calls))
+    bars = _timeline(key, result)
+    number = min(max(call or bars.default_call, 1), len(result.calls))
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
     view = call_view(parsed, result, number, changed=changed)
@@ -226,10 +224,9 @@ def simulation_tokenizer_count(
     a late call of a long session costs a sum, not a recount, once its messages have been counted. Only
     the call's record and the contents a rule changed are read, not the call's whole view.
     """
-    result = simulation_result(
-        transcript=transcript, profile=profile, assumed_gap_seconds=assumed_gap_seconds
-    )
-    number = min(max(call or default_call(result), 1), len(result.calls))
+    key = replay_key(transcript, profile, assumed_gap_seconds)
+    result = _replayed(transcript, key)
+    number = min(max(call or _timeline(key, result).default_call, 1), len(result.calls))
     record = result.calls[number - 1]
     changed = changed_contents(transcript_parsed(transcript=transcript), profile, result, number)
     return _call_o200k(transcript, result, record, {k: v[1] for k, v in changed.items()})

@@ -63,6 +63,11 @@ class Timeline:
     def y(self, tokens: int, height: float) -> float:
         return height - (tokens / self.y_max) * height if self.y_max else height
 
+    @property
+    def default_call(self) -> int:
+        """The call to open first: the first one where something was trimmed, else the last one."""
+        return self.trimmed_calls[0] if self.trimmed_calls else self.calls
+
     def next_trim(self, number: int) -> int | None:
         """The first trimmed call after call ``number``."""
         at = bisect_right(self.trimmed_calls, number)

@@ -382,6 +382,8 @@ def _check_totals(result) -> None:
     )
     calls = result.calls
     assert tl.trimmed_calls == tuple(c.number for c in calls if c.trimmed)
+    # The call a page opens first: the first trimmed one, else the last one.
+    assert tl.default_call == next((c.number for c in calls if c.trimmed), len(calls))
     for number in range(1, len(calls) + 1):
         assert tl.next_trim(number) == next((c.number for c in calls[number:] if c.trimmed), None)
         previous = next((c.number for c in reversed(calls[: number - 1]) if c.trimmed), None)
