@@ -82,7 +82,8 @@ class Outcome:
     """2026.7.1: the pruning pass, when the TTL gate let it run."""
     cache_ttl: CacheTtlOutcome | None
     guard: tuple[int, ...]
-    images: tuple[int, ...]
+    images: Sequence[int]
+    """Native indices of the messages history image cleanup changed (a fast replay hands out a view)."""
     policy: tuple[int, ...]
     budget: tuple[int, ...]
     compaction: CompactionPoint | None

@@ -58,7 +58,14 @@ from dataclasses import dataclass, field, replace
 from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
 from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
-from simulator.replay.openclaw_views import ChangedView, ContextView, Fenwick, PositionsView, Versions
+from simulator.replay.openclaw_views import (
+    ChangedView,
+    ContextView,
+    Fenwick,
+    PositionsView,
+    SliceView,
+    Versions,
+)
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
     AttemptSetup,
@@ -69,7 +76,7 @@ from simulator.runtimes.openclaw.attempt import (
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
-from simulator.runtimes.openclaw.image_prune import cleanup_changes
+from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
@@ -149,17 +156,26 @@ class _Window:
     """The lists cover the tool results below this position."""
 
 
+_NEVER = 1 << 62
+"""A stamp no call reaches."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Replayed:
-    """Whether a position's projection was replayed at a call (recorded at an earlier one, in its window)."""
+    """Whether a position's projection was replayed at a call: recorded at an earlier one (``starts``), in
+    the call's window, and not stopped by history image cleanup before it (``stops``)."""
 
     versions: Versions
+    starts: dict[int, int]
+    stops: dict[int, int]
     lo: int
     end: int
     seq: int
 
     def __call__(self, position: int) -> bool:
-        return self.lo <= position < self.end and self.versions.first[position] < self.seq
+        return self.lo <= position < self.end and self.starts.get(
+            position, _NEVER
+        ) < self.seq < self.stops.get(position, _NEVER)
 
 
 _replayed = slot_builder(_Replayed)
@@ -193,6 +209,8 @@ class _Plan:
     stage2: dict[int, ToolResultMessage] = field(default_factory=dict)
     records2: list[tuple[int, Mode | None, ToolResultMessage]] = field(default_factory=list)
     merged: dict[int, AgentMessage] = field(default_factory=dict)
+    reverts: set[int] = field(default_factory=set)
+    """Of ``merged``, the cleaned positions whose projection does not replay: sent cleaned again."""
     ratio: float | None = None
     pruned: bool = False
 
@@ -252,6 +270,16 @@ class FastTransforms2026_9:
         message, whether its text is the hard-clear placeholder), for every rewritten position."""
         self._pending: dict[int, AgentMessage] = {}
         """Position → what its projection replays as from the next call on."""
+        self._pending_reverts: set[int] = set()
+        """Of ``_pending``, the cleaned positions sent cleaned again (their projection does not replay)."""
+        self._replay_from: dict[int, int] = {}
+        """Position → the stamp its projection was recorded at (it replays at every later call)..."""
+        self._replay_until: dict[int, int] = {}
+        """... up to the call that cleaned its message (a projection made from the stored texts stops)."""
+        self._cleaned: dict[int, AgentMessage] = {}
+        """Position → its message as history image cleanup sends it, for every position cleaned so far."""
+        self._clean_k = 0
+        """The cleanup has cleaned ``cleanable[:_clean_k]`` (those inside the context)."""
         self._sum_mc = Fenwick(n)
         self._sum_tb = Fenwick(n)
         self._sum_tbn = Fenwick(n)
@@ -480,14 +508,13 @@ class FastTransforms2026_9:
 
     def _pass_facts_to(self, end: int) -> None:
         """The hard clear's eligible sizes and the soft trim's candidates, grown only when a pass runs."""
-        natives = self._natives
         for i in range(self._pass_fed, end):
             if not self._eligible(i):
                 continue
             self._sum_eligible.add(i, self._weight(i).mc)
             key = self._n.keys[i]
             projection = self._projections.get(key) if key is not None else None
-            message = natives[i]
+            message = self._base(i)
             assert isinstance(message, ToolResultMessage)
             if (projection is None or projection.mode is None) and soft_prune(message) is not message:
                 self._soft_todo.append(i)
@@ -526,19 +553,21 @@ class FastTransforms2026_9:
             if merged is native:
                 raise _Fallback("state-merge")
             self._set_current(position, -1, merged)
+            self._replays_from(position, -1)
         self._state, self._state_events = state, 0
 
     # -- rewrites --------------------------------------------------------------------------------------------
 
-    def _set_current(self, position: int, seq: int, message: AgentMessage) -> None:
-        """Position ``position`` is sent as ``message`` from stamp ``seq`` on: versions and sums follow."""
+    def _set_current(self, position: int, seq: int, message: AgentMessage, *, cleaned: bool = False) -> None:
+        """Position ``position`` is sent as ``message`` from stamp ``seq`` on: versions and sums follow.
+
+        ``cleaned``: ``message`` is the stored one as history image cleanup sends it, not a projection (never
+        the hard clear's placeholder; a message other than a tool result weighs nothing to the guard)."""
         native = self._natives[position]
         same = message is native or message == native
-        if position not in self._versions.first:
-            self._sum_replayed.add(position, 1)
         self._versions.set(position, seq, None if same else message)
         old = self._current.get(position)
-        if old is not None and (message is old[0] or message == old[0]):
+        if old is not None and not cleaned and (message is old[0] or message == old[0]):
             # The replay of what was sent (a new, equal message): every sum stays as it is.
             self._current[position] = (message, old[1], old[2], old[3])
             return
@@ -548,9 +577,15 @@ class FastTransforms2026_9:
             self._big_remove(position, before)
         else:
             before, estimate, placeholder = own, -1, False
-        after = own if same else weights_of(message)
+        result = isinstance(native, ToolResultMessage)
+        if same:
+            after = own
+        elif result:
+            after = weights_of(message)
+        else:
+            after = Weights(message_chars(message), 0, 0)  # as the stored message's own
         new_estimate = -1 if same else estimate_message_chars(message)
-        is_placeholder = not same and _message_text(message) == self._placeholder
+        is_placeholder = not same and not cleaned and _message_text(message) == self._placeholder
         self._sum_mc.add(position, after.mc - before.mc)
         if isinstance(native, ToolResultMessage):
             self._sum_tb.add(position, after.tb - before.tb)
@@ -574,8 +609,9 @@ class FastTransforms2026_9:
                 del self._dirty[k]
         elif dirty:
             self._dirty.insert(k, position)
-        insort(self._big_guard, (after.guard, position))
-        insort(self._big_tb, (after.tb, position))
+        if result:
+            insort(self._big_guard, (after.guard, position))
+            insort(self._big_tb, (after.tb, position))
 
     def _big_remove(self, position: int, facts: Weights) -> None:
         for items, value in ((self._big_guard, facts.guard), (self._big_tb, facts.tb)):
@@ -596,6 +632,96 @@ class FastTransforms2026_9:
     def _weight(self, position: int) -> Weights:
         current = self._current.get(position)
         return current[1] if current is not None else self._n.own(position)
+
+    def _base(self, position: int) -> AgentMessage:
+        """The message the pipeline starts from: the stored one, cleaned once history image cleanup has."""
+        found = self._cleaned.get(position)
+        return found if found is not None else self._natives[position]
+
+    def _replays_from(self, position: int, seq: int) -> None:
+        """A projection was recorded at ``position`` (stamp ``seq``): it replays from the next call on."""
+        if position not in self._replay_from:
+            self._replay_from[position] = seq
+            self._sum_replayed.add(position, 1)
+
+    def _replaying(self, position: int, seq: int) -> bool:
+        """Whether the call of stamp ``seq`` replays the projection at ``position``."""
+        return self._replay_from.get(position, _NEVER) < seq < self._replay_until.get(position, _NEVER)
+
+    def _replay_onto(self, position: int, projection: Projection) -> AgentMessage:
+        """``mergeProjectedToolResultMessage`` onto the message the pipeline starts from, with the source
+        recorded when the result was first sent (its stored texts: a cleaned message's differ, and then
+        the projection does not replay; it is the message itself that comes back)."""
+        native = self._natives[position]
+        base = self._base(position)
+        assert isinstance(native, ToolResultMessage) and isinstance(base, ToolResultMessage)
+        return merge_projection(base, projection, source_texts(native))
+
+    # -- history image cleanup ----------------------------------------------------------------------------
+
+    def _cleaning(self, lo: int, end: int) -> tuple[int, int]:
+        """``(k0, k1)``: ``cleanable[k0:k1]`` are the messages history image cleanup changes at a call over
+        ``natives[lo:end]`` (those before the third-last completed turn's start)."""
+        cleanable = self._n.cleanable
+        k0 = bisect_left(cleanable, lo) if cleanable else 0
+        if k0 == len(cleanable) or cleanable[k0] >= end:
+            return k0, k0  # none in the context (the usual answer)
+        return k0, bisect_left(cleanable, self._n.cutoff(lo, end), k0)
+
+    def _cleans_now(self, lo: int, end: int) -> bool:
+        """Whether a call over ``natives[lo:end]`` cleans a message not cleaned before (or would send a
+        cleaned one as stored: left to the reference)."""
+        k0, k1 = self._cleaning(lo, end)
+        done = self._clean_k
+        return k1 > max(k0, done) or k0 < done > k1
+
+    def _clean(self, lo: int, end: int, seq: int) -> tuple[int, int]:
+        """History image cleanup's first pass at a call (stamp ``seq``): the messages that came of age are
+        sent cleaned from now on (an image, once old, stays old: the cutoff only moves forward). Gives
+        ``(k0, k1)`` of :meth:`_cleaning`."""
+        k0, k1 = self._cleaning(lo, end)
+        done = self._clean_k
+        if k0 < done > k1:
+            raise _Fallback("media")  # a cleaned message would be sent as stored again
+        if k1 > done:
+            for position in self._n.cleanable[max(k0, done) : k1]:
+                self._clean_one(position, seq)
+            self._clean_k = k1
+        return k0, k1
+
+    def _clean_one(self, position: int, seq: int) -> None:
+        """One message cleaned from stamp ``seq`` on: a projection recorded on it replays onto the cleaned
+        message or, its source texts no longer matching, stops; the soft trim's candidates follow."""
+        native = self._natives[position]
+        base = self._cleaned[position] = cleaned_message(native)
+        if not isinstance(native, ToolResultMessage):
+            self._set_current(position, seq, base, cleaned=True)
+            return
+        key = self._n.keys[position]
+        projection = self._projections.get(key) if key is not None else None
+        if projection is not None and self._replaying(position, seq):
+            merged = self._replay_onto(position, projection)
+            if merged is not base:
+                self._set_current(position, seq, merged)  # it still replays (string content)
+                return
+            self._replay_until[position] = seq
+            self._sum_replayed.add(position, -1)
+        self._set_current(position, seq, base, cleaned=True)
+        if (
+            position < self._pass_fed
+            and self._eligible(position)
+            and (projection is None or projection.mode is None)
+        ):
+            # A soft-trim candidate is one the trim changes: asked again of the cleaned message.
+            assert isinstance(base, ToolResultMessage)
+            todo = self._soft_todo
+            k = bisect_left(todo, position)
+            listed = k < len(todo) and todo[k] == position
+            wanted = soft_prune(base) is not base
+            if listed and not wanted:
+                del todo[k]
+            elif wanted and not listed:
+                todo.insert(k, position)
 
     # -- one call where nothing changes ------------------------------------------------------------------
 
@@ -634,7 +760,8 @@ class FastTransforms2026_9:
             fresh: set[int] = set()
             replays = (cache_state, self._sum_replayed.range(lo, end), fresh)
             call = (point, through, before)
-            outcome = self._outcome(_QUIET, settings is not None, replays, (), head, lo, end, call)
+            images = self._images(*self._cleaning(lo, end)) if self._cleaned else ()
+            outcome = self._outcome(_QUIET, settings is not None, replays, ((), images), head, lo, end, call)
             clock = _gate_state(now) if settings is not None else state.clock
             return outcome, _attempt_state(clock, final_state, compacted)
         # Nothing was ever rewritten (every sum over the rewrites is 0): _outcome with no views to build;
@@ -656,7 +783,7 @@ class FastTransforms2026_9:
             window = self._ready_window = self._window(self._ready_tokens)
         cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
-            (cleanable and _reaches(cleanable, lo, end))
+            (cleanable and self._cleans_now(lo, end))
             or (dirty and _reaches(dirty, lo, end))
             or (window.over_single and _reaches(window.over_single, lo, end))
             or (self._ready_settings is not None and big and big[-1][0] > window.max_single)
@@ -822,11 +949,13 @@ class FastTransforms2026_9:
         if self._pending:
             # What last call's records replay as from now on.
             pending, self._pending = self._pending, {}
+            reverts, self._pending_reverts = self._pending_reverts, set()
             for position, merged in pending.items():
-                self._set_current(position, first_seq, merged)
+                self._set_current(position, first_seq, merged, cleaned=position in reverts)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
         head = self._head(setup) if through is not None else None
+        images = self._clean(lo, end, first_seq) if self._n.cleanable else (0, 0)
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
@@ -845,7 +974,7 @@ class FastTransforms2026_9:
         if rewrites:
             self._merges(plan)
         budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
-        return self._finish(setup, state, now, plan, budget, lo, end)
+        return self._finish(setup, state, now, plan, (budget, self._images(*images)), lo, end)
 
     @staticmethod
     def _head(setup: AttemptSetup) -> AgentMessage:
@@ -858,20 +987,23 @@ class FastTransforms2026_9:
         state: AttemptState,
         now: float,
         plan: _Plan,
-        budget: tuple[int, ...],
+        indexes: tuple[tuple[int, ...], Sequence[int]],
         lo: int,
         end: int,
     ) -> tuple[Outcome, AttemptState]:
-        """Commit a call's plan (nothing before changed anything but last call's replays) and its outcome."""
+        """Commit a call's plan (nothing before changed anything but last call's replays and the image
+        cleanup) and its outcome; ``indexes``: the provider budget's cuts and the cleaned messages."""
         first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
         replayed_count = self._sum_replayed.range(lo, end)  # before this call's rewrites are committed
         rewrites = plan.stage1 or plan.stage2
         fresh = (
-            {p for p in (*plan.stage1, *plan.stage2) if p not in self._versions.first} if rewrites else set()
+            {p for p in (*plan.stage1, *plan.stage2) if not self._replaying(p, first_seq)}
+            if rewrites
+            else set()
         )
         cache_state = self._commit_stage1(plan, first_seq)
         final_state = self._commit_stage2(plan, final_seq, lo, end)
-        self._pending = plan.merged
+        self._pending, self._pending_reverts = plan.merged, plan.reverts
         self._state = final_state
         point, compacted = self._compaction(setup, state.compacted_through, end)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
@@ -882,7 +1014,7 @@ class FastTransforms2026_9:
             plan,
             active,
             (cache_state, replayed_count, fresh),
-            budget,
+            indexes,
             head,
             lo,
             end,
@@ -896,7 +1028,7 @@ class FastTransforms2026_9:
         plan: _Plan,
         active: bool,
         replays: tuple[ProjectionState, int, set[int]],
-        budget: tuple[int, ...],
+        indexes: tuple[tuple[int, ...], Sequence[int]],
         head: AgentMessage | None,
         lo: int,
         end: int,
@@ -905,9 +1037,11 @@ class FastTransforms2026_9:
         """The call's outcome, as views over the stamped versions (built without visiting them).
 
         ``replays``: the state after the cache-TTL pass, how many projections were replayed and which
-        positions are rewritten for the first time; ``call``: the compaction point, where the history was
-        compacted through, and the last touch before."""
+        positions are rewritten without a replay; ``indexes``: the provider budget's cuts and the cleaned
+        messages; ``call``: the compaction point, where the history was compacted through, and the last
+        touch before."""
         first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
+        budget, images = indexes
         versions = self._versions
         outcome_ttl: CacheTtlOutcome | None = None
         sticky: tuple[Sequence[int], Sequence[int]] | None = None
@@ -917,7 +1051,7 @@ class FastTransforms2026_9:
             replayed_view: Sequence[int] = ()
             sticky = _NONE  # nothing replayed (most calls of a session that prunes nothing): no views
             if replayed_count:
-                replayed = _replayed(versions, lo, end, first_seq)
+                replayed = _replayed(versions, self._replay_from, self._replay_until, lo, end, first_seq)
                 replayed_view = PositionsView(versions.positions, replayed, shift, replayed_count)
                 sticky = self._sticky(replayed, final_seq, replayed_count, lo, end, fresh)
             outcome_ttl = _cache_ttl_outcome(
@@ -930,11 +1064,12 @@ class FastTransforms2026_9:
                 plan.ratio,
             )
         else:
-            positions = versions.positions
+            # Without the pass every projection is the budget's (a message sent cleaned is none).
+            positions, cleaned = versions.positions, self._cleaned
             budget = tuple(
                 p
                 for p in positions[bisect_left(positions, lo) : bisect_left(positions, end)]
-                if versions.at(p, final_seq) is not None
+                if (sent := versions.at(p, final_seq)) is not None and sent is not cleaned.get(p)
             )
         changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
         return _fast_outcome(
@@ -943,7 +1078,7 @@ class FastTransforms2026_9:
             None,
             outcome_ttl,
             (),
-            (),
+            images,
             (),
             budget,
             *call,
@@ -1025,14 +1160,13 @@ class FastTransforms2026_9:
         plan.ratio = total / char_window
         if total / char_window < cache_ttl.SOFT_TRIM_RATIO:
             return
-        natives = self._natives
         self._pass_facts_to(end)
         gained = 0
         todo = self._soft_todo
         for p in todo[bisect_left(todo, start) : bisect_left(todo, cutoff)]:
-            native = natives[p]
-            assert isinstance(native, ToolResultMessage)
-            trimmed = soft_prune(native)
+            source = self._base(p)  # the pass trims what the first image cleanup handed it
+            assert isinstance(source, ToolResultMessage)
+            trimmed = soft_prune(source)
             change = message_chars(trimmed) - self._weight(p).mc
             total += change
             gained += change
@@ -1061,18 +1195,28 @@ class FastTransforms2026_9:
         plan.pruned = bool(plan.soft or plan.hard)
         plan.ratio = total / char_window
 
+    def _images(self, k0: int, k1: int) -> Sequence[int]:
+        """The messages the cleanup changed at a call, ``cleanable[k0:k1]`` (the second pass changes none)."""
+        return SliceView(self._n.cleanable, k0, k1) if k1 > k0 else ()
+
     def _check_images(self, plan: _Plan, lo: int, end: int) -> None:
-        """History image cleanup (both passes) changes nothing, or the call is left to the reference."""
+        """History image cleanup's second pass (after the guard) changes nothing and a result first sent
+        cleaned is not sourced here, or the call is left to the reference. The first pass is
+        :meth:`_clean`'s: every message it changes is sent cleaned, and what a stage makes of one is made
+        from the cleaned message."""
         cutoff = self._n.cutoff(lo, end)
         if cutoff <= lo:
             return
-        for positions in (self._n.cleanable, self._dirty):
-            k = bisect_left(positions, lo)
-            if k < len(positions) and positions[k] < cutoff:
-                raise _Fallback("media")
+        dirty = self._dirty
+        k = bisect_left(dirty, lo)
+        if k < len(dirty) and dirty[k] < cutoff:
+            raise _Fallback("media")  # a projection the cleanup would change
         for p, message in plan.stage1.items():
             if p < cutoff and cleanup_changes(message):
                 raise _Fallback("media")
+        cleaned = self._cleaned
+        if cleaned and any(p in cleaned for p in plan.sources):
+            raise _Fallback("media-source")  # its recorded source would be the cleaned texts
 
     def _check_guard(self, window: _Window, plan: _Plan, active: bool, lo: int, end: int) -> None:
         """The guard cuts nothing, or the call is left to the reference."""
@@ -1189,13 +1333,12 @@ class FastTransforms2026_9:
         last: dict[int, Projection] = {}
         for p, mode, message in (*plan.records1, *plan.records2):
             last[p] = projection_of(message, mode)
-        natives = self._natives
         for p, projection in last.items():
-            native = natives[p]
-            assert isinstance(native, ToolResultMessage)
-            merged = merge_projection(native, projection, source_texts(native))
-            if merged is native:
-                raise _Fallback("replay")
+            merged = self._replay_onto(p, projection)
+            if merged is self._base(p):
+                if p not in self._cleaned:
+                    raise _Fallback("replay")
+                plan.reverts.add(p)  # made from a cleaned message, from texts the source is not
             plan.merged[p] = merged
 
     def _record(self, p: int, mode: Mode | None, message: ToolResultMessage) -> None:
@@ -1232,6 +1375,8 @@ class FastTransforms2026_9:
             self._record(p, mode, message)
         for p, message in plan.stage1.items():
             self._set_current(p, seq, message)
+            if p not in plan.reverts:
+                self._replays_from(p, seq)
         for p, mode, _ in plan.records1:
             todo = self._soft_todo
             k = bisect_left(todo, p)
@@ -1252,6 +1397,8 @@ class FastTransforms2026_9:
             self._record(p, mode, message)
         for p, message in plan.stage2.items():
             self._set_current(p, seq, message)
+            if p not in plan.reverts:
+                self._replays_from(p, seq)
         if self._unfrozen:
             self._freeze(lo, end)
         return self._logged()

@@ -187,6 +187,34 @@ class PositionsView(_Equal, Sequence[int]):
         return value in self._all()
 
 
+class SliceView(_Equal, Sequence[int]):
+    """``items[start:stop]`` of a list that is never changed, without copying it (equal to the tuple)."""
+
+    __slots__ = ("_items", "_start", "_stop")
+
+    def __init__(self, items: list[int], start: int, stop: int) -> None:
+        self._items, self._start, self._stop = items, start, max(start, stop)
+
+    def __len__(self) -> int:
+        return self._stop - self._start
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[int, ...]: ...
+    def __getitem__(self, index: int | slice) -> int | tuple[int, ...]:
+        if isinstance(index, slice):
+            return tuple(self._items[self._start : self._stop][index])
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._items[self._start + index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._items[self._start : self._stop])
+
+
 @final
 class ChangedView(Mapping[int, AgentMessage]):
     """Native position → message as sent at stamp ``seq``, for the positions in ``[lo, end)`` it changed."""

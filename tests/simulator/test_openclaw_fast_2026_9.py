@@ -396,7 +396,7 @@ def test_quiet_calls_and_the_pipeline_share_a_session_that_prunes_cuts_and_compa
     )
 
 
-def test_old_images_and_dropped_thinking_are_left_to_the_pipeline() -> None:
+def test_an_old_image_is_cleaned_on_the_fast_path() -> None:
     text = _plain_session(12, [1_500], "anthropic")
     lines = [json.loads(line) for line in text.splitlines()]
     # An image in the second turn's result, and thinking in the tenth turn's tool call.
@@ -410,7 +410,10 @@ def test_old_images_and_dropped_thinking_are_left_to_the_pipeline() -> None:
     }
     made, fast, slow = _both(text, document)
     assert fast.calls == slow.calls
-    assert made[0].quiet_calls > 0 and made[0].fallback_reasons.get("media", 0) > 0
+    assert made[0].quiet_calls > 0 and made[0].fallbacks == 0
+    # The image's turn is older than the last three completed turns from the sixth turn on.
+    cleaned = [i for i, call in enumerate(fast.calls) if "image-cleanup" in call.marks]
+    assert cleaned == list(range(cleaned[0], len(fast.calls))) and 0 < cleaned[0] < len(fast.calls) - 1
 
 
 class _Loud(_Checked):

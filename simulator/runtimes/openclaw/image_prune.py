@@ -165,6 +165,16 @@ def prune_processed_history_images(
     return tuple(out) if changed else None
 
 
+def cleaned_message(message: AgentMessage) -> AgentMessage:
+    """``message`` as history image cleanup sends it once it is older than the preserved turns (the message
+    itself when the cleanup leaves it as it is): what :func:`prune_processed_history_images` puts in its
+    place. The cleanup is idempotent: its markers match none of the patterns it scrubs."""
+    if not isinstance(message, UserMessage | ToolResultMessage):
+        return message
+    content = _prune_content(message.content)
+    return message if content is None else replace(message, content=content)
+
+
 def cleanup_changes(message: AgentMessage) -> bool:
     """Whether history image cleanup changes ``message`` once it is older than the preserved turns."""
     return (

@@ -1,0 +1,202 @@
+"""OpenClaw 2026.9.6's fast transforms clean old images and media references as the reference does.
+
+History image cleanup runs twice per call (before the cache-TTL pass and after the guard) over every
+message older than the third-last completed turn. The fast path sends each such message cleaned from the
+call its turn comes of age (the cutoff only moves forward), makes what a later stage makes of it from the
+cleaned message, and stops replaying a projection recorded from the stored texts. Sessions here are heavy
+in images and media references, in user messages and tool results (string content too), with results
+large enough to be soft-trimmed, TTL pauses that hard-clear them, and provider compaction; every call is
+checked against the reference (outcome, ``changed``, state, attempt start and records).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simulator.importers import parse_transcript
+from simulator.presets import PRESETS_BY_KEY
+from simulator.profiles import profile_from_document
+from simulator.replay.openclaw import replay_openclaw
+from simulator.synthetic import synthetic_openclaw_session
+from tests.simulator.test_openclaw_fast_2026_9 import (
+    ROUTES,
+    T0,
+    _append_entry,
+    _both,
+    _iso,
+    _text,
+    profiles,
+)
+
+IMAGE = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
+MEDIA_TEXTS = (
+    "see media://inbound/shot-1.png for it",
+    "[media attached: /tmp/upload/screen.png (image/png)]",
+    "[Image: source: /tmp/a.jpg] and more",
+    "[media attached 1/2: /tmp/b.png]",
+    "nothing to scrub here",
+)
+
+
+@st.composite
+def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
+    """A session's JSONL and its route: images and media references in many turns."""
+    route = draw(st.sampled_from(sorted(ROUTES)))
+    provider, model, api = ROUTES[route]
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": _iso(T0), "cwd": "/"}
+    ]
+    now = T0
+    often = st.integers(0, 2).map(lambda v: v == 1)
+    sizes = st.sampled_from([300, 1_500, 4_500, 9_000, 20_000, 70_000])
+    gaps = st.sampled_from([2_000, 30_000, 360_000, 1_500_000])
+    meta = {"provider": provider, "model": model, "api": api}
+    for turn in range(draw(st.integers(4, 14))):
+        now += draw(gaps)
+        user: Any = f"turn {turn}"
+        if draw(often):
+            user = [{"type": "text", "text": f"turn {turn} {draw(st.sampled_from(MEDIA_TEXTS))}"}]
+            if draw(st.booleans()):
+                user.append(IMAGE)
+        elif draw(often):
+            user = f"turn {turn}: {draw(st.sampled_from(MEDIA_TEXTS))}"
+        _append_entry(lines, {"role": "user", "content": user, "timestamp": now}, now)
+        for call in range(draw(st.integers(0, 3))):
+            now += draw(st.sampled_from([500, 400_000]))
+            tool = draw(st.sampled_from(["read", "exec", "browser"]))
+            content = [{"type": "toolCall", "id": f"c{turn}_{call}", "name": tool, "arguments": {}}]
+            _append_entry(
+                lines,
+                {"role": "assistant", "content": content, **meta, "stopReason": "toolUse", "timestamp": now},
+                now,
+            )
+            body = _text(draw(sizes), turn * 5 + call)
+            result: Any = [{"type": "text", "text": body}]
+            shape = draw(st.sampled_from(["plain", "image", "media", "both", "string"]))
+            if shape in ("image", "both"):
+                result.append(IMAGE)
+            if shape in ("media", "both"):
+                result.insert(0, {"type": "text", "text": draw(st.sampled_from(MEDIA_TEXTS))})
+            if shape == "string":
+                result = f"{draw(st.sampled_from(MEDIA_TEXTS))}\n{body}"
+            message = {
+                "role": "toolResult",
+                "toolCallId": f"c{turn}_{call}",
+                "toolName": tool,
+                "content": result,
+                "isError": False,
+                "timestamp": now + 200,
+            }
+            _append_entry(lines, message, now + 200)
+        now += 1_000
+        _append_entry(
+            lines,
+            {"role": "assistant", "content": [{"type": "text", "text": "done"}], **meta, "timestamp": now},
+            now,
+        )
+    return "\n".join(json.dumps(line) for line in lines) + "\n", route
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_every_call_of_an_image_heavy_session_equals_the_reference(data: st.DataObject) -> None:
+    text, route = data.draw(image_sessions())
+    document = data.draw(profiles(route))
+    _, fast, slow = _both(text, document)
+    assert fast.calls == slow.calls
+
+
+def _with_images(text: str, every: int) -> str:
+    """``text`` with an image in the first user message and in every ``every``-th one after it."""
+    out: list[str] = []
+    users = 0
+    for line in text.splitlines():
+        entry = json.loads(line)
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message.get("role") == "user":
+            if users % every == 0:
+                content = message["content"]
+                if isinstance(content, str):
+                    content = [{"type": "text", "text": content}]
+                message["content"] = [*content, IMAGE]
+            users += 1
+        out.append(json.dumps(entry))
+    return "\n".join(out) + "\n"
+
+
+def test_a_long_session_with_old_images_takes_the_fast_path_at_every_call() -> None:
+    # The benchmark's session with screenshots: each is cleaned once its turn is old, never left to
+    # the reference (which would walk the whole history at every call).
+    text = _with_images(synthetic_openclaw_session(60), 4)
+    for key in ("openclaw-2026.9.6", "openclaw-2026.9.6-openai"):
+        made, fast, slow = _both(text, dict(PRESETS_BY_KEY[key].document))
+        assert fast.calls == slow.calls
+        assert made[0].fallbacks == 0 and made[0].calls == len(fast.calls)
+        cleaned = [call for call in fast.calls if "image-cleanup" in call.marks]
+        assert len(cleaned) > len(fast.calls) // 2
+
+
+def test_soft_trims_and_hard_clears_of_cleaned_results_take_the_fast_path() -> None:
+    # Gemini, a 40k-token window and TTL pauses: large results with screenshots are cleaned, then trimmed
+    # and cleared; a projection recorded before its result was cleaned stops replaying.
+    from tests.simulator.test_openclaw_fast_2026_9 import _plain_session, _rules
+
+    text = _plain_session(40, [1_500, 6_000, 300, 9_000, 12_000], "gemini")
+    lines = [json.loads(line) for line in text.splitlines()]
+    for entry in lines[1:]:
+        message = entry["message"]
+        if message["role"] == "toolResult" and int(message["toolCallId"][1:]) % 3 == 0:
+            message["content"].append(IMAGE)
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
+    }
+    made, fast, slow = _both(text, document)
+    assert fast.calls == slow.calls
+    assert made[0].fallbacks == 0, made[0].fallback_reasons
+    assert {"soft trim", "hard clear", "history image cleanup"} <= _rules(fast.calls)
+
+
+def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -> None:
+    from tests.simulator.test_openclaw_fast_2026_9 import _Checked, _plain_session
+
+    class _Stubborn(_Checked):
+        """A broken cleanup: a projection keeps replaying once its result is cleaned."""
+
+        def _replay_onto(self, position, projection):  # type: ignore[no-untyped-def]
+            from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import merge_projection
+
+            base = self._base(position)
+            return merge_projection(base, projection, None)
+
+    text = _plain_session(40, [1_500, 6_000, 300, 9_000, 18_000], "gemini")
+    lines = [json.loads(line) for line in text.splitlines()]
+    for entry in lines[1:]:
+        message = entry["message"]
+        if message["role"] == "toolResult":
+            message["content"].append(IMAGE)
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+        "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
+    }
+    import pytest
+
+    import simulator.replay.openclaw as replay_module
+
+    transcript = parse_transcript(text, format="openclaw")
+    profile = profile_from_document(document, name="p")
+    original = replay_module.FastTransforms2026_9
+    replay_module.FastTransforms2026_9 = _Stubborn  # type: ignore[misc]
+    try:
+        with pytest.raises(AssertionError):
+            replay_openclaw(transcript, profile.settings, profile_name="p")
+    finally:
+        replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
