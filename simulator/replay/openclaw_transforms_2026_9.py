@@ -253,6 +253,8 @@ class FastTransforms2026_9:
         """The guard window of ``_ready_tokens`` (the mirrors' own: dropped with them in :meth:`_reset`)."""
         self._ready_compaction = False
         self._touches = LastTouches()
+        self._last_cleaning = (-1, 0, 0, 0)
+        """``(lo, end, k0, k1)`` of the last :meth:`_cleaning` (facts of the session, not of the mirrors)."""
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -663,10 +665,19 @@ class FastTransforms2026_9:
         """``(k0, k1)``: ``cleanable[k0:k1]`` are the messages history image cleanup changes at a call over
         ``natives[lo:end]`` (those before the third-last completed turn's start)."""
         cleanable = self._n.cleanable
+        last_lo, last_end, k0, k1 = self._last_cleaning
+        if lo == last_lo and end >= last_end and (k1 == len(cleanable) or cleanable[k1] >= end):
+            # A longer history's cutoff is no earlier (turns only complete), and no later than its end:
+            # the same messages are cleaned (every call after the last image came of age).
+            self._last_cleaning = (lo, end, k0, k1)
+            return k0, k1
         k0 = bisect_left(cleanable, lo) if cleanable else 0
         if k0 == len(cleanable) or cleanable[k0] >= end:
-            return k0, k0  # none in the context (the usual answer)
-        return k0, bisect_left(cleanable, self._n.cutoff(lo, end), k0)
+            k1 = k0  # none in the context (the usual answer)
+        else:
+            k1 = bisect_left(cleanable, self._n.cutoff(lo, end), k0)
+        self._last_cleaning = (lo, end, k0, k1)
+        return k0, k1
 
     def _cleans_now(self, lo: int, end: int) -> bool:
         """Whether a call over ``natives[lo:end]`` cleans a message not cleaned before (or would send a
