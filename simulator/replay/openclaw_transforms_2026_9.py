@@ -17,21 +17,29 @@ a call costing what changes at it (plus log n):
   prefix (one per call, read only when asked), the context, ``replayed`` and ``changed`` lazy views;
 * reconciling at an attempt's start keeps every key: in the states this path makes, every key's
   recorded source is its stored message's texts;
-* a call no transform changes anything at (the cache still warm or cleared by the server, no old image,
-  nothing over the guard's share or the per-result cap, the aggregate cutting nothing outside the trailing
-  batch: most calls of a long session) is answered by :meth:`FastTransforms2026_9._quiet` from the lists
-  and sums alone, its checks made once per attempt setup; any other call runs the pipeline below.
-
-* history image cleanup is decided from the turn boundary (completed turns counted as messages arrive) and
-  whether the cleanup changes each stored message or rewrite (worked out once each).
+* a call no transform changes anything at but the two below (the cache still warm or cleared by the
+  server, nothing over the guard's share or the per-result cap, the aggregate cutting nothing outside the
+  trailing batch: most calls of a long session) is answered by :meth:`FastTransforms2026_9._quiet` from
+  the lists and sums alone, its checks made once per attempt setup; any other call runs the pipeline;
+* history image cleanup's first pass is applied as the turns come of age: its cutoff (completed turns counted
+  as messages arrive) only moves forward, so a message it changes is sent cleaned from that call on (a
+  stamped version, its sums moved once), every later stage works from the cleaned message, and a
+  projection recorded from the stored texts no longer replays onto it (its source texts differ), as in
+  the runtime; the second pass (after the guard) is checked, its change being rare;
+* the transcript policy of a route that drops thinking strips every assistant but the latest: an assistant
+  is stripped from the call a newer one arrives on (kept in a store of its own, since the cache-TTL pass's
+  context keeps the thinking while its ratio and the compaction's estimate count it stripped).
 
 It falls back to the reference for a call (``fallback_reasons`` counts why), and re-reads the state the
 reference left at the next call (one pass over the session; an attempt's start after a fallback
 reconciles with the reference too), when:
 
-* ``media``: history image cleanup would change a message of this call (one older than the last three
-  completed turns, with an image or a media reference, or a rewrite of one);
-* ``thinking``: the route drops thinking blocks and an assistant so far has some;
+* ``media``: the second image cleanup would change a rewrite (a projection holding a media reference), or a
+  cleaned message would be sent as stored again (a history shorter than the last call's);
+* ``media-source``: a tool result is sent for the first time already cleaned (its recorded source would
+  be the cleaned texts: a replay's first call over a long history);
+* ``thinking``: a stripped assistant would be sent whole again (a route that keeps thinking after one that
+  dropped it), or the latest assistant's content is not an array;
 * ``history``: two tool results so far share a projection key, or one has none (a 2026.7.1 setup too);
 * ``guard``: the guard would cut a tool result of this call (one over the single-result share);
 * ``aggregate``: the provider budget's aggregate would cut a result (the results' sum over its budget with
@@ -43,9 +51,9 @@ reconciles with the reference too), when:
   with no message, or a projection that does not replay;
 * ``config``: a second attempt config in one replay (a replay has one).
 
-Each is rare in a long session without images (the benchmark's sessions never fall back); calls with old
-images fall back for good once the first image is old enough (images are common in the session vectors:
-about 60% of their 2026.9.6 calls fall back, mostly for media).
+Each is rare in a long session (the benchmark's sessions never fall back, with old images or stripped
+thinking neither); of the session vectors' 982 calls, 297 fall back (250 for guard cuts of small
+windows), down from 601 when old images and stripped thinking were left to the reference.
 """
 
 from __future__ import annotations
@@ -75,7 +83,7 @@ from simulator.runtimes.openclaw.attempt import (
     begin_attempt,
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
-from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_thinking
 from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -234,6 +242,8 @@ class FastTransforms2026_9:
     ) -> None:
         self._natives = natives
         self._n = StoredFacts(natives, media_and_thinking, chars)
+        self._thinking = media_and_thinking[1]
+        """The assistants holding thinking the transcript policy strips, ascending."""
         self.fallbacks = 0
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
@@ -253,6 +263,7 @@ class FastTransforms2026_9:
         """The guard window of ``_ready_tokens`` (the mirrors' own: dropped with them in :meth:`_reset`)."""
         self._ready_compaction = False
         self._touches = LastTouches()
+        self._ready_drops = False
         self._last_cleaning = (-1, 0, 0, 0)
         """``(lo, end, k0, k1)`` of the last :meth:`_cleaning` (facts of the session, not of the mirrors)."""
         self._reset()
@@ -282,6 +293,11 @@ class FastTransforms2026_9:
         """Position → its message as history image cleanup sends it, for every position cleaned so far."""
         self._clean_k = 0
         """The cleanup has cleaned ``cleanable[:_clean_k]`` (those inside the context)."""
+        self._strip_k = 0
+        """The transcript policy has stripped ``thinking[:_strip_k]`` (those inside the context)."""
+        self._strips = Versions()
+        """The stripped assistants, stamped at the stream (``changed`` reads them; the cache-TTL pass's
+        context, which keeps their thinking, does not)."""
         self._sum_mc = Fenwick(n)
         self._sum_tb = Fenwick(n)
         self._sum_tbn = Fenwick(n)
@@ -377,7 +393,7 @@ class FastTransforms2026_9:
             if not ready:
                 limit = self._limit(setup)
                 if end > limit:
-                    raise _Fallback("history" if end > self._n.first_bad or limit < 0 else "thinking")
+                    raise _Fallback("history")
                 if state.projections is not self._state:
                     self._resync(state.projections, setup.config, end)
                 self._configure(setup.config)
@@ -396,13 +412,10 @@ class FastTransforms2026_9:
 
     def _limit(self, setup: AttemptSetup) -> int:
         """The last history end this setup's calls may be answered for here: below the first tool result
-        with a missing or repeated key, and the first thinking block when the route drops them (-1 for a
-        2026.7.1 setup)."""
+        with a missing or repeated key (-1 for a 2026.7.1 setup)."""
         if setup.version == "2026.7.1":
             return -1
         self._n.feed(len(self._natives))  # the first bad key is known once the facts are
-        if setup.drop_thinking_blocks:
-            return min(self._n.first_bad, self._n.first_thinking)
         return self._n.first_bad
 
     # -- facts ---------------------------------------------------------------------------------------------
@@ -560,16 +573,17 @@ class FastTransforms2026_9:
 
     # -- rewrites --------------------------------------------------------------------------------------------
 
-    def _set_current(self, position: int, seq: int, message: AgentMessage, *, cleaned: bool = False) -> None:
+    def _set_current(self, position: int, seq: int, message: AgentMessage, *, base: bool = False) -> None:
         """Position ``position`` is sent as ``message`` from stamp ``seq`` on: versions and sums follow.
 
-        ``cleaned``: ``message`` is the stored one as history image cleanup sends it, not a projection (never
-        the hard clear's placeholder; a message other than a tool result weighs nothing to the guard)."""
+        ``base``: ``message`` is the stored one as history image cleanup or the transcript policy sends it,
+        not a projection (never the hard clear's placeholder; a message other than a tool result weighs
+        nothing to the guard or the provider budget)."""
         native = self._natives[position]
         same = message is native or message == native
         self._versions.set(position, seq, None if same else message)
         old = self._current.get(position)
-        if old is not None and not cleaned and (message is old[0] or message == old[0]):
+        if old is not None and not base and (message is old[0] or message == old[0]):
             # The replay of what was sent (a new, equal message): every sum stays as it is.
             self._current[position] = (message, old[1], old[2], old[3])
             return
@@ -587,7 +601,7 @@ class FastTransforms2026_9:
         else:
             after = Weights(message_chars(message), 0, 0)  # as the stored message's own
         new_estimate = -1 if same else estimate_message_chars(message)
-        is_placeholder = not same and not cleaned and _message_text(message) == self._placeholder
+        is_placeholder = not same and not base and _message_text(message) == self._placeholder
         self._sum_mc.add(position, after.mc - before.mc)
         if isinstance(native, ToolResultMessage):
             self._sum_tb.add(position, after.tb - before.tb)
@@ -700,13 +714,79 @@ class FastTransforms2026_9:
             self._clean_k = k1
         return k0, k1
 
+    def _bases(self, drops: bool, lo: int, end: int, seq: int) -> tuple[Sequence[int], Sequence[int]]:
+        """What every stage starts from at a call (stamp ``seq``), before the cache-TTL pass: the messages
+        history image cleanup cleans (:meth:`_clean`) and, when the route drops thinking, the assistants
+        the transcript policy strips (:meth:`_strip`). Gives the outcome's ``images`` and ``policy``."""
+        images: Sequence[int] = ()
+        if self._n.cleanable:
+            images = self._images(*self._clean(lo, end, seq))
+        policy: Sequence[int] = ()
+        if self._thinking:
+            t0, t1 = self._strip(drops, lo, end, seq)
+            if t1 > t0:
+                policy = SliceView(self._thinking, t0, t1)
+        return images, policy
+
+    def _stripping(self, drops: bool, lo: int, end: int) -> tuple[int, int]:
+        """``(t0, t1)``: ``thinking[t0:t1]`` are the assistants ``dropThinkingBlocks`` strips at a call over
+        ``natives[lo:end]`` (every one but the latest assistant; none when the route keeps thinking);
+        ``t1`` is -1 when the latest assistant's content is not an array (left to the reference)."""
+        thinking = self._thinking
+        t0 = bisect_left(thinking, lo)
+        if not drops or t0 == len(thinking) or thinking[t0] >= end:
+            return t0, t0
+        assistants = self._n.assistants
+        latest = assistants[bisect_left(assistants, end) - 1]  # thinking[t0] is one before end
+        message = self._natives[latest]
+        if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
+            return t0, -1
+        return t0, bisect_left(thinking, latest, t0)
+
+    def _strips_now(self, drops: bool, lo: int, end: int) -> bool:
+        """Whether a call strips an assistant not stripped before (or would send a stripped one whole)."""
+        t0, t1 = self._stripping(drops, lo, end)
+        done = self._strip_k
+        return t1 < 0 or t1 > max(t0, done) or t0 < done > t1
+
+    def _strip(self, drops: bool, lo: int, end: int, seq: int) -> tuple[int, int]:
+        """The transcript policy's strips at a call (stamp ``seq``): the assistant that was the latest is
+        sent without its thinking from the call a newer one arrives on (the latest only moves forward).
+        Gives ``(t0, t1)`` of :meth:`_stripping`."""
+        t0, t1 = self._stripping(drops, lo, end)
+        done = self._strip_k
+        if t1 < 0 or t0 < done > t1:
+            raise _Fallback("thinking")  # a stripped assistant would be sent whole again (another route)
+        if t1 > done:
+            for position in self._thinking[max(t0, done) : t1]:
+                self._strip_one(position, seq + 1)  # at the stream: the call's final stamp
+            self._strip_k = t1
+        return t0, t1
+
+    def _strip_one(self, position: int, seq: int) -> None:
+        """An assistant sent without its thinking from stamp ``seq`` on. Its estimate counts stripped in the
+        cache-TTL pass's ratio and the compaction's (both estimate what is sent); no stage rewrites an
+        assistant, so it has no rewrite of its own."""
+        native = self._natives[position]
+        stripped = strip_thinking(native)
+        self._strips.set(position, seq, stripped)
+        self._sum_mc.add(position, message_chars(stripped) - self._n.mc_of(position))
+        self._sum_est.add(position, estimate_message_chars(stripped) - self._n.estimate(position))
+        self._sum_changed.add(position, 1)
+
+    def _sources_cleaned(self) -> bool:
+        """Whether a result sent for the first time is sent cleaned (its source would be the cleaned
+        texts: left to the reference)."""
+        cleaned = self._cleaned
+        return bool(cleaned) and any(p in cleaned for p in self._unsourced)
+
     def _clean_one(self, position: int, seq: int) -> None:
         """One message cleaned from stamp ``seq`` on: a projection recorded on it replays onto the cleaned
         message or, its source texts no longer matching, stops; the soft trim's candidates follow."""
         native = self._natives[position]
         base = self._cleaned[position] = cleaned_message(native)
         if not isinstance(native, ToolResultMessage):
-            self._set_current(position, seq, base, cleaned=True)
+            self._set_current(position, seq, base, base=True)
             return
         key = self._n.keys[position]
         projection = self._projections.get(key) if key is not None else None
@@ -717,7 +797,7 @@ class FastTransforms2026_9:
                 return
             self._replay_until[position] = seq
             self._sum_replayed.add(position, -1)
-        self._set_current(position, seq, base, cleaned=True)
+        self._set_current(position, seq, base, base=True)
         if (
             position < self._pass_fed
             and self._eligible(position)
@@ -754,7 +834,13 @@ class FastTransforms2026_9:
         compacted = state.compacted_through
         through = compacted if self._ready_applies else None
         lo = through or 0
-        if not self._nothing_changes(before, now, lo, end):
+        if self._pending:
+            return None  # last call's records replay first (the pipeline's own order)
+        try:
+            bases = self._bases(self._ready_drops, lo, end, 2 * self.calls)
+        except _Fallback:
+            return None  # the pipeline falls back (nothing was changed)
+        if not self._nothing_changes(before, now, lo, end) or self._sources_cleaned():
             return None
         results = self._n.results
         has_results = results[end] > results[lo]
@@ -766,13 +852,12 @@ class FastTransforms2026_9:
         if self._ready_compaction and compacted is None:
             point, compacted = self._compaction(setup, compacted, end)
         head = self._head(setup) if through is not None else None
-        if settings is None or self._current:
-            # Rewrites are sent or replayed (or no cache-TTL outcome): _outcome's views.
+        if settings is None or self._current or self._strip_k:
+            # Rewrites are sent or replayed, or thinking stripped (or no cache-TTL outcome): _outcome's views.
             fresh: set[int] = set()
             replays = (cache_state, self._sum_replayed.range(lo, end), fresh)
             call = (point, through, before)
-            images = self._images(*self._cleaning(lo, end)) if self._cleaned else ()
-            outcome = self._outcome(_QUIET, settings is not None, replays, ((), images), head, lo, end, call)
+            outcome = self._outcome(_QUIET, settings is not None, replays, ((), *bases), head, lo, end, call)
             clock = _gate_state(now) if settings is not None else state.clock
             return outcome, _attempt_state(clock, final_state, compacted)
         # Nothing was ever rewritten (every sum over the rewrites is 0): _outcome with no views to build;
@@ -795,6 +880,7 @@ class FastTransforms2026_9:
         cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
             (cleanable and self._cleans_now(lo, end))
+            or (self._thinking and self._strips_now(self._ready_drops, lo, end))
             or (dirty and _reaches(dirty, lo, end))
             or (window.over_single and _reaches(window.over_single, lo, end))
             or (self._ready_settings is not None and big and big[-1][0] > window.max_single)
@@ -826,6 +912,7 @@ class FastTransforms2026_9:
         if (
             self._ready_settings is None
             or self._current
+            or self._strip_k
             or self._ready_compaction
             or (compacted is not None and self._ready_applies)
             or not self._nothing_changes(state.clock.last_cache_touch_at, now, 0, end)
@@ -864,6 +951,7 @@ class FastTransforms2026_9:
         self._ready_tokens = setup.guard_window_tokens
         self._ready_window = None
         self._ready_compaction = setup.compaction is not None
+        self._ready_drops = setup.drop_thinking_blocks
 
     def _quiet_log(self, logs_sources: bool, lo: int, end: int) -> tuple[ProjectionState, ProjectionState]:
         """A quiet call's log: the sources of the keys sent for the first time (when a pass or the budget
@@ -962,11 +1050,11 @@ class FastTransforms2026_9:
             pending, self._pending = self._pending, {}
             reverts, self._pending_reverts = self._pending_reverts, set()
             for position, merged in pending.items():
-                self._set_current(position, first_seq, merged, cleaned=position in reverts)
+                self._set_current(position, first_seq, merged, base=position in reverts)
         through = state.compacted_through if setup.config.apply_provider_compaction else None
         lo = through or 0
         head = self._head(setup) if through is not None else None
-        images = self._clean(lo, end, first_seq) if self._n.cleanable else (0, 0)
+        bases = self._bases(setup.drop_thinking_blocks, lo, end, first_seq)
         window = self._window(setup.guard_window_tokens)
         before = state.clock.last_cache_touch_at
         plan = _Plan()
@@ -985,7 +1073,7 @@ class FastTransforms2026_9:
         if rewrites:
             self._merges(plan)
         budget = tuple(sorted(p for p, cut in plan.stage2.items() if cut != self._stage1(plan, p)))
-        return self._finish(setup, state, now, plan, (budget, self._images(*images)), lo, end)
+        return self._finish(setup, state, now, plan, (budget, *bases), lo, end)
 
     @staticmethod
     def _head(setup: AttemptSetup) -> AgentMessage:
@@ -998,12 +1086,13 @@ class FastTransforms2026_9:
         state: AttemptState,
         now: float,
         plan: _Plan,
-        indexes: tuple[tuple[int, ...], Sequence[int]],
+        indexes: tuple[tuple[int, ...], Sequence[int], Sequence[int]],
         lo: int,
         end: int,
     ) -> tuple[Outcome, AttemptState]:
-        """Commit a call's plan (nothing before changed anything but last call's replays and the image
-        cleanup) and its outcome; ``indexes``: the provider budget's cuts and the cleaned messages."""
+        """Commit a call's plan (nothing before changed anything but last call's replays, the image cleanup
+        and the thinking strips) and its outcome; ``indexes``: the provider budget's cuts, the cleaned
+        messages and the stripped assistants."""
         first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
         replayed_count = self._sum_replayed.range(lo, end)  # before this call's rewrites are committed
         rewrites = plan.stage1 or plan.stage2
@@ -1039,7 +1128,7 @@ class FastTransforms2026_9:
         plan: _Plan,
         active: bool,
         replays: tuple[ProjectionState, int, set[int]],
-        indexes: tuple[tuple[int, ...], Sequence[int]],
+        indexes: tuple[tuple[int, ...], Sequence[int], Sequence[int]],
         head: AgentMessage | None,
         lo: int,
         end: int,
@@ -1048,11 +1137,11 @@ class FastTransforms2026_9:
         """The call's outcome, as views over the stamped versions (built without visiting them).
 
         ``replays``: the state after the cache-TTL pass, how many projections were replayed and which
-        positions are rewritten without a replay; ``indexes``: the provider budget's cuts and the cleaned
-        messages; ``call``: the compaction point, where the history was compacted through, and the last
-        touch before."""
+        positions are rewritten without a replay; ``indexes``: the provider budget's cuts, the cleaned
+        messages and the stripped assistants; ``call``: the compaction point, where the history was
+        compacted through, and the last touch before."""
         first_seq, final_seq = 2 * self.calls, 2 * self.calls + 1
-        budget, images = indexes
+        budget, images, policy = indexes
         versions = self._versions
         outcome_ttl: CacheTtlOutcome | None = None
         sticky: tuple[Sequence[int], Sequence[int]] | None = None
@@ -1075,14 +1164,18 @@ class FastTransforms2026_9:
                 plan.ratio,
             )
         else:
-            # Without the pass every projection is the budget's (a message sent cleaned is none).
-            positions, cleaned = versions.positions, self._cleaned
+            # Without the pass every projection is the budget's (a message sent cleaned or stripped is none:
+            # only tool results are projected).
+            positions, cleaned, results = versions.positions, self._cleaned, self._n.result_positions
             budget = tuple(
                 p
                 for p in positions[bisect_left(positions, lo) : bisect_left(positions, end)]
-                if (sent := versions.at(p, final_seq)) is not None and sent is not cleaned.get(p)
+                if (sent := versions.at(p, final_seq)) is not None
+                and sent is not cleaned.get(p)
+                and _reaches(results, p, p + 1)
             )
-        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end))
+        stripped = self._strips if self._strip_k else None
+        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end), stripped)
         return _fast_outcome(
             False,
             None,
@@ -1090,7 +1183,7 @@ class FastTransforms2026_9:
             outcome_ttl,
             (),
             images,
-            (),
+            policy,
             budget,
             *call,
             changed,

@@ -188,11 +188,11 @@ class PositionsView(_Equal, Sequence[int]):
 
 
 class SliceView(_Equal, Sequence[int]):
-    """``items[start:stop]`` of a list that is never changed, without copying it (equal to the tuple)."""
+    """``items[start:stop]`` of a sequence that is never changed, without copying it (equal to the tuple)."""
 
     __slots__ = ("_items", "_start", "_stop")
 
-    def __init__(self, items: list[int], start: int, stop: int) -> None:
+    def __init__(self, items: Sequence[int], start: int, stop: int) -> None:
         self._items, self._start, self._stop = items, start, max(start, stop)
 
     def __len__(self) -> int:
@@ -217,24 +217,39 @@ class SliceView(_Equal, Sequence[int]):
 
 @final
 class ChangedView(Mapping[int, AgentMessage]):
-    """Native position → message as sent at stamp ``seq``, for the positions in ``[lo, end)`` it changed."""
+    """Native position → message as sent at stamp ``seq``, for the positions in ``[lo, end)`` it changed.
 
-    __slots__ = ("_versions", "_seq", "_lo", "_end", "_length")
+    ``stripped``: a second store of what is sent at the stream only (assistants without their thinking,
+    never in the store the context views read); a position is in at most one of the two."""
 
-    def __init__(self, versions: Versions, seq: int, lo: int, end: int, length: int) -> None:
+    __slots__ = ("_versions", "_seq", "_lo", "_end", "_length", "_stripped")
+
+    def __init__(
+        self, versions: Versions, seq: int, lo: int, end: int, length: int, stripped: Versions | None = None
+    ) -> None:
         self._versions, self._seq, self._lo, self._end, self._length = versions, seq, lo, end, length
+        self._stripped = stripped
 
     def __getitem__(self, position: int) -> AgentMessage:
-        found = self._versions.at(position, self._seq) if self._lo <= position < self._end else None
+        found = None
+        if self._lo <= position < self._end:
+            found = self._versions.at(position, self._seq)
+            if found is None and self._stripped is not None:
+                found = self._stripped.at(position, self._seq)
         if found is None:
             raise KeyError(position)
         return found
 
     def __iter__(self) -> Iterator[int]:
-        versions, seq, lo, end = self._versions, self._seq, self._lo, self._end
-        return iter(
-            [p for p in list(versions.positions) if lo <= p < end and versions.at(p, seq) is not None]
-        )
+        seq, lo, end = self._seq, self._lo, self._end
+        stores = [self._versions] if self._stripped is None else [self._versions, self._stripped]
+        found = [
+            p
+            for store in stores
+            for p in list(store.positions)
+            if lo <= p < end and store.at(p, seq) is not None
+        ]
+        return iter(sorted(found) if len(stores) > 1 else found)
 
     def __len__(self) -> int:
         return self._length

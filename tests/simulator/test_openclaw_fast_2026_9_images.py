@@ -1,4 +1,4 @@
-"""OpenClaw 2026.9.6's fast transforms clean old images and media references as the reference does.
+"""OpenClaw 2026.9.6's fast transforms clean old images and strip old thinking as the reference does.
 
 History image cleanup runs twice per call (before the cache-TTL pass and after the guard) over every
 message older than the third-last completed turn. The fast path sends each such message cleaned from the
@@ -7,6 +7,10 @@ cleaned message, and stops replaying a projection recorded from the stored texts
 in images and media references, in user messages and tool results (string content too), with results
 large enough to be soft-trimmed, TTL pauses that hard-clear them, and provider compaction; every call is
 checked against the reference (outcome, ``changed``, state, attempt start and records).
+
+The transcript policy of a route that drops thinking (older Claude models) strips every assistant but the
+latest: the fast path sends each one stripped from the call a newer assistant arrives on, and leaves to
+the reference a call whose route keeps thinking after one that dropped it.
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ MEDIA_TEXTS = (
 def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
     """A session's JSONL and its route: images and media references in many turns."""
     route = draw(st.sampled_from(sorted(ROUTES)))
-    provider, model, api = ROUTES[route]
     lines: list[dict[str, Any]] = [
         {"type": "session", "version": 3, "id": "s", "timestamp": _iso(T0), "cwd": "/"}
     ]
@@ -54,9 +57,13 @@ def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
     often = st.integers(0, 2).map(lambda v: v == 1)
     sizes = st.sampled_from([300, 1_500, 4_500, 9_000, 20_000, 70_000])
     gaps = st.sampled_from([2_000, 30_000, 360_000, 1_500_000])
-    meta = {"provider": provider, "model": model, "api": api}
+    thoughtful = draw(st.booleans())
     for turn in range(draw(st.integers(4, 14))):
         now += draw(gaps)
+        # Mostly the session's route; now and then a turn on another (one that keeps or drops thinking).
+        switch = draw(st.integers(0, 7)) == 3
+        provider, model, api = ROUTES[route if not switch else draw(st.sampled_from(["vertex", "other"]))]
+        meta = {"provider": provider, "model": model, "api": api}
         user: Any = f"turn {turn}"
         if draw(often):
             user = [{"type": "text", "text": f"turn {turn} {draw(st.sampled_from(MEDIA_TEXTS))}"}]
@@ -68,7 +75,11 @@ def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
         for call in range(draw(st.integers(0, 3))):
             now += draw(st.sampled_from([500, 400_000]))
             tool = draw(st.sampled_from(["read", "exec", "browser"]))
-            content = [{"type": "toolCall", "id": f"c{turn}_{call}", "name": tool, "arguments": {}}]
+            content: list[dict[str, Any]] = [
+                {"type": "toolCall", "id": f"c{turn}_{call}", "name": tool, "arguments": {}}
+            ]
+            if thoughtful and draw(often):
+                content.insert(0, {"type": "thinking", "thinking": "let me see", "thinkingSignature": "s"})
             _append_entry(
                 lines,
                 {"role": "assistant", "content": content, **meta, "stopReason": "toolUse", "timestamp": now},
@@ -93,11 +104,12 @@ def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
             }
             _append_entry(lines, message, now + 200)
         now += 1_000
-        _append_entry(
-            lines,
-            {"role": "assistant", "content": [{"type": "text", "text": "done"}], **meta, "timestamp": now},
-            now,
-        )
+        answer: list[dict[str, Any]] = [{"type": "text", "text": "done"}]
+        if thoughtful and draw(often):
+            # Thinking before the answer, or thinking alone (stripped, it becomes the omission notice).
+            thought = {"type": "thinking", "thinking": "so " * 40, "thinkingSignature": "sig"}
+            answer = [thought] if draw(st.booleans()) else [thought, *answer]
+        _append_entry(lines, {"role": "assistant", "content": answer, **meta, "timestamp": now}, now)
     return "\n".join(json.dumps(line) for line in lines) + "\n", route
 
 
@@ -195,6 +207,56 @@ def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -
     profile = profile_from_document(document, name="p")
     original = replay_module.FastTransforms2026_9
     replay_module.FastTransforms2026_9 = _Stubborn  # type: ignore[misc]
+    try:
+        with pytest.raises(AssertionError):
+            replay_openclaw(transcript, profile.settings, profile_name="p")
+    finally:
+        replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
+
+
+def _thinking_session(turns: int) -> str:
+    """The benchmark's session on a Claude 3.7 route (its thinking dropped), thinking in every assistant."""
+    lines = [json.loads(line) for line in synthetic_openclaw_session(turns).splitlines()]
+    for entry in lines:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message["role"] == "assistant":
+            message["provider"], message["model"] = "anthropic", "claude-3-7-sonnet-20250219"
+            message["api"] = "anthropic-messages"
+            message["content"].insert(0, {"type": "thinking", "thinking": "hm", "thinkingSignature": "s"})
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+def test_a_long_session_whose_route_drops_thinking_takes_the_fast_path_at_every_call() -> None:
+    text = _thinking_session(60)
+    made, fast, slow = _both(text, dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document))
+    assert fast.calls == slow.calls
+    assert made[0].fallbacks == 0 and made[0].calls == len(fast.calls)
+    # From the third call on there is an assistant before the latest: every such call strips.
+    dropped = [call.number for call in fast.calls if any("thinking left out" in g.rule for g in call.fated)]
+    assert dropped == [call.number for call in fast.calls[2:]]
+
+
+def test_a_path_that_strips_the_latest_assistant_too_is_noticed() -> None:
+    import pytest
+
+    import simulator.replay.openclaw as replay_module
+    from tests.simulator.test_openclaw_fast_2026_9 import _Checked
+
+    class _Greedy(_Checked):
+        """A broken policy: the latest assistant is stripped as well."""
+
+        def _stripping(self, drops, lo, end):  # type: ignore[no-untyped-def]
+            t0, t1 = super()._stripping(drops, lo, end)
+            return (
+                (t0, t1 + 1)
+                if t1 >= 0 and t1 < len(self._thinking) and self._thinking[t1] < end
+                else (t0, t1)
+            )
+
+    transcript = parse_transcript(_thinking_session(10), format="openclaw")
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="p")
+    original = replay_module.FastTransforms2026_9
+    replay_module.FastTransforms2026_9 = _Greedy  # type: ignore[misc]
     try:
         with pytest.raises(AssertionError):
             replay_openclaw(transcript, profile.settings, profile_name="p")

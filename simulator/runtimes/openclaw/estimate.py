@@ -155,15 +155,16 @@ def drop_thinking_blocks(messages: Sequence[AgentMessage]) -> tuple[AgentMessage
         if isinstance(candidate, AssistantMessage) and isinstance(candidate.content, tuple):
             latest = i
             break
-    out: list[AgentMessage] = []
-    for i, message in enumerate(messages):
-        if i == latest or not isinstance(message, AssistantMessage) or not isinstance(message.content, tuple):
-            out.append(message)
-            continue
-        kept = tuple(b for b in message.content if not _is_thinking(b))
-        if len(kept) == len(message.content):
-            out.append(message)
-            continue
-        content: tuple[ContentBlock, ...] = kept or (text_block(OMITTED_ASSISTANT_REASONING_TEXT),)
-        out.append(AssistantMessage(content, message.extra))
-    return tuple(out)
+    return tuple(message if i == latest else strip_thinking(message) for i, message in enumerate(messages))
+
+
+def strip_thinking(message: AgentMessage) -> AgentMessage:
+    """An assistant other than the latest as :func:`drop_thinking_blocks` sends it (the message itself
+    when it has no thinking, or is not an assistant with array content)."""
+    if not isinstance(message, AssistantMessage) or not isinstance(message.content, tuple):
+        return message
+    kept = tuple(b for b in message.content if not _is_thinking(b))
+    if len(kept) == len(message.content):
+        return message
+    content: tuple[ContentBlock, ...] = kept or (text_block(OMITTED_ASSISTANT_REASONING_TEXT),)
+    return AssistantMessage(content, message.extra)
