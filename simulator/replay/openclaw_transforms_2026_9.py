@@ -769,9 +769,19 @@ class FastTransforms2026_9:
         assistant, so it has no rewrite of its own."""
         native = self._natives[position]
         stripped = strip_thinking(native)
+        assert isinstance(native, AssistantMessage) and isinstance(stripped, AssistantMessage)
         self._strips.set(position, seq, stripped)
-        self._sum_mc.add(position, message_chars(stripped) - self._n.mc_of(position))
-        self._sum_est.add(position, estimate_message_chars(stripped) - self._n.estimate(position))
+        # Both sizes of an assistant are sums over its blocks: the change is what the strip took away (its
+        # thinking) and what it put in (the omission notice, when nothing else was left), sized alone
+        # rather than the whole message twice (tool call arguments are made JSON to be sized).
+        before, after = native.content, stripped.content
+        assert isinstance(before, tuple) and isinstance(after, tuple)
+        kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
+        removed = tuple([b for b in before if id(b) not in kept])
+        gone = AssistantMessage(removed, ())
+        came = AssistantMessage(after if len(removed) == len(before) else (), ())  # the notice, if all went
+        self._sum_mc.add(position, message_chars(came) - message_chars(gone))
+        self._sum_est.add(position, estimate_message_chars(came) - estimate_message_chars(gone))
         self._sum_changed.add(position, 1)
 
     def _sources_cleaned(self) -> bool:
