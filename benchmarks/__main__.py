@@ -9,7 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks import corpus, dashboard_pages, fleet_load, fleet_pages, langchain_baseline, replay
+from benchmarks import (
+    corpus,
+    dashboard_pages,
+    fleet_load,
+    fleet_pages,
+    langchain_baseline,
+    replay,
+    session_shapes,
+)
 from benchmarks.common import machine
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
@@ -64,6 +72,7 @@ def main() -> None:
     print("replay …", flush=True)
     rows, parse_times = replay.run(sizes)
     lines += replay.report(rows, parse_times) + [""]
+    lines += session_shapes.report(session_shapes.run(sizes)) + [""]
     print("langchain baseline …", flush=True)
     numbers = langchain_baseline.run(10_000, sample_every=25 if args.quick else 1)
     at_10k = {r.preset: r.seconds for r in rows if r.messages == 10_000}

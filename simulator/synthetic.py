@@ -52,6 +52,16 @@ def _tool_output(turn: int, chars: int) -> str:
     return "\n".join(lines)[:chars]
 
 
+_SCREENSHOT: dict[str, JSON] = {"type": "image", "data": "iVBORw0KGgoAAAANSUhEUg==", "mimeType": "image/png"}
+
+
+def _tool_content(turn: int, chars: int, screenshot_every: int) -> list[JSON]:
+    content: list[JSON] = [{"type": "text", "text": _tool_output(turn, chars)}]
+    if screenshot_every and turn % screenshot_every == 0:
+        content.append(dict(_SCREENSHOT))
+    return content
+
+
 def synthetic_openclaw_session(
     turns: int,
     *,
@@ -60,6 +70,9 @@ def synthetic_openclaw_session(
     pause_every: int = 4,
     pause_ms: int = 6 * 60 * 1000,
     session_id: str = "synthetic-session",
+    screenshot_every: int = 0,
+    model: str = "claude-sonnet-4-6",
+    thinking: bool = False,
 ) -> str:
     """Build a synthetic OpenClaw session JSONL text of ``turns`` user turns.
 
@@ -70,6 +83,11 @@ def synthetic_openclaw_session(
         pause_every: every n-th turn starts after ``pause_ms`` of operator idle time (0 = never).
         pause_ms: idle time before such a turn; longer than OpenClaw's default 5 minute TTL.
         session_id: the session header's id.
+        screenshot_every: every n-th turn's tool result also holds a screenshot (an image block: what
+            history image cleanup replaces once the turn is old); 0 = none.
+        model: the Anthropic model every assistant message names (the route; an older Claude model's
+            thinking is dropped by the transcript policy).
+        thinking: every assistant message starts with a thinking block.
 
     Returns:
         The JSONL text, one entry per line.
@@ -94,17 +112,24 @@ def synthetic_openclaw_session(
             {
                 "type": "custom",
                 "customType": "openclaw.cache-ttl",
-                "data": {"timestamp": now, "provider": "anthropic", "modelId": "claude-sonnet-4-6"},
+                "data": {"timestamp": now, "provider": "anthropic", "modelId": model},
             }
         )
 
     def assistant(content: list[JSON], stop: str) -> dict[str, JSON]:
+        if thinking:
+            thought: JSON = {
+                "type": "thinking",
+                "thinking": "Checking the plan first.",
+                "thinkingSignature": "sig",
+            }
+            content = [thought, *content]
         return {
             "role": "assistant",
             "content": content,
             "api": "anthropic-messages",
             "provider": "anthropic",
-            "model": "claude-sonnet-4-6",
+            "model": model,
             "stopReason": stop,
             "timestamp": now,
         }
@@ -147,7 +172,7 @@ def synthetic_openclaw_session(
                     "role": "toolResult",
                     "toolCallId": call_id,
                     "toolName": tool,
-                    "content": [{"type": "text", "text": _tool_output(turn, tool_result_chars)}],
+                    "content": _tool_content(turn, tool_result_chars, screenshot_every),
                     "isError": False,
                     "timestamp": now,
                 },

@@ -122,28 +122,11 @@ def test_every_call_of_an_image_heavy_session_equals_the_reference(data: st.Data
     assert fast.calls == slow.calls
 
 
-def _with_images(text: str, every: int) -> str:
-    """``text`` with an image in the first user message and in every ``every``-th one after it."""
-    out: list[str] = []
-    users = 0
-    for line in text.splitlines():
-        entry = json.loads(line)
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if message is not None and message.get("role") == "user":
-            if users % every == 0:
-                content = message["content"]
-                if isinstance(content, str):
-                    content = [{"type": "text", "text": content}]
-                message["content"] = [*content, IMAGE]
-            users += 1
-        out.append(json.dumps(entry))
-    return "\n".join(out) + "\n"
-
-
 def test_a_long_session_with_old_images_takes_the_fast_path_at_every_call() -> None:
     # The benchmark's session with screenshots: each is cleaned once its turn is old, never left to
     # the reference (which would walk the whole history at every call).
-    text = _with_images(synthetic_openclaw_session(60), 4)
+    text = synthetic_openclaw_session(60, screenshot_every=4)
+    assert text.count('"type":"image"') == 15
     for key in ("openclaw-2026.9.6", "openclaw-2026.9.6-openai"):
         made, fast, slow = _both(text, dict(PRESETS_BY_KEY[key].document))
         assert fast.calls == slow.calls
@@ -216,18 +199,12 @@ def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -
 
 def _thinking_session(turns: int) -> str:
     """The benchmark's session on a Claude 3.7 route (its thinking dropped), thinking in every assistant."""
-    lines = [json.loads(line) for line in synthetic_openclaw_session(turns).splitlines()]
-    for entry in lines:
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if message is not None and message["role"] == "assistant":
-            message["provider"], message["model"] = "anthropic", "claude-3-7-sonnet-20250219"
-            message["api"] = "anthropic-messages"
-            message["content"].insert(0, {"type": "thinking", "thinking": "hm", "thinkingSignature": "s"})
-    return "\n".join(json.dumps(line) for line in lines) + "\n"
+    return synthetic_openclaw_session(turns, thinking=True, model="claude-3-7-sonnet-20250219")
 
 
 def test_a_long_session_whose_route_drops_thinking_takes_the_fast_path_at_every_call() -> None:
     text = _thinking_session(60)
+    assert text.count('"type":"thinking"') == 120
     made, fast, slow = _both(text, dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document))
     assert fast.calls == slow.calls
     assert made[0].fallbacks == 0 and made[0].calls == len(fast.calls)
