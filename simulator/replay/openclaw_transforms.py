@@ -547,7 +547,10 @@ class FastTransforms(_StartOnHistory):
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
         runtime = setup.pruning
-        if setup.version != "2026.7.1" or (runtime is not None and runtime.drop_thinking_blocks):
+        if setup.version != "2026.7.1" or (
+            runtime is not None and runtime.drop_thinking_blocks and self._thinks_before(end)
+        ):
+            # The pruner estimates with thinking dropped: the same sizes until an assistant has some.
             return reference_outcome(self._natives, setup, state, now, end)
         # The runtime's own gate; closed (most calls of a session), no pass runs and the state stays.
         gate = gate_closed(runtime.settings, state.clock, now) if runtime is not None else None
@@ -606,19 +609,28 @@ class FastTransforms(_StartOnHistory):
         )
         return outcome, state
 
+    def _thinks_before(self, end: int) -> bool:
+        """Whether an assistant of ``natives[:end]`` holds thinking the transcript policy would strip
+        (before the first, dropping thinking changes nothing)."""
+        return bool(self._thinking) and self._thinking[0] < end
+
     def quiet_gate(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[TtlGateOutcome, bool] | None:
         """The gate's outcome of a call :meth:`call` answers with nothing changed and the state as it was,
         and whether the call overflows, when only that call's record is wanted: 2026.7.1, pruning active,
-        no thinking to drop, the gate closed, no tool result over the guard's share, and either the
-        context over the guard's limit (a preemptive overflow: nothing is sent, nothing cleaned; most calls
-        of a long session) or no image or media reference to clean. Its outcome would hold that gate,
-        nothing changed and its last touch: the record needs no more.
+        no thinking to drop (none so far, or a route that keeps it), the gate closed, no tool result over
+        the guard's share, and either the context over the guard's limit (a preemptive overflow: nothing is
+        sent, nothing cleaned; most calls of a long session) or no image or media reference to clean. Its
+        outcome would hold that gate, nothing changed and its last touch: the record needs no more.
 
         ``None`` for any other call (nothing done: the caller asks :meth:`call`)."""
         runtime = setup.pruning
-        if setup.version != "2026.7.1" or runtime is None or setup.drop_thinking_blocks:
+        if (
+            setup.version != "2026.7.1"
+            or runtime is None
+            or ((setup.drop_thinking_blocks or runtime.drop_thinking_blocks) and self._thinks_before(end))
+        ):
             return None
         gate = gate_closed(runtime.settings, state.clock, now)
         if gate is None:
