@@ -14,7 +14,11 @@ messages only when it can change something:
   (``ttl_gate.after_pass``);
 * the context guard: which tool results are over the single-result share and the context's size come from
   per-message facts and prefix sums, unless pruning changed the context;
-* image cleanup: skipped while no message so far has an image or a media-reference-like text;
+* image cleanup: skipped while no message so far has an image or a media-reference-like text; after,
+  each stored message it changes is cleaned once, as its turn comes of age (the cutoff only moves forward:
+  :mod:`openclaw_cleanup_2026_7`), a message pruning or the guard rewrote is cleaned as rewritten, and what
+  it changed is handed out as a window of the growing list of cleaned messages, its size change as sums
+  (a hard-cleared run whose placeholder may name media, or thinking to drop, runs it on the whole context);
 * the transcript policy: skipped while no assistant message so far has thinking.
 
 2026.9.6 has its own fast transforms (:mod:`openclaw_transforms_2026_9`); here it runs the reference on
@@ -31,8 +35,10 @@ from itertools import accumulate, chain, islice
 from typing import Protocol
 
 from simulator.replay.model import slot_builder
+from simulator.replay.openclaw_cleanup_2026_7 import CleanedIndexes, HistoryCleanup
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
+from simulator.replay.openclaw_views import SliceView
 from simulator.runtimes.openclaw import context_guard as guard_v1
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
@@ -432,18 +438,51 @@ class _ClearedRun:
     def may_hold_media(self) -> bool:
         return bool(self) and self._sums is not None and bool(self._sums.media)
 
+    def span(self) -> tuple[int, int]:
+        """The first and last native index of the run (a non-empty one)."""
+        return self._cleared[0], self._cleared[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class _CleanedPart:
+    """The stored messages a call sends cleaned: ``cleanable[:count]`` but the positions in ``skip`` (sent
+    as a transform rewrote or cleared them)."""
+
+    cleanup: HistoryCleanup
+    count: int
+    skip: frozenset[int]
+
+    def get(self, index: int) -> AgentMessage | None:
+        position = self.cleanup.position(index, self.count)
+        if position is None or position in self.skip:
+            return None
+        return self.cleanup.cleaned_at(position)
+
+    def __iter__(self) -> Iterator[int]:
+        cleanable, skip = self.cleanup.cleanable, self.skip
+        return (cleanable[k] for k in range(self.count) if k not in skip)
+
+    def __len__(self) -> int:
+        return self.count - len(self.skip)
+
 
 class _SentView(Mapping[int, AgentMessage]):
-    """Native index → message as sent: a few rewritten messages over a run of hard-cleared ones.
+    """Native index → message as sent: a few rewritten messages over a run of hard-cleared ones (and, in
+    2026.7.1, the old stored messages history image cleanup changed).
 
     Built per call without visiting the run, so a call costs what it changed anew, not all it changes.
     """
 
-    __slots__ = ("_small", "_run")
+    __slots__ = ("_small", "_run", "_cleaned")
 
-    def __init__(self, small: dict[int, AgentMessage], run: _ClearedRun) -> None:
+    def __init__(
+        self, small: dict[int, AgentMessage], run: _ClearedRun, cleaned: _CleanedPart | None = None
+    ) -> None:
         self._small = small
         self._run = run
+        self._cleaned = cleaned
+        """2026.7.1's old stored messages sent cleaned, when the call cleaned any (none of them in the
+        others)."""
 
     def __getitem__(self, index: int) -> AgentMessage:
         found = self._small.get(index)
@@ -451,18 +490,23 @@ class _SentView(Mapping[int, AgentMessage]):
             return found
         if index in self._run:
             return self._run.message(index)
+        if self._cleaned is not None and (found := self._cleaned.get(index)) is not None:
+            return found
         raise KeyError(index)
 
     def __iter__(self) -> Iterator[int]:
         yield from (i for i in self._run if i not in self._small)
         yield from self._small
+        if self._cleaned is not None:
+            yield from self._cleaned
 
     def __len__(self) -> int:
-        return len(self._run) + sum(1 for i in self._small if i not in self._run)
+        cleaned = len(self._cleaned) if self._cleaned is not None else 0
+        return len(self._run) + sum(1 for i in self._small if i not in self._run) + cleaned
 
     def __bool__(self) -> bool:
         # Whether anything changed, without counting (every record asks).
-        return bool(self._small) or bool(self._run)
+        return bool(self._small) or bool(self._run) or (self._cleaned is not None and len(self._cleaned) > 0)
 
 
 def sent_parts(
@@ -477,10 +521,12 @@ def sent_parts(
     """
     if not isinstance(changed, _SentView):
         return None
-    run = changed._run
+    run, small = changed._run, changed._small
+    if changed._cleaned is not None:  # the cleaned messages told one by one (one call's are asked)
+        small = {**{i: changed[i] for i in changed._cleaned}, **small}
     if not run or run._sums is None:
-        return changed._small, (), run.message, ""
-    return changed._small, run._cleared, run.message, run._sums.placeholder
+        return small, (), run.message, ""
+    return small, run._cleared, run.message, run._sums.placeholder
 
 
 @dataclass(slots=True)
@@ -525,6 +571,7 @@ class FastTransforms(_StartOnHistory):
         self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
         self._no_run = _ClearedRun((), None, self._cleared_by_index)
         """What a call that hard-cleared nothing hands its view (shared: it holds nothing)."""
+        self._cleanup = HistoryCleanup(natives, media, self._stored_size)
 
     def start(
         self,
@@ -570,23 +617,17 @@ class FastTransforms(_StartOnHistory):
             media_before or any(_may_hold_media(m) for m in passed.pruned.values()) or run.may_hold_media()
         )
         needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
+        small = {**passed.pruned, **rewritten}
+        sent: tuple[Sequence[int], Mapping[int, AgentMessage], int] | None = None
         if not (needs_cleanup or needs_policy):
-            changed, delta = self._sent_over_run({**passed.pruned, **rewritten}, run)
+            sent = ((), *self._sent_over_run(small, run))
+        elif not needs_policy:
+            sent = self._sent_cleaned(small, run, end)
+        if sent is not None:
+            images, changed, delta = sent
+            ran, view = passed.gate, passed.view
             outcome = _outcome(
-                False,
-                passed.gate,
-                passed.view,
-                None,
-                over,
-                (),
-                (),
-                (),
-                None,
-                None,
-                before,
-                changed,
-                delta,
-                None,
+                False, ran, view, None, over, images, (), (), None, None, before, changed, delta, None
             )
             return outcome, state
         final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
@@ -643,8 +684,8 @@ class FastTransforms(_StartOnHistory):
             return None
         if facts.chars[end] > facts.max_context:
             return gate, True
-        if self._media and self._media[0] < end:
-            return None
+        if self._media and self._media[0] < end and self._cleanup.upto(self._cleanup.cutoff(end)):
+            return None  # an old message the cleanup changes
         return gate, False
 
     def _unpruned(
@@ -679,6 +720,11 @@ class FastTransforms(_StartOnHistory):
                 changed,
                 delta,
                 None,
+            )
+        if not needs_policy and (cleaned := self._sent_cleaned(rewritten, self._no_run, end)):
+            images, changed, delta = cleaned
+            return _outcome(
+                False, gate, None, None, guarded, images, (), (), None, None, before, changed, delta, None
             )
         images, policy, changed_all = self._cleanup_and_policy(rewritten, end, needs_cleanup, needs_policy)
         return _outcome(
@@ -763,6 +809,53 @@ class FastTransforms(_StartOnHistory):
             base = run.message(i) if i in run else self._natives[i]
             delta += self._size(message) - self._size(base)
         return _SentView(small, run), delta
+
+    def _sent_cleaned(
+        self, small: dict[int, AgentMessage], run: _ClearedRun, end: int
+    ) -> tuple[Sequence[int], _SentView, int] | None:
+        """What the call sends when history image cleanup is the last transform to run: the few rewritten
+        messages (cleaned as rewritten when old), the cleared run, and the old stored messages the cleanup
+        changes, each cleaned once (:class:`HistoryCleanup`); which it changed, and the change of the
+        estimate. ``None`` when a cleared result may hold media (left to :meth:`_cleanup_and_policy`)."""
+        cleanup = self._cleanup
+        cutoff = cleanup.cutoff(end)
+        count = cleanup.upto(cutoff)
+        if run and run.may_hold_media() and run.span()[0] < cutoff:
+            return None
+        natives = self._natives
+        skip: set[int] = set()  # positions in cleanable sent as a transform made them
+        added: list[int] = []  # rewritten messages the cleanup changes
+        sent = small
+        for i, message in small.items():
+            if i >= cutoff:
+                continue
+            position = cleanup.position(i, count)
+            if position is not None:
+                skip.add(position)
+            cleaned = cleanup.clean(message)
+            if cleaned is not message:
+                if cleaned == natives[i]:
+                    return None  # cleaned back to the stored message: not one the call changed
+                if sent is small:
+                    sent = dict(small)
+                sent[i] = cleaned
+                added.append(i)
+        if run and count:
+            first, last = run.span()
+            cleanable = cleanup.cleanable
+            lo, hi = bisect_left(cleanable, first, 0, count), bisect_left(cleanable, last + 1, 0, count)
+            skip.update(k for k in range(lo, hi) if cleanable[k] in run)
+        view, delta = self._sent_over_run(sent, run)
+        delta += cleanup.delta_to(count) - sum(cleanup.delta(k) for k in skip)
+        skipped = frozenset(skip)
+        view = _SentView(sent, run, _CleanedPart(cleanup, count, skipped)) if count else view
+        if not (skip or added):
+            return SliceView(cleanup.cleanable, 0, count), view, delta
+        return CleanedIndexes(cleanup.cleanable, count, skipped, tuple(sorted(added))), view, delta
+
+    def _stored_size(self, index: int) -> int:
+        """A native's estimate as stored."""
+        return self._chars[index] if self._chars is not None else self._size(self._natives[index])
 
     def _cleanup_and_policy(
         self, final: Mapping[int, AgentMessage], end: int, needs_cleanup: bool, needs_policy: bool

@@ -1,0 +1,340 @@
+"""OpenClaw 2026.7.1's fast transforms clean old images and media references as the reference does.
+
+History image cleanup runs after pruning and the guard, over the guarded context, on every user message and
+tool result before the third-last completed turn's start (the open turn counted once it has a reply). The
+fast path sends each stored message cleaned from the call its turn comes of age (built once), cleans a
+message pruning or the guard rewrote as rewritten, and counts the change of the estimate from sums. Sessions
+here are heavy in images and media references, in user messages and tool results (string content too),
+with results large enough to be soft-trimmed, hard-cleared and cut by the guard, and TTL pauses; every call
+(and every quiet answer) is checked against the reference, and the replays' records must be equal too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import simulator.replay.openclaw as replay_module
+from simulator.importers import parse_transcript
+from simulator.presets import PRESETS_BY_KEY
+from simulator.profiles import profile_from_document
+from simulator.replay.openclaw import replay_openclaw
+from simulator.replay.openclaw_cleanup_2026_7 import HistoryCleanup
+from simulator.replay.openclaw_transforms import FastTransforms, Outcome, reference_outcome
+from simulator.runtimes.openclaw import attempt as attempt_module
+from simulator.runtimes.openclaw.image_prune import completed_turn_starts
+from simulator.runtimes.openclaw.messages import AgentMessage
+from simulator.synthetic import synthetic_openclaw_session
+from tests.simulator.test_openclaw_fast_2026_9 import T0, _append_entry, _iso, _text
+from tests.simulator.test_openclaw_fast_2026_9_images import IMAGE, MEDIA_TEXTS, _with_images
+
+_FIELDS = [name for name in Outcome.__slots__ if name not in ("changed", "sent_delta", "sticky")]
+
+
+def _gate(outcome: Outcome) -> object:
+    # The reference's gate keeps the pruner's own result; the pass is compared as ``pruned``.
+    gate = outcome.gate
+    return gate if gate is None else (gate.decision, gate.elapsed_ms)
+
+
+def _differs(fast: Outcome, ref: Outcome) -> str | None:
+    if _gate(fast) != _gate(ref):
+        return "gate"
+    for name in _FIELDS:
+        if name != "gate" and getattr(fast, name) != getattr(ref, name):
+            return name
+    # The lazy view's size is counted, not listed: both must agree with the reference's mapping.
+    if len(fast.changed) != len(ref.changed) or dict(fast.changed) != dict(ref.changed):
+        return "changed"
+    return None
+
+
+def _gate_of(gate: Any) -> object:
+    return (gate.decision, gate.elapsed_ms)
+
+
+class _Checked(FastTransforms):
+    """The 2026.7.1 fast transforms, each answer (and quiet answer) checked against the reference's."""
+
+    made: list[_Checked] = []
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.calls = 0
+        self.whole = 0
+        """Calls that cleaned the whole guarded history (``_cleanup_and_policy``)."""
+        _Checked.made.append(self)
+
+    def call(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        got, after = super().call(setup, state, now, end)
+        ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
+        assert _differs(got, ref) is None, (end, _differs(got, ref))
+        assert after == ref_after, end
+        return got, after
+
+    def quiet_gate(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        answer = super().quiet_gate(setup, state, now, end)
+        if answer is not None:
+            ref, _ = reference_outcome(self._natives, setup, state, now, end)
+            expected = (_gate_of(answer[0]), answer[1], (), {})
+            assert (_gate(ref), ref.overflow, ref.images, dict(ref.changed)) == expected, end
+        return answer
+
+    def _cleanup_and_policy(self, final, end, needs_cleanup, needs_policy):  # type: ignore[no-untyped-def]
+        self.whole += 1
+        return super()._cleanup_and_policy(final, end, needs_cleanup, needs_policy)
+
+
+@contextmanager
+def _fast(cls: type[_Checked]) -> Iterator[list[_Checked]]:
+    original = replay_module.FastTransforms
+    _Checked.made = []
+    replay_module.FastTransforms = cls  # type: ignore[misc]
+    try:
+        yield _Checked.made
+    finally:
+        replay_module.FastTransforms = original  # type: ignore[misc]
+
+
+def _both(text: str, document: dict[str, Any], cls: type[_Checked] = _Checked) -> tuple[_Checked, Any]:
+    transcript = parse_transcript(text, format="openclaw")
+    profile = profile_from_document(document, name="p")
+    with _fast(cls) as made:
+        fast = replay_openclaw(transcript, profile.settings, profile_name="p")
+    slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+    assert fast.calls == slow.calls
+    assert fast.resume == slow.resume
+    return made[0], fast
+
+
+@st.composite
+def image_sessions(draw: st.DrawFn) -> str:
+    """A session's JSONL: images and media references in many turns, results of every size."""
+    lines: list[dict[str, Any]] = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": _iso(T0), "cwd": "/"}
+    ]
+    now = T0
+    often = st.integers(0, 2).map(lambda v: v == 1)
+    sizes = st.sampled_from([300, 1_500, 4_500, 9_000, 20_000, 70_000])
+    gaps = st.sampled_from([2_000, 30_000, 360_000, 1_500_000])
+    meta = {"provider": "anthropic", "model": "claude-sonnet-4-6", "api": "anthropic-messages"}
+    for turn in range(draw(st.integers(3, 14))):
+        now += draw(gaps)
+        user: Any = f"turn {turn}"
+        if draw(often):
+            user = [{"type": "text", "text": f"turn {turn} {draw(st.sampled_from(MEDIA_TEXTS))}"}]
+            if draw(st.booleans()):
+                user.append(IMAGE)
+        elif draw(often):
+            user = f"turn {turn}: {draw(st.sampled_from(MEDIA_TEXTS))}"
+        _append_entry(lines, {"role": "user", "content": user, "timestamp": now}, now)
+        for call in range(draw(st.integers(0, 3))):
+            now += draw(st.sampled_from([500, 400_000]))
+            tool = draw(st.sampled_from(["read", "exec", "browser"]))
+            content = [{"type": "toolCall", "id": f"c{turn}_{call}", "name": tool, "arguments": {}}]
+            _append_entry(
+                lines,
+                {"role": "assistant", "content": content, **meta, "stopReason": "toolUse", "timestamp": now},
+                now,
+            )
+            body = _text(draw(sizes), turn * 5 + call)
+            result: Any = [{"type": "text", "text": body}]
+            shape = draw(st.sampled_from(["plain", "image", "media", "both", "string", "tail"]))
+            if shape in ("image", "both"):
+                result.append(IMAGE)
+            if shape in ("media", "both"):
+                result.insert(0, {"type": "text", "text": draw(st.sampled_from(MEDIA_TEXTS))})
+            if shape == "string":
+                result = f"{draw(st.sampled_from(MEDIA_TEXTS))}\n{body}"
+            if shape == "tail":  # a reference a soft trim keeps (its tail) and the guard may cut
+                result = f"{body}\n{draw(st.sampled_from(MEDIA_TEXTS))}"
+            message = {
+                "role": "toolResult",
+                "toolCallId": f"c{turn}_{call}",
+                "toolName": tool,
+                "content": result,
+                "isError": False,
+                "timestamp": now + 200,
+            }
+            _append_entry(lines, message, now + 200)
+        if draw(often):
+            continue  # a turn left open (no reply yet): the cutoff counts it only once replied
+        now += 1_000
+        _append_entry(
+            lines,
+            {"role": "assistant", "content": [{"type": "text", "text": "done"}], **meta, "timestamp": now},
+            now,
+        )
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+@st.composite
+def profiles(draw: st.DrawFn) -> dict[str, Any]:
+    pruning: dict[str, Any] = {"mode": draw(st.sampled_from(["cache-ttl", "cache-ttl", "off"]))}
+    pruning["ttl"] = draw(st.sampled_from(["1m", "5m", "0"]))
+    if draw(st.booleans()):
+        pruning["tools"] = {"deny": ["exec"]}
+    if draw(st.booleans()):
+        placeholder = draw(st.sampled_from(["[gone]", "[media attached: /tmp/x.png]"]))
+        pruning["hardClear"] = {"enabled": draw(st.booleans()), "placeholder": placeholder}
+    if draw(st.booleans()):
+        pruning["softTrim"] = {"maxChars": 2_000, "headChars": 500, "tailChars": 500}
+    if draw(st.booleans()):  # eager: hard clears in short sessions too
+        pruning.update(minPrunableToolChars=0, softTrimRatio=0.1, hardClearRatio=0.2)
+    window = draw(st.sampled_from([200_000, 40_000, 12_000]))
+    return {
+        "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+        "agents": {"defaults": {"contextPruning": pruning}},
+        "model": {"provider": "anthropic", "id": "claude-sonnet-4-6", "contextWindow": window},
+    }
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(image_sessions(), profiles())
+def test_every_call_of_an_image_heavy_session_equals_the_reference(text: str, document: dict) -> None:
+    _both(text, document)
+
+
+def test_a_long_session_with_old_images_never_cleans_the_whole_history() -> None:
+    # The benchmark's session with screenshots: each old message is cleaned once, as its turn comes of age;
+    # no call walks the whole history (the reference's prune_processed_history_images is never run).
+    calls: list[int] = []
+    original = attempt_module.prune_processed_history_images
+
+    def counted(messages, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(messages))
+        return original(messages, **kwargs)
+
+    text = _with_images(synthetic_openclaw_session(60), 4)
+    transcript = parse_transcript(text, format="openclaw")
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw"].document), name="p")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(attempt_module, "prune_processed_history_images", counted)
+        fast = replay_openclaw(transcript, profile.settings, profile_name="p")
+        assert calls == []
+        slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+    assert fast.calls == slow.calls
+    cleaned = [call for call in fast.calls if "image-cleanup" in call.marks]
+    assert len(cleaned) > len(fast.calls) // 2
+    made, _ = _both(text, dict(PRESETS_BY_KEY["openclaw"].document))
+    assert made.whole == 0 and made.calls > len(fast.calls) // 2
+
+
+def test_pruned_and_guarded_results_are_cleaned_as_rewritten_on_the_fast_path() -> None:
+    # A 40k window and TTL pauses: large results with media are soft-trimmed, hard-cleared and cut by the
+    # guard, then cleaned once old; none of those calls is left to the whole-history cleanup.
+    lines = [json.loads(line) for line in synthetic_openclaw_session(40, pause_every=3).splitlines()]
+    results = 0
+    for entry in lines:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message["role"] == "toolResult":
+            results += 1
+            body = _text([1_500, 6_000, 300, 9_000, 40_000][results % 5], results)
+            message["content"] = [{"type": "text", "text": f"{MEDIA_TEXTS[results % 4]}\n{body}"}]
+            if results % 3 == 0:
+                message["content"].append(IMAGE)
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}},
+        "model": {"contextWindow": 40_000},
+    }
+    made, fast = _both(text, document)
+    assert made.whole == 0
+    rules = {group.rule.split(":")[0] for call in fast.calls for group in call.fated}
+    assert {"soft trim", "hard clear", "history image cleanup"} <= {r.split(" (")[0] for r in rules}, rules
+
+
+class _NineSix(HistoryCleanup):
+    """A broken cutoff: the turns counted as 2026.9.6 counts them (the open turn never)."""
+
+    def cutoff(self, end: int) -> int:
+        starts = completed_turn_starts(self._natives[:end], count_open_turn=False)
+        return starts[-3] if len(starts) > 3 else 0
+
+
+class _Misdated(_Checked):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._cleanup = _NineSix(self._natives, self._media, self._stored_size)
+
+
+class _Dirty(HistoryCleanup):
+    """A broken cleanup: a message the guard or pruning rewrote is sent as rewritten, never cleaned."""
+
+    def clean(self, message: AgentMessage) -> AgentMessage:
+        return message
+
+
+class _RewritesLeftDirty(_Checked):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._cleanup = _Dirty(self._natives, self._media, self._stored_size)
+
+
+def test_a_cleanup_that_miscounts_the_turns_is_noticed() -> None:
+    text = _with_images(synthetic_openclaw_session(12), 1)
+    _both(text, dict(PRESETS_BY_KEY["openclaw"].document))
+    with pytest.raises(AssertionError):
+        _both(text, dict(PRESETS_BY_KEY["openclaw"].document), _Misdated)
+
+
+def test_a_cleanup_that_leaves_rewritten_results_dirty_is_noticed() -> None:
+    lines = [json.loads(line) for line in synthetic_openclaw_session(12).splitlines()]
+    for entry in lines:
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message["role"] == "toolResult":
+            message["content"] = [{"type": "text", "text": f"{MEDIA_TEXTS[0]}\n{_text(30_000, 1)}"}]
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    document = {
+        "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl", "ttl": "5m"}}},
+        "model": {"contextWindow": 60_000},
+    }
+    _both(text, document)
+    with pytest.raises(AssertionError):
+        _both(text, document, _RewritesLeftDirty)
+
+
+def test_the_contents_sent_told_per_call_equal_the_references() -> None:
+    # What a call sent, asked after the replay (the cost model's changed contents, runs kept as runs): the
+    # fast view's cleaned messages are told with the cleared run, as the reference sends them.
+    from simulator.cost.from_replay import requests_from_result
+    from simulator.replay.openclaw import message_text, native_messages, pruned_contents, sent_messages
+    from simulator.replay.openclaw_runs import pruned_runs
+    from simulator.runtimes.openclaw.estimate import estimate_message_chars
+
+    text = _with_images(synthetic_openclaw_session(80, pause_every=2, tool_result_chars=9_000), 3)
+    transcript = parse_transcript(text, format="openclaw")
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw"].document), name="p")
+    result = replay_openclaw(transcript, profile.settings, profile_name="p")
+    natives = native_messages(transcript)
+    told = 0
+    for call in result.calls:
+        if "image-cleanup" not in call.marks:
+            continue
+        fast = dict(pruned_runs(transcript, profile.settings, result, call))
+        reference = sent_messages(transcript, profile.settings, result, call.number, natives)
+        assert fast == {
+            i: (-(-estimate_message_chars(m) // 4), message_text(m)) for i, m in reference.items()
+        }
+        assert fast == pruned_contents(transcript, profile.settings, result, call)
+        told += 1
+    assert told > 40
+
+    def general(call):  # type: ignore[no-untyped-def]
+        return pruned_contents(transcript, profile.settings, result, call)
+
+    def runs(call):  # type: ignore[no-untyped-def]
+        return pruned_runs(transcript, profile.settings, result, call)
+
+    built = requests_from_result(transcript, result, changed=runs)
+    expected = requests_from_result(transcript, result, changed=general)
+    assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
