@@ -122,12 +122,34 @@ def test_every_call_of_an_image_heavy_session_equals_the_reference(data: st.Data
     assert fast.calls == slow.calls
 
 
+def _with_images(text: str, every: int) -> str:
+    """``text`` with an image in the first user message and in every ``every``-th one after it."""
+    out: list[str] = []
+    users = 0
+    for line in text.splitlines():
+        entry = json.loads(line)
+        message = entry.get("message") if entry.get("type") == "message" else None
+        if message is not None and message.get("role") == "user":
+            if users % every == 0:
+                content = message["content"]
+                if isinstance(content, str):
+                    content = [{"type": "text", "text": content}]
+                message["content"] = [*content, IMAGE]
+            users += 1
+        out.append(json.dumps(entry))
+    return "\n".join(out) + "\n"
+
+
 def test_a_long_session_with_old_images_takes_the_fast_path_at_every_call() -> None:
     # The benchmark's session with screenshots: each is cleaned once its turn is old, never left to
     # the reference (which would walk the whole history at every call).
-    text = synthetic_openclaw_session(60, screenshot_every=4)
-    assert text.count('"type":"image"') == 15
-    for key in ("openclaw-2026.9.6", "openclaw-2026.9.6-openai"):
+    shots = synthetic_openclaw_session(60, screenshot_every=4)
+    assert shots.count('"type":"image"') == 15
+    for key, text in (
+        ("openclaw-2026.9.6", shots),
+        ("openclaw-2026.9.6-openai", shots),
+        ("openclaw-2026.9.6", _with_images(synthetic_openclaw_session(60), 4)),
+    ):
         made, fast, slow = _both(text, dict(PRESETS_BY_KEY[key].document))
         assert fast.calls == slow.calls
         assert made[0].fallbacks == 0 and made[0].calls == len(fast.calls)
