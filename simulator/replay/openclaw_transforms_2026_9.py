@@ -88,7 +88,9 @@ from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_cha
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
+    ContentBlock,
     TextContent,
+    ThinkingContent,
     ToolResultMessage,
     text_block,
 )
@@ -127,6 +129,24 @@ def _reaches(positions: list[int], lo: int, end: int) -> bool:
         return False  # the usual answer, without a search
     k = bisect_left(positions, lo)
     return k < len(positions) and positions[k] < end
+
+
+def _plain_thinking_chars(blocks: Sequence[ContentBlock]) -> int:
+    """What the thinking blocks weigh to ``cacheTtlMessageChars`` and to the estimate alike when each is a
+    plain block of ASCII thinking and signature (each is their length then), else -1."""
+    total = 0
+    for block in blocks:
+        if type(block) is not ThinkingContent or block.extra:
+            return -1
+        text, signature = block.thinking, block.thinking_signature
+        if type(text) is not str or not text.isascii():
+            return -1
+        if signature is not None:
+            if type(signature) is not str or not signature.isascii():
+                return -1
+            total += len(signature)
+        total += len(text)
+    return total
 
 
 class _Fallback(Exception):
@@ -778,10 +798,15 @@ class FastTransforms2026_9:
         assert isinstance(before, tuple) and isinstance(after, tuple)
         kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
         removed = tuple([b for b in before if id(b) not in kept])
-        gone = AssistantMessage(removed, ())
         came = AssistantMessage(after if len(removed) == len(before) else (), ())  # the notice, if all went
-        self._sum_mc.add(position, message_chars(came) - message_chars(gone))
-        self._sum_est.add(position, estimate_message_chars(came) - estimate_message_chars(gone))
+        plain = _plain_thinking_chars(removed)
+        if plain >= 0:
+            mc_gone = est_gone = plain
+        else:
+            gone = AssistantMessage(removed, ())
+            mc_gone, est_gone = message_chars(gone), estimate_message_chars(gone)
+        self._sum_mc.add(position, (message_chars(came) if came.content else 0) - mc_gone)
+        self._sum_est.add(position, (estimate_message_chars(came) if came.content else 0) - est_gone)
         self._sum_changed.add(position, 1)
 
     def _sources_cleaned(self) -> bool:

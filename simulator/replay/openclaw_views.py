@@ -17,18 +17,28 @@ T = TypeVar("T")
 
 
 class Fenwick:
-    """Prefix sums over positions with point updates (O(log n) both)."""
+    """Prefix sums over positions with point updates (O(log n) both).
 
-    __slots__ = ("_tree", "_used")
+    The total and the highest position added to are kept too: a replay asks for sums up to a call's end,
+    past every position changed so far (rewrites are of older messages), and those are the total in O(1).
+    """
+
+    __slots__ = ("_tree", "_used", "_total", "_top")
 
     def __init__(self, size: int) -> None:
         self._tree = [0] * (size + 1)
         self._used = False
+        self._total = 0
+        self._top = 0
+        """One past the highest position added to."""
 
     def add(self, index: int, delta: int) -> None:
         if not delta:
             return
         self._used = True
+        self._total += delta
+        if index >= self._top:
+            self._top = index + 1
         i = index + 1
         tree = self._tree
         while i < len(tree):
@@ -39,6 +49,8 @@ class Fenwick:
         """Σ over positions ``< end``."""
         if not self._used:
             return 0  # nothing added yet (most sums of a session that rewrites nothing)
+        if end >= self._top:
+            return self._total  # past every position added to (most asks of a replay)
         total = 0
         i = end
         tree = self._tree

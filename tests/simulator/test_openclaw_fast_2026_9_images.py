@@ -261,3 +261,31 @@ def test_a_path_that_strips_the_latest_assistant_too_is_noticed() -> None:
             replay_openclaw(transcript, profile.settings, profile_name="p")
     finally:
         replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
+
+
+_THOUGHTS = st.text(alphabet=st.sampled_from("ab .\n\u00e9\u4e2d\U0001f600"), max_size=12)
+
+
+@given(
+    st.lists(
+        st.tuples(_THOUGHTS, st.one_of(st.none(), _THOUGHTS), st.booleans()),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_plain_thinking_sizes_are_the_reference_functions_sizes(drawn: list[tuple[str, str | None, bool]]):
+    from simulator.replay.openclaw_transforms_2026_9 import _plain_thinking_chars
+    from simulator.runtimes.openclaw.estimate import estimate_message_chars
+    from simulator.runtimes.openclaw.messages import AssistantMessage, ThinkingContent
+    from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars
+
+    blocks = tuple(
+        ThinkingContent(text, signature, None, (("note", "x"),) if extra else ())
+        for text, signature, extra in drawn
+    )
+    plain = _plain_thinking_chars(blocks)
+    message = AssistantMessage(blocks, ())
+    if plain >= 0:
+        assert plain == message_chars(message) == estimate_message_chars(message)
+    else:  # a non-ASCII text or an extra field: the reference functions size it
+        assert any(extra or not (text + (signature or "")).isascii() for text, signature, extra in drawn)
