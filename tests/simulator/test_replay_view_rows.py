@@ -12,6 +12,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterator
 from operator import attrgetter
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -153,6 +154,23 @@ def test_bulk_rows_of_every_preset_on_a_synthetic_session(key):
     profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
     _compare_every_call(parse_transcript(SYNTHETIC, format="openclaw"), profile, seen)
     assert seen["plain"]
+
+
+@pytest.mark.parametrize("key", ["openclaw", "openclaw-2026.9.6"])
+@pytest.mark.parametrize("shape", ["screenshots", "thinking"])
+def test_bulk_rows_of_openclaw_calls_that_clean_images_or_strip_thinking(key, shape):
+    """Calls whose old screenshots are cleaned, or whose older assistants are sent without their thinking
+    (a Claude 3.7 route): the rows of every call, both ways."""
+    options: dict[str, Any] = (
+        {"screenshot_every": 2}
+        if shape == "screenshots"
+        else {"thinking": True, "model": "claude-3-7-sonnet-20250219"}
+    )
+    text = synthetic_openclaw_session(14, **options)
+    seen: Counter[str] = Counter()
+    profile = profile_from_document(PRESETS_BY_KEY[key].document, name=key)
+    _compare_every_call(parse_transcript(text, format="openclaw"), profile, seen)
+    assert seen["plain"] and (seen["pending image-replaced"] or seen["pending thinking-dropped"])
 
 
 def _sample_texts() -> list[tuple[str, str]]:
