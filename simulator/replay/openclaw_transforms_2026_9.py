@@ -700,6 +700,8 @@ class FastTransforms2026_9:
         ``natives[lo:end]`` (those before the third-last completed turn's start)."""
         cleanable = self._n.cleanable
         last_lo, last_end, k0, k1 = self._last_cleaning
+        if lo == last_lo and end == last_end:
+            return k0, k1  # asked again at the same call (its cleanup, then its quiet checks)
         if lo == last_lo and end >= last_end and (k1 == len(cleanable) or cleanable[k1] >= end):
             # A longer history's cutoff is no earlier (turns only complete), and no later than its end:
             # the same messages are cleaned (every call after the last image came of age).
