@@ -18,7 +18,7 @@ messages only when it can change something:
   each stored message it changes is cleaned once, as its turn comes of age (the cutoff only moves forward:
   :mod:`openclaw_cleanup_2026_7`), a message pruning or the guard rewrote is cleaned as rewritten, and what
   it changed is handed out as a window of the growing list of cleaned messages, its size change as sums
-  (a hard-cleared run whose placeholder may name media, or thinking to drop, runs it on the whole context);
+  (a hard-cleared run whose placeholder may name media runs it on the whole context);
 * the transcript policy: skipped while no assistant message so far has thinking; after, on a route that
   drops it, each assistant is stripped once, from the call a newer assistant arrives on (no other transform
   rewrites an assistant: :mod:`openclaw_strips_2026_7`), handed out as a window of the assistants with
@@ -95,7 +95,8 @@ class Outcome:
     guard: tuple[int, ...]
     images: Sequence[int]
     """Native indices of the messages history image cleanup changed (a fast replay hands out a view)."""
-    policy: tuple[int, ...]
+    policy: Sequence[int]
+    """Native indices of the assistants the transcript policy stripped (a fast replay hands out a view)."""
     budget: tuple[int, ...]
     compaction: CompactionPoint | None
     compacted_through: int | None
