@@ -74,8 +74,7 @@ def report(rows: list[ShapeRow]) -> list[str]:
         "",
         (__doc__ or "").split("\n\n")[1].replace("\n", " "),
         "",
-        f"Measured only where the replay has no fast path yet: {capped}." if UP_TO else "",
-        "",
+        *([f"Measured only where the replay has no fast path yet: {capped}.", ""] if UP_TO else []),
         "| shape | profile | messages | calls | replay prepared | × plain |",
         "|---|---|---:|---:|---:|---:|",
     ]
