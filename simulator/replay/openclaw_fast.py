@@ -15,7 +15,8 @@ prefix sums over the tool results give the same answer:
 
 Equality with :func:`simulator.runtimes.openclaw.pruner.prune_context_messages` is property-tested
 (``tests/simulator/test_openclaw_fast.py``). Only what a replay needs is reproduced: the settings'
-own tool predicate, no ``dropThinkingBlocksForEstimate``, no protections list.
+own tool predicate, ``dropThinkingBlocksForEstimate`` as the change it makes to the initial total (the
+caller's: :meth:`IncrementalPruner.prune`), no protections list.
 """
 
 from __future__ import annotations
@@ -211,10 +212,15 @@ class IncrementalPruner:
             return None
         return self._assistants[count - int(k)]
 
-    def prune(self, end: int) -> FastPrune:
-        """The pass over ``history[:end]`` (``end`` ≤ messages appended so far)."""
+    def prune(self, end: int, extra: int = 0) -> FastPrune:
+        """The pass over ``history[:end]`` (``end`` ≤ messages appended so far).
+
+        ``extra``: what the estimate's source adds to the appended messages' sizes. A route that drops
+        thinking sizes every assistant but the latest stripped (``dropThinkingBlocksForEstimate``): the
+        strip changes assistants only, never a candidate, so the pass differs by its initial total alone.
+        """
         settings = self.settings
-        total = self._total[end]
+        total = self._total[end] + extra
 
         if self.char_window <= 0:
             return _fast_prune(False, total, total, None, None, (), (), (), "no_context_window")

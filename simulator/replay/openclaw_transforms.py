@@ -18,8 +18,12 @@ messages only when it can change something:
   each stored message it changes is cleaned once, as its turn comes of age (the cutoff only moves forward:
   :mod:`openclaw_cleanup_2026_7`), a message pruning or the guard rewrote is cleaned as rewritten, and what
   it changed is handed out as a window of the growing list of cleaned messages, its size change as sums
-  (a hard-cleared run whose placeholder may name media, or thinking to drop, runs it on the whole context);
-* the transcript policy: skipped while no assistant message so far has thinking.
+  (a hard-cleared run whose placeholder may name media runs it on the whole context);
+* the transcript policy: skipped while no assistant message so far has thinking; after, on a route that
+  drops it, each assistant is stripped once, from the call a newer assistant arrives on (no other transform
+  rewrites an assistant: :mod:`openclaw_strips_2026_7`), handed out as a window of the assistants with
+  thinking, its size change as sums; the pruning pass's estimate, which counts them stripped, is the
+  stored sizes' plus those sums.
 
 2026.9.6 has its own fast transforms (:mod:`openclaw_transforms_2026_9`); here it runs the reference on
 every call. Equality is property-tested (``tests/simulator/test_openclaw_replay.py``,
@@ -38,6 +42,7 @@ from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_cleanup_2026_7 import CleanedIndexes, HistoryCleanup
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
+from simulator.replay.openclaw_strips_2026_7 import StrippedPart, ThinkingStrips
 from simulator.replay.openclaw_views import SliceView
 from simulator.runtimes.openclaw import context_guard as guard_v1
 from simulator.runtimes.openclaw.attempt import (
@@ -90,7 +95,8 @@ class Outcome:
     guard: tuple[int, ...]
     images: Sequence[int]
     """Native indices of the messages history image cleanup changed (a fast replay hands out a view)."""
-    policy: tuple[int, ...]
+    policy: Sequence[int]
+    """Native indices of the assistants the transcript policy stripped (a fast replay hands out a view)."""
     budget: tuple[int, ...]
     compaction: CompactionPoint | None
     compacted_through: int | None
@@ -473,16 +479,23 @@ class _SentView(Mapping[int, AgentMessage]):
     Built per call without visiting the run, so a call costs what it changed anew, not all it changes.
     """
 
-    __slots__ = ("_small", "_run", "_cleaned")
+    __slots__ = ("_small", "_run", "_cleaned", "_stripped")
 
     def __init__(
-        self, small: dict[int, AgentMessage], run: _ClearedRun, cleaned: _CleanedPart | None = None
+        self,
+        small: dict[int, AgentMessage],
+        run: _ClearedRun,
+        cleaned: _CleanedPart | None = None,
+        stripped: StrippedPart | None = None,
     ) -> None:
         self._small = small
         self._run = run
         self._cleaned = cleaned
         """2026.7.1's old stored messages sent cleaned, when the call cleaned any (none of them in the
         others)."""
+        self._stripped = stripped
+        """2026.7.1's assistants the transcript policy sent stripped, when it stripped any (assistants: none
+        of them in the others)."""
 
     def __getitem__(self, index: int) -> AgentMessage:
         found = self._small.get(index)
@@ -492,6 +505,8 @@ class _SentView(Mapping[int, AgentMessage]):
             return self._run.message(index)
         if self._cleaned is not None and (found := self._cleaned.get(index)) is not None:
             return found
+        if self._stripped is not None and (found := self._stripped.get(index)) is not None:
+            return found
         raise KeyError(index)
 
     def __iter__(self) -> Iterator[int]:
@@ -499,14 +514,22 @@ class _SentView(Mapping[int, AgentMessage]):
         yield from self._small
         if self._cleaned is not None:
             yield from self._cleaned
+        if self._stripped is not None:
+            yield from self._stripped
 
     def __len__(self) -> int:
         cleaned = len(self._cleaned) if self._cleaned is not None else 0
-        return len(self._run) + sum(1 for i in self._small if i not in self._run) + cleaned
+        stripped = len(self._stripped) if self._stripped is not None else 0
+        return len(self._run) + sum(1 for i in self._small if i not in self._run) + cleaned + stripped
 
     def __bool__(self) -> bool:
         # Whether anything changed, without counting (every record asks).
-        return bool(self._small) or bool(self._run) or (self._cleaned is not None and len(self._cleaned) > 0)
+        return (
+            bool(self._small)
+            or bool(self._run)
+            or (self._cleaned is not None and len(self._cleaned) > 0)
+            or (self._stripped is not None and len(self._stripped) > 0)
+        )
 
 
 def sent_parts(
@@ -524,6 +547,8 @@ def sent_parts(
     run, small = changed._run, changed._small
     if changed._cleaned is not None:  # the cleaned messages told one by one (one call's are asked)
         small = {**{i: changed[i] for i in changed._cleaned}, **small}
+    if changed._stripped is not None:  # so are the stripped assistants
+        small = {**{i: changed[i] for i in changed._stripped}, **small}
     if not run or run._sums is None:
         return small, (), run.message, ""
     return small, run._cleared, run.message, run._sums.placeholder
@@ -572,6 +597,7 @@ class FastTransforms(_StartOnHistory):
         self._no_run = _ClearedRun((), None, self._cleared_by_index)
         """What a call that hard-cleared nothing hands its view (shared: it holds nothing)."""
         self._cleanup = HistoryCleanup(natives, media, self._stored_size)
+        self._strips = ThinkingStrips(natives, thinking)
 
     def start(
         self,
@@ -593,18 +619,23 @@ class FastTransforms(_StartOnHistory):
     def call(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> tuple[Outcome, AttemptState]:
-        runtime = setup.pruning
-        if setup.version != "2026.7.1" or (
-            runtime is not None and runtime.drop_thinking_blocks and self._thinks_before(end)
-        ):
-            # The pruner estimates with thinking dropped: the same sizes until an assistant has some.
+        if setup.version != "2026.7.1":
             return reference_outcome(self._natives, setup, state, now, end)
+        runtime = setup.pruning
+        drops_estimate = runtime is not None and runtime.drop_thinking_blocks
+        strips = self._strips.count(end) if setup.drop_thinking_blocks or drops_estimate else 0
+        if strips is None:  # the latest assistant's content is not an array (rare)
+            return reference_outcome(self._natives, setup, state, now, end)
+        # What the transcript policy strips, and what the pruner's estimate sizes stripped (one route's
+        # rule: the same strips).
+        policy = strips if setup.drop_thinking_blocks else 0
         # The runtime's own gate; closed (most calls of a session), no pass runs and the state stays.
         gate = gate_closed(runtime.settings, state.clock, now) if runtime is not None else None
         if runtime is None or gate is not None:
-            return self._unpruned(setup, gate, end, state.clock.last_cache_touch_at), state
+            return self._unpruned(setup, gate, end, state.clock.last_cache_touch_at, policy), state
         before = state.clock.last_cache_touch_at
-        passed, state = self._prune(setup, state, now, end)
+        extra = self._strips.delta(strips) if drops_estimate else 0
+        passed, state = self._prune(setup, state, now, end, extra)
         run = _ClearedRun(passed.cleared, passed.sums, self._cleared_by_index)
         over, rewritten, overflow = self._context_guard(setup.guard_window_tokens, end, passed.pruned, run)
         if overflow:
@@ -616,22 +647,17 @@ class FastTransforms(_StartOnHistory):
         needs_cleanup = (
             media_before or any(_may_hold_media(m) for m in passed.pruned.values()) or run.may_hold_media()
         )
-        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
         small = {**passed.pruned, **rewritten}
-        sent: tuple[Sequence[int], Mapping[int, AgentMessage], int] | None = None
-        if not (needs_cleanup or needs_policy):
-            sent = ((), *self._sent_over_run(small, run))
-        elif not needs_policy:
-            sent = self._sent_cleaned(small, run, end)
+        sent = self._sent(small, run, end, needs_cleanup, policy)
         if sent is not None:
-            images, changed, delta = sent
+            images, stripped, changed, delta = sent
             ran, view = passed.gate, passed.view
             outcome = _outcome(
-                False, ran, view, None, over, images, (), (), None, None, before, changed, delta, None
+                False, ran, view, None, over, images, stripped, (), None, None, before, changed, delta, None
             )
             return outcome, state
         final = {**{i: run.message(i) for i in passed.cleared}, **passed.pruned, **rewritten}
-        images, policy, changed_all = self._cleanup_and_policy(final, end, needs_cleanup, needs_policy)
+        images, stripped, changed_all = self._cleanup_and_policy(final, end, needs_cleanup, policy > 0)
         outcome = _outcome(
             False,
             passed.gate,
@@ -639,7 +665,7 @@ class FastTransforms(_StartOnHistory):
             None,
             over,
             images,
-            policy,
+            stripped,
             (),
             None,
             None,
@@ -649,6 +675,28 @@ class FastTransforms(_StartOnHistory):
             None,
         )
         return outcome, state
+
+    def _sent(
+        self, small: dict[int, AgentMessage], run: _ClearedRun, end: int, needs_cleanup: bool, policy: int
+    ) -> tuple[Sequence[int], Sequence[int], _SentView, int] | None:
+        """What the call sends after the guard: the few rewritten messages over the cleared run, cleaned
+        (:meth:`_sent_cleaned`) when the cleanup may change something, and the first ``policy`` assistants
+        with thinking stripped; which the cleanup changed, which the policy stripped, and the change of the
+        estimate. ``None`` when the cleanup is left to :meth:`_cleanup_and_policy`."""
+        if needs_cleanup:
+            cleaned = self._sent_cleaned(small, run, end)
+            if cleaned is None:
+                return None
+            images, view, delta = cleaned
+        else:
+            images = ()
+            view, delta = self._sent_over_run(small, run)
+        if not policy:
+            return images, (), view, delta
+        # No transform before the policy rewrites an assistant: the stripped ones join the view as they are.
+        strips = self._strips
+        view = _SentView(view._small, view._run, view._cleaned, StrippedPart(strips, policy))
+        return images, SliceView(strips.thinking, 0, policy), view, delta + strips.delta(policy)
 
     def _thinks_before(self, end: int) -> bool:
         """Whether an assistant of ``natives[:end]`` holds thinking the transcript policy would strip
@@ -660,17 +708,18 @@ class FastTransforms(_StartOnHistory):
     ) -> tuple[TtlGateOutcome, bool] | None:
         """The gate's outcome of a call :meth:`call` answers with nothing changed and the state as it was,
         and whether the call overflows, when only that call's record is wanted: 2026.7.1, pruning active,
-        no thinking to drop (none so far, or a route that keeps it), the gate closed, no tool result over
-        the guard's share, and either the context over the guard's limit (a preemptive overflow: nothing is
-        sent, nothing cleaned; most calls of a long session) or no image or media reference to clean. Its
-        outcome would hold that gate, nothing changed and its last touch: the record needs no more.
+        no thinking stripped (none so far, only the latest assistant's, or a route that keeps it), the gate
+        closed (so no pass sizes the context), no tool result over the guard's share, and either the context
+        over the guard's limit (a preemptive overflow: nothing is sent, nothing cleaned; most calls of a
+        long session) or no image or media reference to clean. Its outcome would hold that gate, nothing
+        changed and its last touch: the record needs no more.
 
         ``None`` for any other call (nothing done: the caller asks :meth:`call`)."""
         runtime = setup.pruning
         if (
             setup.version != "2026.7.1"
             or runtime is None
-            or ((setup.drop_thinking_blocks or runtime.drop_thinking_blocks) and self._thinks_before(end))
+            or (setup.drop_thinking_blocks and self._thinks_before(end) and self._strips.count(end) != 0)
         ):
             return None
         gate = gate_closed(runtime.settings, state.clock, now)
@@ -689,9 +738,10 @@ class FastTransforms(_StartOnHistory):
         return gate, False
 
     def _unpruned(
-        self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None
+        self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None, policy: int
     ) -> Outcome:
-        """A call no pruning pass ran for: the guard's facts over the stored messages answer it."""
+        """A call no pruning pass ran for: the guard's facts over the stored messages answer it (``policy``:
+        how many assistants with thinking the transcript policy strips)."""
         facts = self._guards.get(setup.guard_window_tokens)
         if facts is None or len(facts.chars) <= end:
             facts = self._guard(setup.guard_window_tokens, end)
@@ -702,17 +752,17 @@ class FastTransforms(_StartOnHistory):
             return _outcome(True, gate, None, None, guarded, (), (), (), None, None, before, {}, None, None)
         rewritten = {i: facts.rewritten[i] for i in guarded}
         needs_cleanup = bool(self._media) and self._media[0] < end
-        needs_policy = setup.drop_thinking_blocks and bool(self._thinking) and self._thinking[0] < end
-        if not (needs_cleanup or needs_policy):
-            changed, delta = self._sent_over_run(rewritten, self._no_run)
+        sent = self._sent(rewritten, self._no_run, end, needs_cleanup, policy)
+        if sent is not None:
+            images, stripped, changed, delta = sent
             return _outcome(
                 False,
                 gate,
                 None,
                 None,
                 guarded,
-                (),
-                (),
+                images,
+                stripped,
                 (),
                 None,
                 None,
@@ -721,12 +771,7 @@ class FastTransforms(_StartOnHistory):
                 delta,
                 None,
             )
-        if not needs_policy and (cleaned := self._sent_cleaned(rewritten, self._no_run, end)):
-            images, changed, delta = cleaned
-            return _outcome(
-                False, gate, None, None, guarded, images, (), (), None, None, before, changed, delta, None
-            )
-        images, policy, changed_all = self._cleanup_and_policy(rewritten, end, needs_cleanup, needs_policy)
+        images, stripped, changed_all = self._cleanup_and_policy(rewritten, end, needs_cleanup, policy > 0)
         return _outcome(
             False,
             gate,
@@ -734,7 +779,7 @@ class FastTransforms(_StartOnHistory):
             None,
             guarded,
             images,
-            policy,
+            stripped,
             (),
             None,
             None,
@@ -745,14 +790,15 @@ class FastTransforms(_StartOnHistory):
         )
 
     def _prune(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, extra: int
     ) -> tuple[_PrunePass, AttemptState]:
         """The pruning hook's pass, once the gate let it run (``gate_closed`` said no): the incremental
-        pruner answers it (``on_context`` would run the reference pruner on the whole history)."""
+        pruner answers it (``on_context`` would run the reference pruner on the whole history); ``extra``
+        is what its estimate's source adds to the stored sizes (the strips of a route that drops thinking)."""
         runtime = setup.pruning
         assert runtime is not None
         pruner, key = self._pruner(setup, end)
-        view = pruner.prune(end)
+        view = pruner.prune(end, extra)
         passed = _PrunePass(None, view, {}, (), None)
         if view.changed:
             # What the pass sends, message by message as the pruner builds it (soft trims memoised per

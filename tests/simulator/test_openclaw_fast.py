@@ -11,10 +11,13 @@ from simulator.importers import parse_transcript
 from simulator.profiles import profile_from_document
 from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_fast import IncrementalPruner
+from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_context_chars
 from simulator.runtimes.openclaw.messages import (
     AssistantMessage,
     ImageContent,
+    RedactedThinkingContent,
     TextContent,
+    ThinkingContent,
     ToolResultMessage,
     UserMessage,
 )
@@ -34,7 +37,15 @@ def histories(draw):
         if kind == "user":
             messages.append(UserMessage(draw(texts)))
         elif kind == "assistant":
-            messages.append(AssistantMessage((TextContent(draw(texts)),)))
+            blocks = [TextContent(draw(texts))]
+            thought = draw(st.sampled_from(["", "", "thinking", "redacted", "only"]))
+            if thought == "redacted":
+                blocks.insert(0, RedactedThinkingContent(draw(texts), "sig"))
+            elif thought:
+                blocks.insert(0, ThinkingContent(draw(texts), "sig"))
+            if thought == "only":
+                del blocks[1]
+            messages.append(AssistantMessage(tuple(blocks)))
         else:
             blocks = [TextContent(draw(texts))]
             if draw(st.booleans()) and draw(st.booleans()):
@@ -66,18 +77,24 @@ raw_settings = st.fixed_dictionaries(
 
 
 @settings(max_examples=250, deadline=None)
-@given(histories(), raw_settings, st.sampled_from([200, 1_000, 4_000, 50_000]))
-def test_every_prefix_prunes_like_the_reference(messages, raw, window):
+@given(histories(), raw_settings, st.sampled_from([200, 1_000, 4_000, 50_000]), st.booleans())
+def test_every_prefix_prunes_like_the_reference(messages, raw, window, drops):
+    # ``drops``: the estimate's source without the thinking of all assistants but the latest (a route that
+    # drops thinking), given to the fast pruner as what it adds to the stored sizes.
     effective = compute_effective_settings(raw)
     assert effective is not None
     fast = IncrementalPruner(effective, context_window=None, context_window_tokens_override=window)
     for message in messages:
         fast.append(message)
     for end in range(len(messages) + 1):
-        ref = prune_context_messages(messages[:end], effective, context_window_tokens_override=window)
-        got = fast.prune(end)
+        prefix = messages[:end]
+        ref = prune_context_messages(
+            prefix, effective, context_window_tokens_override=window, drop_thinking_blocks_for_estimate=drops
+        )
+        extra = estimate_context_chars(drop_thinking_blocks(prefix)) - estimate_context_chars(prefix)
+        got = fast.prune(end, extra if drops else 0)
         assert got.changed == (not ref.returned_same)
-        assert got.chars_after == ref.chars_after
+        assert (got.chars_before, got.chars_after) == (ref.chars_before, ref.chars_after)
         cleared = tuple(f.index for f in ref.fates if isinstance(f, HardCleared))
         soft = tuple(f.index for f in ref.fates if isinstance(f, SoftTrimmed) and f.trimmed)
         images = tuple(f.index for f in ref.fates if isinstance(f, SoftTrimmed) and not f.trimmed)

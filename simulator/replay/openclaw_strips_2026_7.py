@@ -1,0 +1,106 @@
+"""2026.7.1's transcript policy on a route that drops thinking, over a replay's growing history.
+
+``dropThinkingBlocks`` strips the thinking of every assistant but the latest with array content, at every
+call. Three facts make it incremental: no other transform rewrites an assistant (pruning and the guard
+rewrite tool results, image cleanup user messages and tool results), so what the policy sends for one is a
+function of the stored message alone (:func:`strip_thinking`), built once here; the assistants it strips at
+a call over ``natives[:end]`` are the ones with thinking before the latest, a prefix of them that only grows
+with ``end``; and an assistant's estimate is a sum over its blocks, so what stripping it changes is what
+the strip took away and put in, summed over that prefix once. The pruning pass sizes its context with the
+same strips (``dropThinkingBlocksForEstimate``): the sums give its initial total too.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_thinking
+from simulator.runtimes.openclaw.messages import AgentMessage, AssistantMessage
+
+
+class ThinkingStrips:
+    """The assistants with thinking (``thinking``, ascending), each stripped once, and prefix sums of what
+    stripping them changes of the estimate."""
+
+    __slots__ = ("_natives", "thinking", "_assistants", "_stripped", "_sums")
+
+    def __init__(self, natives: Sequence[AgentMessage], thinking: Sequence[int]) -> None:
+        self._natives = natives
+        self.thinking = thinking
+        self._assistants: list[int] | None = None
+        """Every assistant's native index, ascending (found at the first call that strips)."""
+        self._stripped: list[AgentMessage] = []
+        """``thinking[k]`` as the policy sends it, for the ``k`` built so far."""
+        self._sums = [0]
+        """Prefix Σ (estimate stripped − estimate stored) over ``thinking``, as far as built."""
+
+    def count(self, end: int) -> int | None:
+        """How many of ``thinking`` the policy strips at a call over ``natives[:end]``: those before the
+        latest assistant. ``None`` when that assistant's content is not an array (the policy keeps an
+        earlier one whole instead: left to the reference)."""
+        thinking = self.thinking
+        if not thinking or thinking[0] >= end:
+            return 0
+        assistants = self._assistants
+        if assistants is None:
+            natives = self._natives
+            assistants = [i for i, m in enumerate(natives) if isinstance(m, AssistantMessage)]
+            self._assistants = assistants
+        latest = assistants[bisect_left(assistants, end) - 1]  # thinking[0], an assistant, is before end
+        message = self._natives[latest]
+        if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
+            return None
+        count = bisect_left(thinking, latest)
+        self._grow(count)
+        return count
+
+    def delta(self, count: int) -> int:
+        """Σ over the first ``count`` strips of (estimate stripped − estimate stored)."""
+        return self._sums[count]
+
+    def message(self, position: int) -> AgentMessage:
+        """``thinking[position]`` stripped (built)."""
+        return self._stripped[position]
+
+    def _grow(self, count: int) -> None:
+        stripped, sums = self._stripped, self._sums
+        while len(stripped) < count:
+            native = self._natives[self.thinking[len(stripped)]]
+            message = strip_thinking(native)
+            assert isinstance(native, AssistantMessage) and isinstance(message, AssistantMessage)
+            before, after = native.content, message.content
+            assert isinstance(before, tuple) and isinstance(after, tuple)
+            # Sized by what the strip took away and put in (the omission notice when nothing was left),
+            # not the whole message twice (tool call arguments are made JSON to be sized).
+            kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
+            removed = tuple([b for b in before if id(b) not in kept])
+            came = after if len(removed) == len(before) else ()
+            change = estimate_message_chars(AssistantMessage(came, ())) - estimate_message_chars(
+                AssistantMessage(removed, ())
+            )
+            stripped.append(message)
+            sums.append(sums[-1] + change)
+
+
+@dataclass(frozen=True, slots=True)
+class StrippedPart:
+    """The assistants a call sends stripped: ``thinking[:count]``."""
+
+    strips: ThinkingStrips
+    count: int
+
+    def get(self, index: int) -> AgentMessage | None:
+        thinking = self.strips.thinking
+        position = bisect_left(thinking, index, 0, self.count)
+        if position < self.count and thinking[position] == index:
+            return self.strips.message(position)
+        return None
+
+    def __iter__(self) -> Iterator[int]:
+        thinking = self.strips.thinking
+        return (thinking[k] for k in range(self.count))
+
+    def __len__(self) -> int:
+        return self.count
