@@ -6,7 +6,7 @@ older than the last three completed turns) and thinking in every assistant messa
 (the transcript policy strips it from every assistant but the latest). A replay that ran a whole-history
 transform at every call grew with the square of the session; each row's ratio to the plain session's
 replay at the same size shows what the shape costs. Times are the replay from a prepared transcript
-(``replay_prepared``: the preparation is the plain session's too), best of the runs.
+(``replay_prepared``; each session is prepared once beforehand), best of the runs.
 
 ``python -m benchmarks.session_shapes [SIZES...]`` runs it alone and prints the table.
 """
