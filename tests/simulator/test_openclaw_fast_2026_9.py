@@ -162,6 +162,19 @@ def _append_entry(lines: list[dict[str, Any]], message: dict[str, Any], stamp: i
     )
 
 
+def _append_result(lines: list[dict[str, Any]], call_id: str, tool: str, content: Any, stamp: int) -> None:
+    """A tool result ``message`` entry (``isError`` false) chained to the entry before it."""
+    message = {
+        "role": "toolResult",
+        "toolCallId": call_id,
+        "toolName": tool,
+        "content": content,
+        "isError": False,
+        "timestamp": stamp,
+    }
+    _append_entry(lines, message, stamp)
+
+
 def _text(size: int, seed: int) -> str:
     out = "".join(_TEXT.format(i=i, v=seed * 7 + i) for i in range(size // 20 + 1))
     return out[:size]

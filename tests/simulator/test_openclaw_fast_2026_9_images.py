@@ -30,6 +30,7 @@ from tests.simulator.test_openclaw_fast_2026_9 import (
     ROUTES,
     T0,
     _append_entry,
+    _append_result,
     _both,
     _iso,
     _text,
@@ -44,6 +45,42 @@ MEDIA_TEXTS = (
     "[media attached 1/2: /tmp/b.png]",
     "nothing to scrub here",
 )
+
+
+RESULT_SHAPES = ("plain", "image", "media", "both", "string", "tail")
+"""A tool result's content: text, text and an image, a media reference first, both, string content naming
+media, a reference at the tail (one a soft trim keeps and the guard may cut)."""
+
+
+def draw_user(draw: st.DrawFn, turn: int, often: st.SearchStrategy[bool]) -> Any:
+    """A user message's content: plain, text naming media (an image with it or not), or a string naming
+    media."""
+    if draw(often):
+        user: list[dict[str, Any]] = [
+            {"type": "text", "text": f"turn {turn} {draw(st.sampled_from(MEDIA_TEXTS))}"}
+        ]
+        if draw(st.booleans()):
+            user.append(IMAGE)
+        return user
+    if draw(often):
+        return f"turn {turn}: {draw(st.sampled_from(MEDIA_TEXTS))}"
+    return f"turn {turn}"
+
+
+def draw_result(draw: st.DrawFn, body: str) -> Any:
+    """A tool result's content of one of :data:`RESULT_SHAPES` around ``body``."""
+    shape = draw(st.sampled_from(RESULT_SHAPES))
+    media = draw(st.sampled_from(MEDIA_TEXTS))
+    if shape == "string":
+        return f"{media}\n{body}"
+    if shape == "tail":
+        return f"{body}\n{media}"
+    result: list[dict[str, Any]] = [{"type": "text", "text": body}]
+    if shape in ("image", "both"):
+        result.append(IMAGE)
+    if shape in ("media", "both"):
+        result.insert(0, {"type": "text", "text": media})
+    return result
 
 
 @st.composite
@@ -64,13 +101,7 @@ def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
         switch = draw(st.integers(0, 7)) == 3
         provider, model, api = ROUTES[route if not switch else draw(st.sampled_from(["vertex", "other"]))]
         meta = {"provider": provider, "model": model, "api": api}
-        user: Any = f"turn {turn}"
-        if draw(often):
-            user = [{"type": "text", "text": f"turn {turn} {draw(st.sampled_from(MEDIA_TEXTS))}"}]
-            if draw(st.booleans()):
-                user.append(IMAGE)
-        elif draw(often):
-            user = f"turn {turn}: {draw(st.sampled_from(MEDIA_TEXTS))}"
+        user = draw_user(draw, turn, often)
         _append_entry(lines, {"role": "user", "content": user, "timestamp": now}, now)
         for call in range(draw(st.integers(0, 3))):
             now += draw(st.sampled_from([500, 400_000]))
@@ -85,24 +116,8 @@ def image_sessions(draw: st.DrawFn) -> tuple[str, str]:
                 {"role": "assistant", "content": content, **meta, "stopReason": "toolUse", "timestamp": now},
                 now,
             )
-            body = _text(draw(sizes), turn * 5 + call)
-            result: Any = [{"type": "text", "text": body}]
-            shape = draw(st.sampled_from(["plain", "image", "media", "both", "string"]))
-            if shape in ("image", "both"):
-                result.append(IMAGE)
-            if shape in ("media", "both"):
-                result.insert(0, {"type": "text", "text": draw(st.sampled_from(MEDIA_TEXTS))})
-            if shape == "string":
-                result = f"{draw(st.sampled_from(MEDIA_TEXTS))}\n{body}"
-            message = {
-                "role": "toolResult",
-                "toolCallId": f"c{turn}_{call}",
-                "toolName": tool,
-                "content": result,
-                "isError": False,
-                "timestamp": now + 200,
-            }
-            _append_entry(lines, message, now + 200)
+            result = draw_result(draw, _text(draw(sizes), turn * 5 + call))
+            _append_result(lines, f"c{turn}_{call}", tool, result, now + 200)
         now += 1_000
         answer: list[dict[str, Any]] = [{"type": "text", "text": "done"}]
         if thoughtful and draw(often):
@@ -204,6 +219,11 @@ def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -
         "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
         "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
     }
+    _assert_noticed(_Stubborn, text, document)
+
+
+def _assert_noticed(broken: type, text: str, document: dict[str, Any]) -> None:
+    """A replay through the ``broken`` fast transforms (checked call by call) fails its checks."""
     import pytest
 
     import simulator.replay.openclaw as replay_module
@@ -211,7 +231,7 @@ def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -
     transcript = parse_transcript(text, format="openclaw")
     profile = profile_from_document(document, name="p")
     original = replay_module.FastTransforms2026_9
-    replay_module.FastTransforms2026_9 = _Stubborn  # type: ignore[misc]
+    replay_module.FastTransforms2026_9 = broken  # type: ignore[misc]
     try:
         with pytest.raises(AssertionError):
             replay_openclaw(transcript, profile.settings, profile_name="p")
@@ -236,9 +256,7 @@ def test_a_long_session_whose_route_drops_thinking_takes_the_fast_path_at_every_
 
 
 def test_a_path_that_strips_the_latest_assistant_too_is_noticed() -> None:
-    import pytest
 
-    import simulator.replay.openclaw as replay_module
     from tests.simulator.test_openclaw_fast_2026_9 import _Checked
 
     class _Greedy(_Checked):
@@ -252,15 +270,7 @@ def test_a_path_that_strips_the_latest_assistant_too_is_noticed() -> None:
                 else (t0, t1)
             )
 
-    transcript = parse_transcript(_thinking_session(10), format="openclaw")
-    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="p")
-    original = replay_module.FastTransforms2026_9
-    replay_module.FastTransforms2026_9 = _Greedy  # type: ignore[misc]
-    try:
-        with pytest.raises(AssertionError):
-            replay_openclaw(transcript, profile.settings, profile_name="p")
-    finally:
-        replay_module.FastTransforms2026_9 = original  # type: ignore[misc]
+    _assert_noticed(_Greedy, _thinking_session(10), dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document))
 
 
 _THOUGHTS = st.text(alphabet=st.sampled_from("ab .\n\u00e9\u4e2d\U0001f600"), max_size=12)

@@ -31,8 +31,14 @@ from simulator.runtimes.openclaw import attempt as attempt_module
 from simulator.runtimes.openclaw.image_prune import completed_turn_starts
 from simulator.runtimes.openclaw.messages import AgentMessage
 from simulator.synthetic import synthetic_openclaw_session
-from tests.simulator.test_openclaw_fast_2026_9 import T0, _append_entry, _iso, _text
-from tests.simulator.test_openclaw_fast_2026_9_images import IMAGE, MEDIA_TEXTS, _with_images
+from tests.simulator.test_openclaw_fast_2026_9 import T0, _append_entry, _append_result, _iso, _text
+from tests.simulator.test_openclaw_fast_2026_9_images import (
+    IMAGE,
+    MEDIA_TEXTS,
+    _with_images,
+    draw_result,
+    draw_user,
+)
 
 _FIELDS = [name for name in Outcome.__slots__ if name not in ("changed", "sent_delta", "sticky")]
 
@@ -127,13 +133,7 @@ def image_sessions(draw: st.DrawFn) -> str:
     meta = {"provider": "anthropic", "model": "claude-sonnet-4-6", "api": "anthropic-messages"}
     for turn in range(draw(st.integers(3, 14))):
         now += draw(gaps)
-        user: Any = f"turn {turn}"
-        if draw(often):
-            user = [{"type": "text", "text": f"turn {turn} {draw(st.sampled_from(MEDIA_TEXTS))}"}]
-            if draw(st.booleans()):
-                user.append(IMAGE)
-        elif draw(often):
-            user = f"turn {turn}: {draw(st.sampled_from(MEDIA_TEXTS))}"
+        user = draw_user(draw, turn, often)
         _append_entry(lines, {"role": "user", "content": user, "timestamp": now}, now)
         for call in range(draw(st.integers(0, 3))):
             now += draw(st.sampled_from([500, 400_000]))
@@ -144,26 +144,8 @@ def image_sessions(draw: st.DrawFn) -> str:
                 {"role": "assistant", "content": content, **meta, "stopReason": "toolUse", "timestamp": now},
                 now,
             )
-            body = _text(draw(sizes), turn * 5 + call)
-            result: Any = [{"type": "text", "text": body}]
-            shape = draw(st.sampled_from(["plain", "image", "media", "both", "string", "tail"]))
-            if shape in ("image", "both"):
-                result.append(IMAGE)
-            if shape in ("media", "both"):
-                result.insert(0, {"type": "text", "text": draw(st.sampled_from(MEDIA_TEXTS))})
-            if shape == "string":
-                result = f"{draw(st.sampled_from(MEDIA_TEXTS))}\n{body}"
-            if shape == "tail":  # a reference a soft trim keeps (its tail) and the guard may cut
-                result = f"{body}\n{draw(st.sampled_from(MEDIA_TEXTS))}"
-            message = {
-                "role": "toolResult",
-                "toolCallId": f"c{turn}_{call}",
-                "toolName": tool,
-                "content": result,
-                "isError": False,
-                "timestamp": now + 200,
-            }
-            _append_entry(lines, message, now + 200)
+            result = draw_result(draw, _text(draw(sizes), turn * 5 + call))
+            _append_result(lines, f"c{turn}_{call}", tool, result, now + 200)
         if draw(often):
             continue  # a turn left open (no reply yet): the cutoff counts it only once replied
         now += 1_000

@@ -28,7 +28,7 @@ from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_strips_2026_7 import ThinkingStrips
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.synthetic import synthetic_openclaw_session
-from tests.simulator.test_openclaw_fast_2026_9 import T0, _append_entry, _iso, _text
+from tests.simulator.test_openclaw_fast_2026_9 import T0, _append_entry, _append_result, _iso, _text
 from tests.simulator.test_openclaw_fast_2026_9_images import IMAGE, MEDIA_TEXTS
 from tests.simulator.test_openclaw_fast_images import _both, _Checked
 
@@ -105,15 +105,7 @@ def thinking_sessions(draw: st.DrawFn) -> str:
             result: Any = [{"type": "text", "text": _text(draw(sizes), turn * 5 + call)}]
             if draw(rarely):
                 result.append(IMAGE)
-            message = {
-                "role": "toolResult",
-                "toolCallId": f"c{turn}_{call}",
-                "toolName": tool,
-                "content": result,
-                "isError": False,
-                "timestamp": now + 200,
-            }
-            _append_entry(lines, message, now + 200)
+            _append_result(lines, f"c{turn}_{call}", tool, result, now + 200)
         if draw(rarely):
             continue  # a turn left open (no reply yet)
         now += 1_000
