@@ -156,12 +156,10 @@ class StoredFacts:
         self.chars = chars
         """Each stored message's ``estimate_message_chars``, when the caller made them once (prepared)."""
         n = len(natives)
-        media, thinking = media_and_thinking
-        self._maybe_media = frozenset(media)
+        self._maybe_media = frozenset(media_and_thinking[0])
         self.cleanable: list[int] = []
         """Stored messages history image cleanup changes once they are old enough, ascending."""
         self._turns: dict[int, _Turns] = {}
-        self.first_thinking = thinking[0] if thinking else n
         self.fed = 0
         self.keys: list[str | None] = []
         self.texts: list[tuple[str, ...] | None] = []

@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_thinking
+from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_change, strip_thinking
 from simulator.runtimes.openclaw.messages import AgentMessage, AssistantMessage
 
 
@@ -70,13 +70,7 @@ class ThinkingStrips:
             native = self._natives[self.thinking[len(stripped)]]
             message = strip_thinking(native)
             assert isinstance(native, AssistantMessage) and isinstance(message, AssistantMessage)
-            before, after = native.content, message.content
-            assert isinstance(before, tuple) and isinstance(after, tuple)
-            # Sized by what the strip took away and put in (the omission notice when nothing was left),
-            # not the whole message twice (tool call arguments are made JSON to be sized).
-            kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
-            removed = tuple([b for b in before if id(b) not in kept])
-            came = after if len(removed) == len(before) else ()
+            removed, came = strip_change(native, message)
             change = estimate_message_chars(AssistantMessage(came, ())) - estimate_message_chars(
                 AssistantMessage(removed, ())
             )

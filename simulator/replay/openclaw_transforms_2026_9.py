@@ -83,7 +83,7 @@ from simulator.runtimes.openclaw.attempt import (
     begin_attempt,
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
-from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_thinking
+from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_change, strip_thinking
 from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -596,9 +596,9 @@ class FastTransforms2026_9:
     def _set_current(self, position: int, seq: int, message: AgentMessage, *, base: bool = False) -> None:
         """Position ``position`` is sent as ``message`` from stamp ``seq`` on: versions and sums follow.
 
-        ``base``: ``message`` is the stored one as history image cleanup or the transcript policy sends it,
-        not a projection (never the hard clear's placeholder; a message other than a tool result weighs
-        nothing to the guard or the provider budget)."""
+        ``base``: ``message`` is the stored one as history image cleanup sends it, not a projection (never
+        the hard clear's placeholder; a message other than a tool result weighs nothing to the guard or the
+        provider budget)."""
         native = self._natives[position]
         same = message is native or message == native
         self._versions.set(position, seq, None if same else message)
@@ -794,13 +794,9 @@ class FastTransforms2026_9:
         assert isinstance(native, AssistantMessage) and isinstance(stripped, AssistantMessage)
         self._strips.set(position, seq, stripped)
         # Both sizes of an assistant are sums over its blocks: the change is what the strip took away (its
-        # thinking) and what it put in (the omission notice, when nothing else was left), sized alone
-        # rather than the whole message twice (tool call arguments are made JSON to be sized).
-        before, after = native.content, stripped.content
-        assert isinstance(before, tuple) and isinstance(after, tuple)
-        kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
-        removed = tuple([b for b in before if id(b) not in kept])
-        came = AssistantMessage(after if len(removed) == len(before) else (), ())  # the notice, if all went
+        # thinking) and put in (the omission notice), sized alone (tool call arguments are made JSON).
+        removed, notice = strip_change(native, stripped)
+        came = AssistantMessage(notice, ())
         plain = _plain_thinking_chars(removed)
         if plain >= 0:
             mc_gone = est_gone = plain

@@ -158,6 +158,19 @@ def drop_thinking_blocks(messages: Sequence[AgentMessage]) -> tuple[AgentMessage
     return tuple(message if i == latest else strip_thinking(message) for i, message in enumerate(messages))
 
 
+def strip_change(
+    message: AssistantMessage, stripped: AssistantMessage
+) -> tuple[tuple[ContentBlock, ...], tuple[ContentBlock, ...]]:
+    """What :func:`strip_thinking` took away from ``message`` and what it put in (the omission notice, when
+    nothing else was left). An assistant's sizes are sums over its blocks, so its change in size is theirs:
+    a replay sizes those few blocks rather than the whole message twice."""
+    before = message.content if isinstance(message.content, tuple) else ()
+    after = stripped.content if isinstance(stripped.content, tuple) else ()
+    kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
+    removed = tuple([b for b in before if id(b) not in kept])
+    return removed, (after if len(removed) == len(before) else ())
+
+
 def strip_thinking(message: AgentMessage) -> AgentMessage:
     """An assistant other than the latest as :func:`drop_thinking_blocks` sends it (the message itself
     when it has no thinking, or is not an assistant with array content)."""
