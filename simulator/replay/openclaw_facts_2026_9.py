@@ -149,14 +149,15 @@ class StoredFacts:
     def __init__(
         self,
         natives: Sequence[AgentMessage],
-        media_and_thinking: tuple[Sequence[int], Sequence[int]],
+        media: Sequence[int],
         chars: Sequence[int] | None = None,
     ) -> None:
         self.natives = natives
         self.chars = chars
         """Each stored message's ``estimate_message_chars``, when the caller made them once (prepared)."""
         n = len(natives)
-        self._maybe_media = frozenset(media_and_thinking[0])
+        self._maybe_media = frozenset(media)
+        """The natives history image cleanup may change (an over-approximation)."""
         self.cleanable: list[int] = []
         """Stored messages history image cleanup changes once they are old enough, ascending."""
         self._turns: dict[int, _Turns] = {}

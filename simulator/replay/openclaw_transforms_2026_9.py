@@ -261,7 +261,7 @@ class FastTransforms2026_9:
         chars: Sequence[int] | None = None,
     ) -> None:
         self._natives = natives
-        self._n = StoredFacts(natives, media_and_thinking, chars)
+        self._n = StoredFacts(natives, media_and_thinking[0], chars)
         self._thinking = media_and_thinking[1]
         """The assistants holding thinking the transcript policy strips, ascending."""
         self.fallbacks = 0

@@ -86,7 +86,7 @@ def test_stored_facts_equal_the_runtime_functions_on_every_message_shape(
 ) -> None:
     chars = tuple(estimate_message_chars(m) for m in messages)
     for sizes in (chars, None):
-        facts = StoredFacts(messages, ((), ()), sizes)
+        facts = StoredFacts(messages, (), sizes)
         facts.feed(len(messages))
         for i, message in enumerate(messages):
             result = isinstance(message, ToolResultMessage)
@@ -160,7 +160,7 @@ def test_a_plain_result_excluded_from_the_context_weighs_nothing_for_the_guard()
             [{}, {"excludeFromContext": True}, {"excludeFromContext": False}, {"excludeFromContext": 1}]
         )
     ]
-    facts = StoredFacts(messages, ((), ()), tuple(estimate_message_chars(m) for m in messages))
+    facts = StoredFacts(messages, (), tuple(estimate_message_chars(m) for m in messages))
     facts.feed(len(messages))
     assert facts.guard_own == [guard_message_chars(m) for m in messages] == [10, 0, 10, 10]
     assert facts.tb_own == [5, 5, 5, 5]
