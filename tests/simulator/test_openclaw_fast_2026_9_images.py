@@ -172,31 +172,40 @@ def test_a_long_session_with_old_images_takes_the_fast_path_at_every_call() -> N
         assert len(cleaned) > len(fast.calls) // 2
 
 
+GEMINI_40K = {
+    "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
+    "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
+    "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
+}
+"""Gemini: cache-TTL eligible, no server-side clearing, no dropped thinking; a 40k-token window."""
+
+
+def _gemini_with_screenshots(sizes: list[int], every: int) -> str:
+    """Forty plain Gemini turns with TTL pauses, a screenshot in every ``every``-th turn's tool result."""
+    from tests.simulator.test_openclaw_fast_2026_9 import _plain_session
+
+    lines = [json.loads(line) for line in _plain_session(40, sizes, "gemini").splitlines()]
+    for entry in lines[1:]:
+        message = entry["message"]
+        if message["role"] == "toolResult" and int(message["toolCallId"][1:]) % every == 0:
+            message["content"].append(IMAGE)
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
 def test_soft_trims_and_hard_clears_of_cleaned_results_take_the_fast_path() -> None:
     # Gemini, a 40k-token window and TTL pauses: large results with screenshots are cleaned, then trimmed
     # and cleared; a projection recorded before its result was cleaned stops replaying.
-    from tests.simulator.test_openclaw_fast_2026_9 import _plain_session, _rules
+    from tests.simulator.test_openclaw_fast_2026_9 import _rules
 
-    text = _plain_session(40, [1_500, 6_000, 300, 9_000, 12_000], "gemini")
-    lines = [json.loads(line) for line in text.splitlines()]
-    for entry in lines[1:]:
-        message = entry["message"]
-        if message["role"] == "toolResult" and int(message["toolCallId"][1:]) % 3 == 0:
-            message["content"].append(IMAGE)
-    text = "\n".join(json.dumps(line) for line in lines) + "\n"
-    document = {
-        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
-        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
-        "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
-    }
-    made, fast, slow = _both(text, document)
+    text = _gemini_with_screenshots([1_500, 6_000, 300, 9_000, 12_000], every=3)
+    made, fast, slow = _both(text, GEMINI_40K)
     assert fast.calls == slow.calls
     assert made[0].fallbacks == 0, made[0].fallback_reasons
     assert {"soft trim", "hard clear", "history image cleanup"} <= _rules(fast.calls)
 
 
 def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -> None:
-    from tests.simulator.test_openclaw_fast_2026_9 import _Checked, _plain_session
+    from tests.simulator.test_openclaw_fast_2026_9 import _Checked
 
     class _Stubborn(_Checked):
         """A broken cleanup: a projection keeps replaying once its result is cleaned."""
@@ -207,19 +216,9 @@ def test_a_path_that_keeps_replaying_a_cleaned_results_projection_is_noticed() -
             base = self._base(position)
             return merge_projection(base, projection, None)
 
-    text = _plain_session(40, [1_500, 6_000, 300, 9_000, 18_000], "gemini")
-    lines = [json.loads(line) for line in text.splitlines()]
-    for entry in lines[1:]:
-        message = entry["message"]
-        if message["role"] == "toolResult":
-            message["content"].append(IMAGE)
-    text = "\n".join(json.dumps(line) for line in lines) + "\n"
-    document = {
-        "trimscope": {"runtime": "openclaw", "version": "2026.9.6"},
-        "agents": {"defaults": {"contextPruning": {"mode": "cache-ttl"}}},
-        "model": {"provider": "google", "id": "gemini-2.5-pro", "contextWindow": 40_000},
-    }
-    _assert_noticed(_Stubborn, text, document)
+    _assert_noticed(
+        _Stubborn, _gemini_with_screenshots([1_500, 6_000, 300, 9_000, 18_000], every=1), GEMINI_40K
+    )
 
 
 def _assert_noticed(broken: type, text: str, document: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ with results large enough to be soft-trimmed, hard-cleared and cut by the guard,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -285,22 +285,19 @@ def test_a_cleanup_that_leaves_rewritten_results_dirty_is_noticed() -> None:
         _both(text, document, _RewritesLeftDirty)
 
 
-def test_the_contents_sent_told_per_call_equal_the_references() -> None:
-    # What a call sent, asked after the replay (the cost model's changed contents, runs kept as runs): the
-    # fast view's cleaned messages are told with the cleared run, as the reference sends them.
-    from simulator.cost.from_replay import requests_from_result
+def assert_contents_as_reference(
+    transcript: Any, profile: Any, result: Any, chosen: Callable[[Any], bool]
+) -> int:
+    """The contents each ``chosen`` call sent, asked after the replay (the cost model's changed contents,
+    runs kept as runs), equal the reference's; how many calls were asked."""
     from simulator.replay.openclaw import message_text, native_messages, pruned_contents, sent_messages
     from simulator.replay.openclaw_runs import pruned_runs
     from simulator.runtimes.openclaw.estimate import estimate_message_chars
 
-    text = _with_images(synthetic_openclaw_session(80, pause_every=2, tool_result_chars=9_000), 3)
-    transcript = parse_transcript(text, format="openclaw")
-    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw"].document), name="p")
-    result = replay_openclaw(transcript, profile.settings, profile_name="p")
     natives = native_messages(transcript)
     told = 0
     for call in result.calls:
-        if "image-cleanup" not in call.marks:
+        if not chosen(call):
             continue
         fast = dict(pruned_runs(transcript, profile.settings, result, call))
         reference = sent_messages(transcript, profile.settings, result, call.number, natives)
@@ -309,6 +306,23 @@ def test_the_contents_sent_told_per_call_equal_the_references() -> None:
         }
         assert fast == pruned_contents(transcript, profile.settings, result, call)
         told += 1
+    return told
+
+
+def test_the_contents_sent_told_per_call_equal_the_references() -> None:
+    # What a call sent, asked after the replay (the cost model's changed contents, runs kept as runs): the
+    # fast view's cleaned messages are told with the cleared run, as the reference sends them.
+    from simulator.cost.from_replay import requests_from_result
+    from simulator.replay.openclaw import pruned_contents
+    from simulator.replay.openclaw_runs import pruned_runs
+
+    text = _with_images(synthetic_openclaw_session(80, pause_every=2, tool_result_chars=9_000), 3)
+    transcript = parse_transcript(text, format="openclaw")
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw"].document), name="p")
+    result = replay_openclaw(transcript, profile.settings, profile_name="p")
+    told = assert_contents_as_reference(
+        transcript, profile, result, lambda call: "image-cleanup" in call.marks
+    )
     assert told > 40
 
     def general(call):  # type: ignore[no-untyped-def]

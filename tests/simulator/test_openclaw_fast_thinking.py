@@ -232,22 +232,13 @@ def test_a_pruning_pass_sized_with_the_dropped_thinking_is_noticed() -> None:
 def test_the_contents_sent_told_per_call_equal_the_references() -> None:
     # What a call sent, asked after the replay (the cost model's changed contents): the fast view's stripped
     # assistants are told with the cleared run and the other rewrites, as the reference sends them.
-    from simulator.replay.openclaw import message_text, native_messages, pruned_contents, sent_messages
-    from simulator.replay.openclaw_runs import pruned_runs
+    from tests.simulator.test_openclaw_fast_images import assert_contents_as_reference
 
     transcript = parse_transcript(_paused_thinking_session(40, 3_000), format="openclaw")
     profile = profile_from_document(_WINDOW_40K, name="p")
     result = replay_openclaw(transcript, profile.settings, profile_name="p")
-    natives = native_messages(transcript)
-    told = 0
-    for call in result.calls:
-        if not any(group.fate is Fate.THINKING_DROPPED for group in call.fated):
-            continue
-        fast = dict(pruned_runs(transcript, profile.settings, result, call))
-        reference = sent_messages(transcript, profile.settings, result, call.number, natives)
-        assert fast == {
-            i: (-(-estimate_message_chars(m) // 4), message_text(m)) for i, m in reference.items()
-        }
-        assert fast == pruned_contents(transcript, profile.settings, result, call)
-        told += 1
-    assert told > 10
+
+    def dropped(call: Any) -> bool:
+        return any(group.fate is Fate.THINKING_DROPPED for group in call.fated)
+
+    assert assert_contents_as_reference(transcript, profile, result, dropped) > 10
