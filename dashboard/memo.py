@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from simulator import (
@@ -128,6 +128,13 @@ class MessageCounts:
             self.counted += 1
         self._counts[index] = count
         return count
+
+    def fill_all(self, counts: Sequence[int]) -> None:
+        """Every message's count at once (the stored counts: one per message, in order)."""
+        if len(counts) != len(self._counts):
+            raise ValueError(f"{len(counts)} counts for {len(self._counts)} messages")
+        self._counts = list(counts)
+        self.counted = len(counts)
 
     def __len__(self) -> int:
         return len(self._counts)

@@ -10,7 +10,9 @@ fleet socket (``dashboard.runtime_client``); it stores nothing.
 A transcript is stored as the exact text that was uploaded (``TranscriptSource``, a table of its own)
 plus the summary numbers computed when it was parsed. The text is the one source of truth; the parsed
 model is kept beside it as derived data (``TranscriptParse``, read back instead of parsing a long session
-again) and ignored whenever the parser that made it is not the one running (``dashboard.parsed_forms``).
+again) and ignored whenever the parser that made it is not the one running (``dashboard.parsed_forms``);
+so are every message's o200k counts once the task worker has counted a long session
+(``TranscriptTokenCounts``).
 """
 
 from __future__ import annotations
@@ -84,6 +86,24 @@ class TranscriptParse(models.Model):
 
     def __str__(self) -> str:
         return f"parsed form of transcript {self.transcript_id} (parser {self.parser_version[:8]})"
+
+
+class TranscriptTokenCounts(models.Model):
+    """Every message's o200k count, stored by the task worker after a long session's upload
+    (``dashboard.stored_counts``): derived, never edited, ignored when the counting code has changed.
+
+    The cost model reads every message's count; counting a 100,000-message session takes seconds, so
+    the first cost panel of a transcript would otherwise pay for it, and again after every restart.
+    """
+
+    transcript = models.OneToOneField(
+        Transcript, primary_key=True, on_delete=models.CASCADE, related_name="token_counts"
+    )
+    counter_version = models.CharField(max_length=64)
+    counts = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"o200k counts of transcript {self.transcript_id} (counter {self.counter_version[:8]})"
 
 
 class Profile(models.Model):

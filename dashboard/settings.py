@@ -204,6 +204,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # answered 413 before it is read (dashboard.body_limit, dashboard.daphne_patches).
 TRIMSCOPE_MAX_UPLOAD_BYTES = int(os.environ.get("TRIMSCOPE_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES + 1024 * 1024
+# A transcript of at least this many messages is counted with o200k by the task worker after its upload
+# (its first cost panel then reads the counts instead of counting: seconds for 100,000 messages).
+TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = int(os.environ.get("TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES", "2000"))
 # A file over this streams to a temporary file as it arrives, not to memory (Django's
 # TemporaryFileUploadHandler); the transcript is then decoded from that file.
 FILE_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("TRIMSCOPE_UPLOAD_MEMORY_BYTES", str(2_621_440)))

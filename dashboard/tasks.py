@@ -33,3 +33,11 @@ def fleet_prune_task() -> int:
     from dashboard.services.fleet_rollups import fleet_prune_and_reschedule
 
     return fleet_prune_and_reschedule()
+
+
+@task()
+def transcript_count_task(transcript_id: int) -> int:
+    """Every message of a long session counted with o200k after its upload, and stored."""
+    from dashboard.services.transcripts import transcript_count_all
+
+    return transcript_count_all(transcript_id=transcript_id)

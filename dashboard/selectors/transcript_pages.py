@@ -13,8 +13,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dashboard import memo
-from dashboard.models import Transcript
+from dashboard import memo, stored_counts
+from dashboard.models import Transcript, TranscriptTokenCounts
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     RUNTIMES,
@@ -142,21 +142,46 @@ def message_counts(*, transcript: Transcript) -> memo.MessageCounts:
     )
 
 
+STORED_COUNTS_FROM = 256
+"""A request for this many counts not yet kept reads the counts the task worker stored first (one query):
+fewer are counted on the spot (a page of the transcript)."""
+
+
 def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int, int]:
     """The o200k count of each message in ``indices`` (text, thinking, tool names and arguments),
-    counted once per transcript content and kept. Indices outside the transcript are left out."""
+    counted once per transcript content and kept, or read from the counts the task worker stored after
+    the upload. Indices outside the transcript are left out."""
     counts = message_counts(transcript=transcript)
+    wanted = [i for i in indices if 0 <= i < len(counts)]
+    if sum(1 for i in wanted if counts.get(i) is None) >= STORED_COUNTS_FROM:
+        stored = transcript_stored_counts(transcript=transcript)
+        if stored is not None:
+            counts.fill_all(stored)
     messages = transcript_parsed(transcript=transcript).messages
     out: dict[int, int] = {}
-    for i in indices:
-        if 0 <= i < len(counts):
-            known = counts.get(i)
-            out[i] = (
-                known
-                if known is not None
-                else counts.fill(i, tiktoken_count(message_token_text(messages[i])))
-            )
+    for i in wanted:
+        known = counts.get(i)
+        if known is None:
+            known = counts.fill(i, tiktoken_count(message_token_text(messages[i])))
+        out[i] = known
     return out
+
+
+def transcript_stored_counts(*, transcript: Transcript) -> tuple[int, ...] | None:
+    """Every message's o200k count as the task worker stored it for this content (any row holding the same
+    text), when the counting code that made them is the one running."""
+    row = (
+        TranscriptTokenCounts.objects.filter(
+            transcript__sha256=transcript.sha256,
+            transcript__format=transcript.format,
+            counter_version=stored_counts.counter_version(),
+        )
+        .values_list("counts", "counter_version")
+        .first()
+    )
+    if row is None:
+        return None
+    return stored_counts.decode(row[0], row[1], len(transcript_parsed(transcript=transcript).messages))
 
 
 def transcript_tokens(*, transcript: Transcript) -> TranscriptTokens:

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from dashboard import parsed_forms
+from dashboard import parsed_forms, stored_counts
 from dashboard.errors import ApplicationError
-from dashboard.models import Transcript, TranscriptParse, TranscriptSource
-from dashboard.selectors.transcript_pages import transcript_upload_index
-from dashboard.selectors.transcripts import text_sha256, transcript_parse
-from simulator import SimulatorError, TranscriptParseError, parse_transcript, transcript_index
+from dashboard.models import Transcript, TranscriptParse, TranscriptSource, TranscriptTokenCounts
+from dashboard.selectors.transcript_pages import transcript_stored_counts, transcript_upload_index
+from dashboard.selectors.transcripts import text_sha256, transcript_parse, transcript_read
+from simulator import (
+    SimulatorError,
+    TranscriptParseError,
+    message_token_text,
+    parse_transcript,
+    tiktoken_count,
+    transcript_index,
+)
 
 
 class TranscriptAlreadyStored(SimulatorError, ApplicationError):
@@ -96,7 +104,48 @@ def transcript_import(
         if existing is None:
             raise
         raise TranscriptAlreadyStored(existing) from None
+    if row.message_count >= settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES:
+        transaction.on_commit(lambda: _count_later(row.pk))
     return row
+
+
+COUNT_TASK_PRIORITY = -10
+"""Below the default (0): a corpus evaluation's chunks, which someone is waiting for, run first."""
+
+
+def _count_later(transcript_id: int) -> None:
+    from dashboard.tasks import transcript_count_task  # tasks import the services
+
+    transcript_count_task.using(priority=COUNT_TASK_PRIORITY).enqueue(transcript_id)
+
+
+def transcript_count_all(*, transcript_id: int) -> int:
+    """Count every message of a stored transcript with o200k and store the counts
+    (``TranscriptTokenCounts``): what the task worker does after a long session's upload, so that its
+    first cost panel, in this server process or another, after a restart too, reads them instead of
+    counting. Returns the messages counted: 0 when the transcript is gone or its content's current counts
+    are stored already."""
+    transcript = Transcript.objects.filter(pk=transcript_id).first()
+    if transcript is None or transcript_stored_counts(transcript=transcript) is not None:
+        return 0
+    # Read, not kept: the worker's process serves no page.
+    messages = transcript_read(transcript=transcript).messages
+    counted: dict[str, int] = {}  # a text repeated in the session (a file read again) is counted once
+    counts = []
+    for message in messages:
+        text = message_token_text(message)
+        count = counted.get(text)
+        if count is None:
+            count = counted[text] = tiktoken_count(text)
+        counts.append(count)
+    blob, version = stored_counts.encode(counts)
+    try:
+        TranscriptTokenCounts.objects.update_or_create(
+            transcript_id=transcript_id, defaults={"counter_version": version, "counts": blob}
+        )
+    except IntegrityError:  # the transcript was deleted while it was counted
+        return 0
+    return len(counts)
 
 
 def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:

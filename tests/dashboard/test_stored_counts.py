@@ -1,0 +1,113 @@
+"""A long session's o200k counts: counted by the task worker after the upload, stored, and read back by
+the first cost panel of any server process instead of counting again."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django_tasks_db.models import DBTaskResult
+
+from dashboard import memo, selectors, services, stored_counts
+from dashboard.models import TranscriptTokenCounts
+from dashboard.selectors import transcript_pages
+from dashboard.services import transcripts as transcript_services
+from simulator import TranscriptTokens
+from tests.support import tool_heavy_chat
+
+pytestmark = pytest.mark.django_db
+
+TASK = "dashboard.tasks.transcript_count_task"
+
+
+@pytest.fixture
+def long_upload(operator, settings, django_capture_on_commit_callbacks, monkeypatch):
+    """A 161-message transcript, counted as long: its upload enqueues the count."""
+    settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = 100
+    monkeypatch.setattr(transcript_pages, "STORED_COUNTS_FROM", 10)
+    memo.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        transcript = services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
+    return transcript
+
+
+def _expected(transcript):
+    return TranscriptTokens.of(selectors.transcript_parsed(transcript=transcript)).tokens
+
+
+@pytest.mark.django_db(transaction=True)  # the worker closes the connection it used
+def test_a_long_upload_is_counted_by_the_worker_and_the_counts_stored(long_upload):
+    queued = DBTaskResult.objects.get(task_path=TASK)
+    assert queued.args_kwargs["args"] == [long_upload.pk]
+    assert queued.priority == transcript_services.COUNT_TASK_PRIORITY < 0  # evaluations go first
+    call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0", "--no-reload")
+    row = TranscriptTokenCounts.objects.get(transcript=long_upload)
+    stored = stored_counts.decode(row.counts, row.counter_version, long_upload.message_count)
+    assert stored == _expected(long_upload) and len(stored) == 161 and sum(stored) > 0
+
+
+def test_a_short_upload_is_not_queued(operator, settings, django_capture_on_commit_callbacks):
+    settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = 162
+    with django_capture_on_commit_callbacks(execute=True):
+        services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
+    assert not DBTaskResult.objects.filter(task_path=TASK).exists()
+
+
+def test_the_cost_model_reads_the_stored_counts_instead_of_counting(long_upload, monkeypatch):
+    expected = _expected(long_upload)
+    assert transcript_services.transcript_count_all(transcript_id=long_upload.pk) == 161
+    memo.clear()  # another server process, or this one after a restart
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
+    assert transcript_pages.transcript_tokens(transcript=long_upload).tokens == expected
+
+
+def test_a_copy_reads_the_counts_stored_for_the_same_text(long_upload, operator, monkeypatch):
+    expected = _expected(long_upload)
+    transcript_services.transcript_count_all(transcript_id=long_upload.pk)
+    copy = services.transcript_import(text=tool_heavy_chat(40), name="copy", user=operator, copy=True)
+    assert transcript_services.transcript_count_all(transcript_id=copy.pk) == 0  # stored for this text
+    memo.clear()
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
+    assert transcript_pages.transcript_tokens(transcript=copy).tokens == expected
+
+
+@pytest.mark.parametrize("stale", ["another counter", "one count short"])
+def test_stale_stored_counts_are_counted_again(long_upload, stale, monkeypatch):
+    expected = _expected(long_upload)
+    transcript_services.transcript_count_all(transcript_id=long_upload.pk)
+    row = TranscriptTokenCounts.objects.get(transcript=long_upload)
+    if stale == "another counter":
+        row.counter_version = "o200k_base:" + "0" * 32
+    else:
+        row.counts = bytes(row.counts)[:-4]
+    row.save()
+    memo.clear()
+    calls = []
+    counter = transcript_pages.tiktoken_count
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: calls.append(1) or counter(text))
+    assert transcript_pages.transcript_tokens(transcript=long_upload).tokens == expected
+    assert len(calls) == 161
+
+
+def test_a_page_of_rows_is_counted_on_the_spot(long_upload, monkeypatch):
+    transcript_services.transcript_count_all(transcript_id=long_upload.pk)
+    memo.clear()
+    read = []
+    monkeypatch.setattr(transcript_pages, "transcript_stored_counts", lambda **kw: read.append(1))
+    counts = transcript_pages.message_o200k(transcript=long_upload, indices=range(9))
+    assert read == [] and counts == dict(enumerate(_expected(long_upload)[:9]))
+
+
+def test_counting_a_deleted_transcript_stores_nothing(long_upload):
+    pk = long_upload.pk
+    long_upload.delete()
+    assert transcript_services.transcript_count_all(transcript_id=pk) == 0
+    assert not TranscriptTokenCounts.objects.exists()
+
+
+@pytest.mark.parametrize("counts", [(), (0,), (1, 70_000, 2**32 - 1, 5)])
+def test_stored_counts_read_back_as_written(counts):
+    blob, version = stored_counts.encode(counts)
+    assert len(blob) == 4 * len(counts)
+    assert stored_counts.decode(memoryview(blob), version, len(counts)) == counts
+    assert stored_counts.decode(blob, version, len(counts) + 1) is None
+    assert stored_counts.decode(blob, version + "x", len(counts)) is None
