@@ -11,7 +11,7 @@ A transcript is stored as the exact text that was uploaded (``TranscriptSource``
 plus the summary numbers computed when it was parsed. The text is the one source of truth; the parsed
 model is kept beside it as derived data (``TranscriptParse``, read back instead of parsing a long session
 again) and ignored whenever the parser that made it is not the one running (``dashboard.parsed_forms``);
-so are every message's o200k counts once the task worker has counted a long session
+so are every message's o200k count and fingerprint once the task worker has counted a long session
 (``TranscriptTokenCounts``).
 """
 
@@ -89,11 +89,12 @@ class TranscriptParse(models.Model):
 
 
 class TranscriptTokenCounts(models.Model):
-    """Every message's o200k count, stored by the task worker after a long session's upload
-    (``dashboard.stored_counts``): derived, never edited, ignored when the counting code has changed.
+    """Every message's o200k count and fingerprint, stored by the task worker after a long session's upload
+    (``dashboard.stored_counts``): derived, never edited, ignored when the code that made them has changed.
 
-    The cost model reads every message's count; counting a 100,000-message session takes seconds, so
-    the first cost panel of a transcript would otherwise pay for it, and again after every restart.
+    The cost model reads both for every message; making them for a 100,000-message session takes
+    seconds, so the first cost panel of a transcript would otherwise pay for it, and again after every
+    restart.
     """
 
     transcript = models.OneToOneField(
@@ -101,6 +102,7 @@ class TranscriptTokenCounts(models.Model):
     )
     counter_version = models.CharField(max_length=64)
     counts = models.BinaryField()
+    fingerprints = models.BinaryField()
 
     def __str__(self) -> str:
         return f"o200k counts of transcript {self.transcript_id} (counter {self.counter_version[:8]})"

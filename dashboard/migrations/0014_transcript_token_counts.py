@@ -17,6 +17,7 @@ class Migration(migrations.Migration):
                 ('transcript', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='token_counts', serialize=False, to='dashboard.transcript')),
                 ('counter_version', models.CharField(max_length=64)),
                 ('counts', models.BinaryField()),
+                ('fingerprints', models.BinaryField()),
             ],
         ),
     ]

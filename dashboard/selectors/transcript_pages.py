@@ -154,9 +154,9 @@ def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int
     counts = message_counts(transcript=transcript)
     wanted = [i for i in indices if 0 <= i < len(counts)]
     if sum(1 for i in wanted if counts.get(i) is None) >= STORED_COUNTS_FROM:
-        stored = transcript_stored_counts(transcript=transcript)
+        stored = transcript_stored_tokens(transcript=transcript)
         if stored is not None:
-            counts.fill_all(stored)
+            counts.fill_all(stored.tokens)
     messages = transcript_parsed(transcript=transcript).messages
     out: dict[int, int] = {}
     for i in wanted:
@@ -167,33 +167,41 @@ def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int
     return out
 
 
-def transcript_stored_counts(*, transcript: Transcript) -> tuple[int, ...] | None:
-    """Every message's o200k count as the task worker stored it for this content (any row holding the same
-    text), when the counting code that made them is the one running."""
+def transcript_stored_tokens(*, transcript: Transcript) -> TranscriptTokens | None:
+    """Every message's o200k count and fingerprint as the task worker stored them for this content (any
+    row holding the same text), when the code that made them is the one running."""
     row = (
         TranscriptTokenCounts.objects.filter(
             transcript__sha256=transcript.sha256,
             transcript__format=transcript.format,
             counter_version=stored_counts.counter_version(),
         )
-        .values_list("counts", "counter_version")
+        .values_list("counts", "fingerprints", "counter_version")
         .first()
     )
     if row is None:
         return None
-    return stored_counts.decode(row[0], row[1], len(transcript_parsed(transcript=transcript).messages))
+    messages = len(transcript_parsed(transcript=transcript).messages)
+    return stored_counts.decode(*row, messages)
 
 
 def transcript_tokens(*, transcript: Transcript) -> TranscriptTokens:
-    """Per message: the fingerprint and o200k count the cost model reads, from the kept counts (so pricing a
-    replay does not count the transcript again), kept per transcript content."""
+    """Per message: the fingerprint and o200k count the cost model reads, kept per transcript content:
+    stored by the task worker after a long session's upload, else from the kept counts (so pricing a
+    replay does not count the transcript again) and fingerprinted here."""
 
     def build() -> TranscriptTokens:
+        stored = transcript_stored_tokens(transcript=transcript)
+        if stored is not None:
+            counts = message_counts(transcript=transcript)
+            if counts.counted < len(counts):
+                counts.fill_all(stored.tokens)
+            return stored
         messages = transcript_parsed(transcript=transcript).messages
-        counts = message_o200k(transcript=transcript, indices=range(len(messages)))
+        kept = message_o200k(transcript=transcript, indices=range(len(messages)))
         return TranscriptTokens(
             fingerprints=tuple(message_fingerprint(m) for m in messages),
-            tokens=tuple(counts[i] for i in range(len(messages))),
+            tokens=tuple(kept[i] for i in range(len(messages))),
         )
 
     return memo.TRANSCRIPT_TOKENS.get_or_compute(transcript_key(transcript), build)

@@ -10,14 +10,13 @@ from django.urls import reverse
 from dashboard import parsed_forms, stored_counts
 from dashboard.errors import ApplicationError
 from dashboard.models import Transcript, TranscriptParse, TranscriptSource, TranscriptTokenCounts
-from dashboard.selectors.transcript_pages import transcript_stored_counts, transcript_upload_index
+from dashboard.selectors.transcript_pages import transcript_stored_tokens, transcript_upload_index
 from dashboard.selectors.transcripts import text_sha256, transcript_parse, transcript_read
 from simulator import (
     SimulatorError,
     TranscriptParseError,
-    message_token_text,
+    TranscriptTokens,
     parse_transcript,
-    tiktoken_count,
     transcript_index,
 )
 
@@ -120,32 +119,26 @@ def _count_later(transcript_id: int) -> None:
 
 
 def transcript_count_all(*, transcript_id: int) -> int:
-    """Count every message of a stored transcript with o200k and store the counts
-    (``TranscriptTokenCounts``): what the task worker does after a long session's upload, so that its
-    first cost panel, in this server process or another, after a restart too, reads them instead of
-    counting. Returns the messages counted: 0 when the transcript is gone or its content's current counts
-    are stored already."""
+    """Count every message of a stored transcript with o200k, fingerprint it for the cost model, and store
+    both (``TranscriptTokenCounts``): what the task worker does after a long session's upload, so that the
+    first cost panel of any server process, after a restart too, reads them instead of making them.
+    Returns the messages counted: 0 when the transcript is gone or its content's current counts are
+    stored already."""
     transcript = Transcript.objects.filter(pk=transcript_id).first()
-    if transcript is None or transcript_stored_counts(transcript=transcript) is not None:
+    if transcript is None or transcript_stored_tokens(transcript=transcript) is not None:
         return 0
-    # Read, not kept: the worker's process serves no page.
-    messages = transcript_read(transcript=transcript).messages
-    counted: dict[str, int] = {}  # a text repeated in the session (a file read again) is counted once
-    counts = []
-    for message in messages:
-        text = message_token_text(message)
-        count = counted.get(text)
-        if count is None:
-            count = counted[text] = tiktoken_count(text)
-        counts.append(count)
-    blob, version = stored_counts.encode(counts)
+    # Read, not kept: the worker's process serves no page. A text repeated in the session (a file read
+    # again) is counted once.
+    tokens = TranscriptTokens.of(transcript_read(transcript=transcript))
+    counts, fingerprints, version = stored_counts.encode(tokens)
     try:
         TranscriptTokenCounts.objects.update_or_create(
-            transcript_id=transcript_id, defaults={"counter_version": version, "counts": blob}
+            transcript_id=transcript_id,
+            defaults={"counter_version": version, "counts": counts, "fingerprints": fingerprints},
         )
     except IntegrityError:  # the transcript was deleted while it was counted
         return 0
-    return len(counts)
+    return len(tokens.tokens)
 
 
 def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:

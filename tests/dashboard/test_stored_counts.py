@@ -1,5 +1,5 @@
-"""A long session's o200k counts: counted by the task worker after the upload, stored, and read back by
-the first cost panel of any server process instead of counting again."""
+"""A long session's o200k counts and cost-model fingerprints: made by the task worker after the upload,
+stored, and read back by the first cost panel of any server process instead of being made again."""
 
 from __future__ import annotations
 
@@ -31,7 +31,11 @@ def long_upload(operator, settings, django_capture_on_commit_callbacks, monkeypa
 
 
 def _expected(transcript):
-    return TranscriptTokens.of(selectors.transcript_parsed(transcript=transcript)).tokens
+    return TranscriptTokens.of(selectors.transcript_parsed(transcript=transcript))
+
+
+def _never(*args):
+    pytest.fail("made again")
 
 
 @pytest.mark.django_db(transaction=True)  # the worker closes the connection it used
@@ -41,8 +45,10 @@ def test_a_long_upload_is_counted_by_the_worker_and_the_counts_stored(long_uploa
     assert queued.priority == transcript_services.COUNT_TASK_PRIORITY < 0  # evaluations go first
     call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0", "--no-reload")
     row = TranscriptTokenCounts.objects.get(transcript=long_upload)
-    stored = stored_counts.decode(row.counts, row.counter_version, long_upload.message_count)
-    assert stored == _expected(long_upload) and len(stored) == 161 and sum(stored) > 0
+    messages = long_upload.message_count
+    stored = stored_counts.decode(row.counts, row.fingerprints, row.counter_version, messages)
+    assert stored == _expected(long_upload)
+    assert len(stored.tokens) == 161 and sum(stored.tokens) > 0 and len(set(stored.fingerprints)) > 80
 
 
 def test_a_short_upload_is_not_queued(operator, settings, django_capture_on_commit_callbacks):
@@ -52,12 +58,25 @@ def test_a_short_upload_is_not_queued(operator, settings, django_capture_on_comm
     assert not DBTaskResult.objects.filter(task_path=TASK).exists()
 
 
-def test_the_cost_model_reads_the_stored_counts_instead_of_counting(long_upload, monkeypatch):
+def test_the_cost_model_reads_the_stored_counts_instead_of_making_them(long_upload, monkeypatch):
     expected = _expected(long_upload)
     assert transcript_services.transcript_count_all(transcript_id=long_upload.pk) == 161
     memo.clear()  # another server process, or this one after a restart
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
-    assert transcript_pages.transcript_tokens(transcript=long_upload).tokens == expected
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", _never)
+    monkeypatch.setattr(transcript_pages, "message_fingerprint", _never)
+    assert transcript_pages.transcript_tokens(transcript=long_upload) == expected
+    # and the page's counts are the stored ones too
+    counts = transcript_pages.message_o200k(transcript=long_upload, indices=range(161))
+    assert tuple(counts.values()) == expected.tokens
+
+
+def test_the_page_counts_read_the_stored_counts_for_a_long_request(long_upload, monkeypatch):
+    expected = _expected(long_upload)
+    transcript_services.transcript_count_all(transcript_id=long_upload.pk)
+    memo.clear()
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", _never)
+    counts = transcript_pages.message_o200k(transcript=long_upload, indices=range(20, 60))  # >= 10 missing
+    assert counts == dict(zip(range(20, 60), expected.tokens[20:60], strict=True))
 
 
 def test_a_copy_reads_the_counts_stored_for_the_same_text(long_upload, operator, monkeypatch):
@@ -66,11 +85,12 @@ def test_a_copy_reads_the_counts_stored_for_the_same_text(long_upload, operator,
     copy = services.transcript_import(text=tool_heavy_chat(40), name="copy", user=operator, copy=True)
     assert transcript_services.transcript_count_all(transcript_id=copy.pk) == 0  # stored for this text
     memo.clear()
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
-    assert transcript_pages.transcript_tokens(transcript=copy).tokens == expected
+    monkeypatch.setattr(transcript_pages, "tiktoken_count", _never)
+    monkeypatch.setattr(transcript_pages, "message_fingerprint", _never)
+    assert transcript_pages.transcript_tokens(transcript=copy) == expected
 
 
-@pytest.mark.parametrize("stale", ["another counter", "one count short"])
+@pytest.mark.parametrize("stale", ["another counter", "one fingerprint short"])
 def test_stale_stored_counts_are_counted_again(long_upload, stale, monkeypatch):
     expected = _expected(long_upload)
     transcript_services.transcript_count_all(transcript_id=long_upload.pk)
@@ -78,13 +98,13 @@ def test_stale_stored_counts_are_counted_again(long_upload, stale, monkeypatch):
     if stale == "another counter":
         row.counter_version = "o200k_base:" + "0" * 32
     else:
-        row.counts = bytes(row.counts)[:-4]
+        row.fingerprints = bytes(row.fingerprints)[:-16]
     row.save()
     memo.clear()
     calls = []
     counter = transcript_pages.tiktoken_count
     monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: calls.append(1) or counter(text))
-    assert transcript_pages.transcript_tokens(transcript=long_upload).tokens == expected
+    assert transcript_pages.transcript_tokens(transcript=long_upload) == expected
     assert len(calls) == 161
 
 
@@ -92,9 +112,9 @@ def test_a_page_of_rows_is_counted_on_the_spot(long_upload, monkeypatch):
     transcript_services.transcript_count_all(transcript_id=long_upload.pk)
     memo.clear()
     read = []
-    monkeypatch.setattr(transcript_pages, "transcript_stored_counts", lambda **kw: read.append(1))
+    monkeypatch.setattr(transcript_pages, "transcript_stored_tokens", lambda **kw: read.append(1))
     counts = transcript_pages.message_o200k(transcript=long_upload, indices=range(9))
-    assert read == [] and counts == dict(enumerate(_expected(long_upload)[:9]))
+    assert read == [] and counts == dict(enumerate(_expected(long_upload).tokens[:9]))
 
 
 def test_counting_a_deleted_transcript_stores_nothing(long_upload):
@@ -106,8 +126,10 @@ def test_counting_a_deleted_transcript_stores_nothing(long_upload):
 
 @pytest.mark.parametrize("counts", [(), (0,), (1, 70_000, 2**32 - 1, 5)])
 def test_stored_counts_read_back_as_written(counts):
-    blob, version = stored_counts.encode(counts)
-    assert len(blob) == 4 * len(counts)
-    assert stored_counts.decode(memoryview(blob), version, len(counts)) == counts
-    assert stored_counts.decode(blob, version, len(counts) + 1) is None
-    assert stored_counts.decode(blob, version + "x", len(counts)) is None
+    fingerprints = tuple(f"{i:02x}" * 16 for i in range(len(counts)))
+    tokens = TranscriptTokens(fingerprints=fingerprints, tokens=counts)
+    packed, digests, version = stored_counts.encode(tokens)
+    assert len(packed) == 4 * len(counts) and len(digests) == 16 * len(counts)
+    assert stored_counts.decode(memoryview(packed), memoryview(digests), version, len(counts)) == tokens
+    assert stored_counts.decode(packed, digests, version, len(counts) + 1) is None
+    assert stored_counts.decode(packed, digests, version + "x", len(counts)) is None
