@@ -194,6 +194,32 @@ def _timeline(key: memo.ReplayKey, result: SimulationResult) -> Timeline:
     return memo.TIMELINES.get_or_compute(key, lambda: timeline(result))
 
 
+@dataclass(frozen=True, slots=True)
+class SimulationPick:
+    """A replay, its timeline and the selected call's record, without the call's view: what a panel asked
+    for after the page reads (a late call's view of a long session has tens of thousands of rows)."""
+
+    result: SimulationResult
+    timeline: Timeline
+    record: CallRecord
+
+
+def simulation_pick(
+    *,
+    transcript: Transcript,
+    profile: DomainProfile,
+    call: int | None,
+    assumed_gap_seconds: float | None = None,
+) -> SimulationPick:
+    """The replay, its timeline and call ``call``'s record (the timeline's first call to open when
+    ``None``; clamped to the replay's calls)."""
+    key = replay_key(transcript, profile, assumed_gap_seconds)
+    result = _replayed(transcript, key)
+    bars = _timeline(key, result)
+    number = min(max(call or bars.default_call, 1), len(result.calls))
+    return SimulationPick(result, bars, result.calls[number - 1])
+
+
 def simulation_screen(
     *,
     transcript: Transcript,
@@ -201,14 +227,14 @@ def simulation_screen(
     call: int | None,
     assumed_gap_seconds: float | None = None,
 ) -> SimulationScreen:
-    key = replay_key(transcript, profile, assumed_gap_seconds)
-    result = _replayed(transcript, key)
-    bars = _timeline(key, result)
-    number = min(max(call or bars.default_call, 1), len(result.calls))
+    pick = simulation_pick(
+        transcript=transcript, profile=profile, call=call, assumed_gap_seconds=assumed_gap_seconds
+    )
+    result, number = pick.result, pick.record.number
     parsed = transcript_parsed(transcript=transcript)
     changed = changed_contents(parsed, profile, result, number)
     view = call_view(parsed, result, number, changed=changed)
-    return SimulationScreen(result, bars, view, {k: v[1] for k, v in changed.items()})
+    return SimulationScreen(result, pick.timeline, view, {k: v[1] for k, v in changed.items()})
 
 
 def simulation_tokenizer_count(

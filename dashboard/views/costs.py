@@ -13,12 +13,13 @@ from django.contrib.auth.models import AnonymousUser, User
 
 from dashboard import selectors
 from dashboard.models import Transcript
-from dashboard.selectors.simulations import SessionTooLongToPrice, SimulationScreen
+from dashboard.selectors.simulations import SessionTooLongToPrice
 from dashboard.views.common import HtmxHttpRequest
 from simulator import (
     CACHE_TTLS,
     DEFAULT_GAP_SECONDS,
     CacheTtl,
+    CallRecord,
     PriceTableError,
     Profile,
     TimelineShape,
@@ -91,10 +92,11 @@ def cost_context(
     user: User | AnonymousUser,
     transcript: Transcript,
     profile: Profile,
-    screen: SimulationScreen,
+    record: CallRecord,
     shape: TimelineShape,
     params: CostParams,
 ) -> dict[str, object]:
+    """The cost strip and the cost of call ``record`` (the selected one), priced as ``params`` say."""
     pricing, gap, ttl, problem = params.pricing, params.gap, params.ttl, params.problem
     try:
         cost = selectors.simulation_cost(
@@ -115,14 +117,12 @@ def cost_context(
         cost = selectors.simulation_cost(
             transcript=transcript, profile=profile, user=user, assumed_gap_seconds=gap, cache_ttl=ttl
         )
-    number = screen.call.call.number
+    number = record.number
     session = cost.session
     call_cost = session.calls[number - 1]
     recorded = None
     if cost.recorded is not None:
-        recorded = next(
-            (c for c in cost.recorded.calls if c.message_index == screen.call.call.message_index), None
-        )
+        recorded = next((c for c in cost.recorded.calls if c.message_index == record.message_index), None)
     return {
         **_gap_context(params),
         "cost": cost,

@@ -172,7 +172,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 user=request.user,
                 transcript=transcript,
                 profile=domain,
-                screen=screen,
+                record=screen.call.call,
                 shape=shape,
                 params=costs,
             )
@@ -204,10 +204,17 @@ def _screen_and_query(
         call=_int(request.GET.get("call")),
         assumed_gap_seconds=costs.gap,
     )
+    return screen, _base_query(transcript, profile, knob_values, costs)
+
+
+def _base_query(
+    transcript: Transcript, profile: Profile, knob_values: dict[str, str], costs: CostParams
+) -> list[tuple[str, str | int]]:
+    """The query that keeps the screen: transcript, profile, knobs, costs."""
     base: list[tuple[str, str | int]] = [("transcript", transcript.pk), ("profile", profile.pk)]
     base += [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
     base += costs.query()
-    return screen, base
+    return base
 
 
 def _trace_params(request: HtmxHttpRequest) -> list[tuple[str, str | int]]:
@@ -270,12 +277,16 @@ def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
     knob_values = _knob_values(request)
     domain = forms.simulation_knob_edits(profile=profile, knob_values=knob_values).profile
     costs = cost_params(request)
-    screen, base = _screen_and_query(request, transcript, profile, domain, knob_values, costs)
-    number = screen.call.call.number
+    # The replay, its timeline and the call's record: not the call's view, which this panel does not show.
+    call, gap = _int(request.GET.get("call")), costs.gap
+    pick = selectors.simulation_pick(
+        transcript=transcript, profile=domain, call=call, assumed_gap_seconds=gap
+    )
+    base = _base_query(transcript, profile, knob_values, costs)
     context: dict[str, object] = {
         "base_query": urlencode(base + _trace_params(request)),
         "reread_count": len(
-            selectors.simulation_rereads(transcript=transcript, profile=domain, assumed_gap_seconds=costs.gap)
+            selectors.simulation_rereads(transcript=transcript, profile=domain, assumed_gap_seconds=gap)
         ),
     }
     context.update(
@@ -283,8 +294,8 @@ def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
             user=request.user,
             transcript=transcript,
             profile=domain,
-            screen=screen,
-            shape=timeline_shape(screen.timeline, selected=number),
+            record=pick.record,
+            shape=timeline_shape(pick.timeline, selected=pick.record.number),
             params=costs,
         )
     )
