@@ -20,6 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from simulator import (
+    Baseline,
     EstimateCheck,
     PreparedReplay,
     PriceEdit,
@@ -70,6 +71,18 @@ class CostKey(NamedTuple):
     pricing: str | None
     edits: tuple[PriceEdit, ...]
     cache_ttl: str = "5m"
+
+
+class BaselineKey(NamedTuple):
+    """The transcript as recorded, priced with a runtime's breakpoints: the baseline every replay through
+    that runtime is compared with, whatever the profile (``simulator.recorded_baseline``)."""
+
+    transcript: TranscriptKey
+    runtime: str
+    assumed_gap_seconds: float | None
+    pricing: str | None
+    edits: tuple[PriceEdit, ...]
+    cache_ttl: str
 
 
 class Memo(Generic[K, V]):
@@ -175,6 +188,8 @@ OVERVIEWS: Memo[TranscriptKey, TranscriptOverview] = Memo("transcript overviews"
 PREPARED: Memo[PreparedKey, PreparedReplay] = Memo("transcripts prepared for replays", 8)
 REPLAYS: Memo[ReplayKey, SimulationResult] = Memo("replays", 32)
 COSTS: Memo[CostKey, ResultCost] = Memo("replay costs", 32)
+# A knob change, or another profile of the runtime, prices a new replay against the same baseline.
+BASELINES: Memo[BaselineKey, Baseline] = Memo("baselines of replay costs", 8)
 TIMELINES: Memo[ReplayKey, Timeline] = Memo("timelines of replays", 32)
 REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
 ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
@@ -198,6 +213,7 @@ STORES: tuple[_Clearable, ...] = (
     PREPARED,
     REPLAYS,
     COSTS,
+    BASELINES,
     TIMELINES,
     REREADS,
     ESTIMATES,

@@ -34,7 +34,14 @@ from simulator.cost.from_replay import (
     message_fingerprint,
 )
 from simulator.cost.live import trim_rewrite_usd
-from simulator.cost.priced import ResultCost, cost_model_json, pricing_choice, with_cost
+from simulator.cost.priced import (
+    Baseline,
+    ResultCost,
+    cost_model_json,
+    pricing_choice,
+    recorded_baseline,
+    with_cost,
+)
 from simulator.cost.pricing import CACHE_TTLS, CacheTtl, PriceTableError
 from simulator.cost.shapes import cost_json, pricing_json
 from simulator.cost.strip import CostStrip, cost_strip, part_usd
@@ -180,6 +187,7 @@ __all__ = [
     "AnyRuntimeSpec",
     "Bar",
     "BarShape",
+    "Baseline",
     "BudgetExplanation",
     "CacheBreak",
     "CacheTtl",
@@ -263,6 +271,7 @@ __all__ = [
     "profile_to_json",
     "profile_to_toml",
     "read_config_text",
+    "recorded_baseline",
     "result_to_json",
     "runtime_label",
     "runtimes",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from simulator.cost.from_replay import ChangedContents, TranscriptTokens
-from simulator.cost.priced import ResultCost, result_cost
+from simulator.cost.priced import Baseline, ResultCost, result_cost
 from simulator.cost.pricing import CacheTtl, PriceTable
 from simulator.profiles import Profile
 from simulator.replay.model import CallRecord, SimulationResult
@@ -34,6 +34,7 @@ def profile_cost(
     ttl: CacheTtl = "5m",
     table: PriceTable | None = None,
     tokens: TranscriptTokens | None = None,
+    baseline: Baseline | None = None,
 ) -> ResultCost:
     """What ``result`` (``simulate(transcript, profile)``) costs; see ``result_cost`` for the arguments.
 
@@ -50,6 +51,7 @@ def profile_cost(
         ttl=ttl,
         table=table,
         tokens=tokens,
+        baseline=baseline,
     )
 
 

@@ -22,6 +22,7 @@ from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     JSON,
     RUNTIMES,
+    Baseline,
     CacheTtl,
     CallRecord,
     CallView,
@@ -44,6 +45,7 @@ from simulator import (
     profile_cost,
     profile_from_document,
     profile_to_document,
+    recorded_baseline,
     replay_prepared,
     tiktoken_count,
     timeline,
@@ -166,6 +168,25 @@ def simulation_cost(
         result = _replayed(transcript, replay)
         table = price_table_with(load_price_table(), edits)
         parsed = transcript_parsed(transcript=transcript)
+        tokens = transcript_tokens(transcript=transcript)
+        baseline = None
+        if profile.runtime != Profile.RuntimeKind.AS_RECORDED:  # its own baseline
+
+            def make_baseline() -> Baseline:
+                return recorded_baseline(
+                    parsed,
+                    profile.runtime,
+                    pricing=pricing,
+                    assumed_gap_seconds=assumed_gap_seconds,
+                    ttl=cache_ttl,
+                    table=table,
+                    tokens=tokens,
+                )
+
+            key = memo.BaselineKey(
+                transcript_key(transcript), profile.runtime, assumed_gap_seconds, pricing, edits, cache_ttl
+            )
+            baseline = memo.BASELINES.get_or_compute(key, make_baseline)
         return profile_cost(
             parsed,
             profile,
@@ -174,7 +195,8 @@ def simulation_cost(
             assumed_gap_seconds=assumed_gap_seconds,
             ttl=cache_ttl,
             table=table,
-            tokens=transcript_tokens(transcript=transcript),
+            tokens=tokens,
+            baseline=baseline,
         )
 
     return memo.COSTS.get_or_compute(memo.CostKey(replay, pricing, edits, cache_ttl), compute)

@@ -131,6 +131,74 @@ class ResultCost:
         return gap_statement(None if self.gap_source == "default" else self.gap_seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """The transcript as recorded, with one runtime policy's breakpoints, priced: what every replay through
+    a runtime of that policy is compared with, whatever its profile or knob values (so a caller pricing
+    many replays of one transcript can make it once: :func:`recorded_baseline`)."""
+
+    key: tuple[str, str, float, str, str]
+    """What it was made for: the breakpoint policy, the pricing key, the gap, the cache-write lifetime and
+    the price table's version (:func:`result_cost` refuses a baseline made for other inputs)."""
+    session: SessionCost
+    recorded: UsageComparison | None
+    """The ``as-recorded`` prediction beside the recorded usage, when the transcript records cache use."""
+
+
+def recorded_baseline(
+    transcript: Transcript,
+    runtime: str,
+    *,
+    pricing: str | None = None,
+    assumed_gap_seconds: float | None = None,
+    ttl: CacheTtl = "5m",
+    table: PriceTable | None = None,
+    tokens: TranscriptTokens | None = None,
+) -> Baseline:
+    """The :class:`Baseline` of a replay of ``transcript`` through ``runtime`` (not ``as_recorded``, which
+    is its own baseline), for :func:`result_cost`'s ``baseline``; the arguments are :func:`result_cost`'s.
+
+    Raises:
+        PriceTableError: ``pricing`` names no entry.
+    """
+    table = table or load_price_table()
+    lookup = pricing_choice(transcript, pricing, table)
+    gap = gap_or_default(assumed_gap_seconds)
+    with collector_paused():
+        return _baseline(
+            transcript, runtime, lookup, gap, ttl, table, tokens or TranscriptTokens.of(transcript)
+        )
+
+
+def _baseline(
+    transcript: Transcript,
+    runtime: str,
+    lookup: PricingLookup,
+    gap: float,
+    ttl: CacheTtl,
+    table: PriceTable,
+    tokens: TranscriptTokens,
+) -> Baseline:
+    policy = RUNTIME_POLICY.get(runtime, "automatic")
+    requests = as_recorded_requests(transcript, policy=policy, gap_seconds=gap, tokens=tokens)
+    session = price_requests(requests, lookup.pricing, ttl)
+    recorded = None
+    if records_cache_usage(transcript):
+        # The prediction uses the breakpoints of the runtime that wrote the transcript.
+        predicted = session
+        if policy != policy_for_format(transcript.format):
+            own = as_recorded_requests(transcript, gap_seconds=gap, tokens=tokens)
+            predicted = price_requests(own, lookup.pricing, ttl)
+        recorded = compare_with_recorded(transcript, predicted)
+    return Baseline(_baseline_key(policy, lookup, gap, ttl, table), session, recorded)
+
+
+def _baseline_key(
+    policy: str, lookup: PricingLookup, gap: float, ttl: CacheTtl, table: PriceTable
+) -> tuple[str, str, float, str, str]:
+    return (policy, lookup.pricing.key, gap, ttl, table.version)
+
+
 def result_cost(
     transcript: Transcript,
     result: SimulationResult,
@@ -141,6 +209,7 @@ def result_cost(
     ttl: CacheTtl = "5m",
     table: PriceTable | None = None,
     tokens: TranscriptTokens | None = None,
+    baseline: Baseline | None = None,
 ) -> ResultCost:
     """Price ``result`` (a replay of ``transcript``) call by call.
 
@@ -154,14 +223,19 @@ def result_cost(
         ttl: Cache-write lifetime.
         table: The price table (with any dashboard edits); the bundled one by default.
         tokens: Per-message o200k counts of ``transcript`` when already computed.
+        baseline: :func:`recorded_baseline` of the same transcript, runtime and prices, when already made
+            (the same for every profile of the runtime); made here when ``None``.
 
     Raises:
         PriceTableError: ``pricing`` names no entry.
+        ValueError: ``baseline`` was made for another policy, pricing, gap, lifetime or price table.
     """
     # The requests, their shared histories and the trie are many small objects that all live until the
     # session is priced: collections meanwhile would only walk them (as the replays, the pause).
     with collector_paused():
-        return _result_cost(transcript, result, changed, pricing, assumed_gap_seconds, ttl, table, tokens)
+        return _result_cost(
+            transcript, result, changed, pricing, assumed_gap_seconds, ttl, table, tokens, baseline
+        )
 
 
 def _result_cost(
@@ -173,6 +247,7 @@ def _result_cost(
     ttl: CacheTtl,
     table: PriceTable | None,
     tokens: TranscriptTokens | None,
+    baseline: Baseline | None,
 ) -> ResultCost:
     table = table or load_price_table()
     lookup = pricing_choice(transcript, pricing, table)
@@ -183,32 +258,29 @@ def _result_cost(
         else ("default" if assumed_gap_seconds is None else "assumed")
     )
     tokens = tokens or TranscriptTokens.of(transcript)
-    if result.runtime == AS_RECORDED_RUNTIME:
+    if result.runtime == AS_RECORDED_RUNTIME:  # its own baseline
         requests = as_recorded_requests(transcript, gap_seconds=gap, tokens=tokens)
-        baseline_requests = requests
+        session = price_requests(requests, lookup.pricing, ttl)
+        recorded = compare_with_recorded(transcript, session) if records_cache_usage(transcript) else None
+        base = Baseline(("", "", gap, ttl, ""), session, recorded)
     else:
         requests = requests_from_result(transcript, result, changed=changed, gap_seconds=gap, tokens=tokens)
-        baseline_requests = as_recorded_requests(
-            transcript, policy=RUNTIME_POLICY.get(result.runtime, "automatic"), gap_seconds=gap, tokens=tokens
-        )
-    session = price_requests(requests, lookup.pricing, ttl)
-    same = baseline_requests is requests
-    baseline = session if same else price_requests(baseline_requests, lookup.pricing, ttl)
-    recorded = None
-    if records_cache_usage(transcript):
-        # The prediction uses the breakpoints of the runtime that wrote the transcript.
-        predicted = baseline
-        runtime_policy = RUNTIME_POLICY.get(result.runtime, "automatic")
-        if not same and runtime_policy != policy_for_format(transcript.format):
-            own = as_recorded_requests(transcript, gap_seconds=gap, tokens=tokens)
-            predicted = price_requests(own, lookup.pricing, ttl)
-        recorded = compare_with_recorded(transcript, predicted)
+        session = price_requests(requests, lookup.pricing, ttl)
+        policy = RUNTIME_POLICY.get(result.runtime, "automatic")
+        if baseline is None:
+            base = _baseline(transcript, result.runtime, lookup, gap, ttl, table, tokens)
+        elif baseline.key != _baseline_key(policy, lookup, gap, ttl, table):
+            raise ValueError(
+                f"a baseline made for {baseline.key}, not {_baseline_key(policy, lookup, gap, ttl, table)}"
+            )
+        else:
+            base = baseline
     return ResultCost(
         lookup=lookup,
         session=session,
         breaks=cache_breaks(requests, session),
-        baseline=baseline,
-        recorded=recorded,
+        baseline=base.session,
+        recorded=base.recorded,
         gap_seconds=gap,
         gap_source=source,
         table_version=table.version,

@@ -233,3 +233,24 @@ def test_a_replay_times_preparing_and_replaying_apart(operator_client, setup, mo
     knob = "knob:runtime_profiles.default.max_history_messages=7"
     assert operator_client.get(f"{_sim(transcript, tight)}&{knob}").status_code == 200
     assert memo.PREPARE_RATES.get("zeroclaw") is None and memo.REPLAY_RATES.get("zeroclaw") is not None
+
+
+def test_a_knob_change_prices_its_replay_against_the_baseline_already_made(
+    operator_client, setup, monkeypatch
+):
+    from dashboard.selectors import simulations as simulation_selectors
+
+    transcript, tight = setup
+    made = []
+    maker = simulation_selectors.recorded_baseline
+    monkeypatch.setattr(
+        simulation_selectors, "recorded_baseline", lambda *a, **k: made.append(k) or maker(*a, **k)
+    )
+    cost = f"{reverse('simulation-cost')}?transcript={transcript.pk}&profile={tight.pk}&call=30"
+    first = operator_client.get(cost).content.decode()
+    knob = "knob:runtime_profiles.default.max_context_tokens=1400"
+    changed = operator_client.get(f"{cost}&{knob}").content.decode()
+    assert 'id="cost-total"' in changed and changed != first  # another replay, priced
+    assert len(made) == 1  # against the one baseline
+    assert 'id="cost-total"' in operator_client.get(f"{cost}&{knob}&ttl=1h").content.decode()
+    assert [k["ttl"] for k in made] == ["5m", "1h"]  # another lifetime is another baseline
