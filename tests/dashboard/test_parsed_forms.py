@@ -7,6 +7,7 @@ import pickle
 import zlib
 
 import pytest
+import zstandard
 from django.core.management import call_command
 
 from dashboard import memo, parsed_forms, selectors, services
@@ -52,6 +53,21 @@ def test_a_cold_read_takes_the_stored_form_and_does_not_parse(stored):
     assert selectors.transcript_parsed(transcript=row) == expected
     # The page index came back with it: the transcript page does not walk every message again.
     assert memo.INDEXES.get(transcript_selectors.transcript_key(row)) == transcript_index(expected)
+
+
+def test_the_form_is_zstandard_compressed_and_one_stored_with_zlib_before_is_still_read(stored, monkeypatch):
+    form = TranscriptParse.objects.get(transcript=stored)
+    blob = bytes(form.blob)
+    assert blob.startswith(b"\x28\xb5\x2f\xfd")  # a Zstandard frame
+    expected = parsed_forms.decode(blob, form.parser_version, form.signature)
+    assert expected is not None
+    # A form written with zlib, signed by this deployment as it was then.
+    older = zlib.compress(zstandard.ZstdDecompressor().decompress(blob), 1)
+    signature = parsed_forms._signature(form.parser_version, older)
+    TranscriptParse.objects.filter(pk=form.pk).update(blob=older, signature=signature)
+    memo.clear()
+    _unparseable(stored)
+    assert selectors.transcript_parsed(transcript=stored) == expected.parsed
 
 
 def test_a_form_made_by_another_parser_is_ignored_and_the_text_parsed(stored, monkeypatch):
