@@ -44,7 +44,7 @@ from simulator.cost.priced import (
 )
 from simulator.cost.pricing import CACHE_TTLS, CacheTtl, PriceTableError
 from simulator.cost.shapes import cost_json, pricing_json
-from simulator.cost.strip import CostStrip, cost_strip, part_usd
+from simulator.cost.strip import CostStrip, StripBar, cost_strip, part_usd
 from simulator.costing import profile_cost
 from simulator.errors import ProfileError, SimulatorError, TranscriptParseError
 from simulator.estimate_drift import (
@@ -230,6 +230,7 @@ __all__ = [
     "SimulationResult",
     "PreparedReplay",
     "SimulatorError",
+    "StripBar",
     "Timeline",
     "TimelineShape",
     "Transcript",

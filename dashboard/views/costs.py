@@ -10,9 +10,11 @@ import math
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.urls import reverse
 
 from dashboard import selectors
 from dashboard.models import Transcript
+from dashboard.presenters.cost_strip_svg import cost_bars_html
 from dashboard.selectors.simulations import SessionTooLongToPrice
 from dashboard.views.common import HtmxHttpRequest
 from simulator import (
@@ -95,8 +97,10 @@ def cost_context(
     record: CallRecord,
     shape: TimelineShape,
     params: CostParams,
+    base_query: str,
 ) -> dict[str, object]:
-    """The cost strip and the cost of call ``record`` (the selected one), priced as ``params`` say."""
+    """The cost strip and the cost of call ``record`` (the selected one), priced as ``params`` say; the
+    strip's bars link to the calls with ``base_query``."""
     pricing, gap, ttl, problem = params.pricing, params.gap, params.ttl, params.problem
     try:
         cost = selectors.simulation_cost(
@@ -123,10 +127,16 @@ def cost_context(
     recorded = None
     if cost.recorded is not None:
         recorded = next((c for c in cost.recorded.calls if c.message_index == record.message_index), None)
+    strip = cost_strip(shape, session, cost.breaks)
+    usd, baseline_usd, difference_usd = cost.totals()  # each a sum over every call: summed once
     return {
         **_gap_context(params),
         "cost": cost,
-        "cost_strip": cost_strip(shape, session, cost.breaks),
+        "cost_usd": usd,
+        "cost_baseline_usd": baseline_usd,
+        "cost_difference_usd": difference_usd,
+        "cost_strip": strip,
+        "cost_bars": cost_bars_html(strip, base_query=base_query, page_url=reverse("simulation")),
         "call_cost": call_cost,
         "call_parts": part_usd(session, call_cost),
         "call_break": next((b for b in cost.breaks if b.number == number), None),
@@ -134,7 +144,7 @@ def cost_context(
         "cost_problem": problem,
         "cost_pricing": pricing or "",
         "pricing_keys": [r.pricing.key for r in selectors.pricing_rows(user=user)],
-        "cost_saving": -cost.difference_usd,
+        "cost_saving": -difference_usd,
     }
 
 

@@ -175,6 +175,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
                 record=screen.call.call,
                 shape=shape,
                 params=costs,
+                base_query=urlencode(base),
             )
         )
     template = "dashboard/simulation.html"
@@ -282,9 +283,9 @@ def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
     pick = selectors.simulation_pick(
         transcript=transcript, profile=domain, call=call, assumed_gap_seconds=gap
     )
-    base = _base_query(transcript, profile, knob_values, costs)
+    query = urlencode(_base_query(transcript, profile, knob_values, costs) + _trace_params(request))
     context: dict[str, object] = {
-        "base_query": urlencode(base + _trace_params(request)),
+        "base_query": query,
         "reread_count": len(
             selectors.simulation_rereads(transcript=transcript, profile=domain, assumed_gap_seconds=gap)
         ),
@@ -297,6 +298,7 @@ def simulation_cost(request: HtmxHttpRequest) -> HttpResponse:
             record=pick.record,
             shape=timeline_shape(pick.timeline, selected=pick.record.number),
             params=costs,
+            base_query=query,
         )
     )
     return render(request, "dashboard/simulation.html#cost-later", context)

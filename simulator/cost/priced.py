@@ -109,7 +109,13 @@ class ResultCost:
     @property
     def difference_usd(self) -> float:
         """This replay minus ``as-recorded`` (negative: a saving)."""
-        return round(self.usd - self.baseline_usd, USD_DECIMALS)
+        return self.totals()[2]
+
+    def totals(self) -> tuple[float, float, float]:
+        """:attr:`usd`, :attr:`baseline_usd` and :attr:`difference_usd`, each call's price summed once (a
+        long session has tens of thousands)."""
+        usd, baseline = self.usd, self.baseline_usd
+        return usd, baseline, round(usd - baseline, USD_DECIMALS)
 
     @property
     def ttl_statement(self) -> str:
