@@ -52,16 +52,18 @@ class ThinkingStrips:
         message = self._natives[latest]
         if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
             return None
-        count = bisect_left(thinking, latest)
-        self._grow(count)
-        return count
+        # Counted only: the strips are built when their sizes or messages are asked for (a call that
+        # overflows sends none of them, and most calls of a long session overflow).
+        return bisect_left(thinking, latest)
 
     def delta(self, count: int) -> int:
         """Σ over the first ``count`` strips of (estimate stripped − estimate stored)."""
+        self._grow(count)
         return self._sums[count]
 
     def message(self, position: int) -> AgentMessage:
         """``thinking[position]`` stripped (built)."""
+        self._grow(position + 1)
         return self._stripped[position]
 
     def _grow(self, count: int) -> None:

@@ -111,10 +111,24 @@ class Outcome:
     transforms kept them (else the record builder reads them from ``cache_ttl`` and ``changed``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class QuietChanges:
+    """What a call answered without its outcome (:meth:`FastTransforms.quiet_gate`) sends changed: only
+    stored messages, cleaned or stripped, as its outcome would tell them."""
+
+    images: Sequence[int]
+    """The old messages history image cleanup changed (the outcome's ``images``)."""
+    policy: Sequence[int]
+    """The assistants the transcript policy stripped (the outcome's ``policy``)."""
+    sent_delta: int
+    """Σ over both of (estimated chars as sent − as stored) (the outcome's ``sent_delta``)."""
+
+
 _outcome = slot_builder(Outcome)
 """``Outcome(...)`` positionally, and the others below: once per call each (see :func:`slot_builder`)."""
 _attempt_state = slot_builder(AttemptState)
 _gate_state = slot_builder(TtlGateState)
+_quiet_changes = slot_builder(QuietChanges)
 
 
 class Transforms(Protocol):
@@ -698,29 +712,23 @@ class FastTransforms(_StartOnHistory):
         view = _SentView(view._small, view._run, view._cleaned, StrippedPart(strips, policy))
         return images, SliceView(strips.thinking, 0, policy), view, delta + strips.delta(policy)
 
-    def _thinks_before(self, end: int) -> bool:
-        """Whether an assistant of ``natives[:end]`` holds thinking the transcript policy would strip
-        (before the first, dropping thinking changes nothing)."""
-        return bool(self._thinking) and self._thinking[0] < end
-
     def quiet_gate(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
-    ) -> tuple[TtlGateOutcome, bool] | None:
-        """The gate's outcome of a call :meth:`call` answers with nothing changed and the state as it was,
-        and whether the call overflows, when only that call's record is wanted: 2026.7.1, pruning active,
-        no thinking stripped (none so far, only the latest assistant's, or a route that keeps it), the gate
-        closed (so no pass sizes the context), no tool result over the guard's share, and either the context
-        over the guard's limit (a preemptive overflow: nothing is sent, nothing cleaned; most calls of a
-        long session) or no image or media reference to clean. Its outcome would hold that gate, nothing
-        changed and its last touch: the record needs no more.
+    ) -> tuple[TtlGateOutcome, bool, QuietChanges | None] | None:
+        """What a call :meth:`call` answers with the state as it was holds, when only that call's record is
+        wanted: 2026.7.1, pruning active, the gate closed (so no pass runs), no tool result over the guard's
+        share (so the guard rewrites nothing), and the thinking the route drops countable (the latest
+        assistant's content an array). Its gate's outcome; whether the context is over the guard's limit (a
+        preemptive overflow: nothing is sent, nothing cleaned or stripped; most calls of a long session);
+        else what history image cleanup and the transcript policy change, the only transforms left to run
+        (``None``: nothing). Its outcome would hold no more: the record needs no more.
 
         ``None`` for any other call (nothing done: the caller asks :meth:`call`)."""
         runtime = setup.pruning
-        if (
-            setup.version != "2026.7.1"
-            or runtime is None
-            or (setup.drop_thinking_blocks and self._thinks_before(end) and self._strips.count(end) != 0)
-        ):
+        if setup.version != "2026.7.1" or runtime is None:
+            return None
+        policy = self._strips.count(end) if setup.drop_thinking_blocks else 0
+        if policy is None:  # :meth:`call` leaves it to the reference
             return None
         gate = gate_closed(runtime.settings, state.clock, now)
         if gate is None:
@@ -732,10 +740,24 @@ class FastTransforms(_StartOnHistory):
         if over and over[0] < end:
             return None
         if facts.chars[end] > facts.max_context:
-            return gate, True
-        if self._media and self._media[0] < end and self._cleanup.upto(self._cleanup.cutoff(end)):
-            return None  # an old message the cleanup changes
-        return gate, False
+            return gate, True, None
+        return gate, False, self._cleaned_and_stripped(end, policy)
+
+    def _cleaned_and_stripped(self, end: int, policy: int) -> QuietChanges | None:
+        """What :meth:`_sent` changes over the stored messages alone (no transform before the cleanup
+        rewrote one): the old ones history image cleanup changes, the first ``policy`` assistants with
+        thinking stripped, the windows its outcome would hold and the sums of their size changes."""
+        images: Sequence[int] = ()
+        delta = 0
+        if self._media and self._media[0] < end:
+            cleanup = self._cleanup
+            count = cleanup.upto(cleanup.cutoff(end))
+            if count:
+                images, delta = SliceView(cleanup.cleanable, 0, count), cleanup.delta_to(count)
+        if not policy:
+            return _quiet_changes(images, (), delta) if images else None
+        strips = self._strips
+        return _quiet_changes(images, SliceView(strips.thinking, 0, policy), delta + strips.delta(policy))
 
     def _unpruned(
         self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None, policy: int
