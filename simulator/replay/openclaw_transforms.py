@@ -39,7 +39,12 @@ from itertools import accumulate, chain, islice
 from typing import Protocol
 
 from simulator.replay.model import slot_builder
-from simulator.replay.openclaw_cleanup_2026_7 import CleanedIndexes, HistoryCleanup
+from simulator.replay.openclaw_cleanup_2026_7 import (
+    CleanedIndexes,
+    HistoryCleanup,
+    Positions,
+    SkippedPositions,
+)
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
 from simulator.replay.openclaw_strips_2026_7 import StrippedPart, ThinkingStrips
@@ -392,6 +397,10 @@ class _ClearSums:
     """Whether a cleared result may hold media (its only text is the placeholder)."""
     unit: tuple[int, int] | None = None
     """A cleared result's guard size and estimate, once one is known not to be cut (all share them)."""
+    inside: list[int] = field(default_factory=lambda: [0])
+    """Prefix count over the cleanup's ``cleanable`` of the candidates (a run's members among them)."""
+    inside_delta: list[int] = field(default_factory=lambda: [0])
+    """Prefix Σ over the same of the cleanup's size change of each candidate (what a run sends uncleaned)."""
 
 
 class _ClearedRun:
@@ -470,7 +479,7 @@ class _CleanedPart:
 
     cleanup: HistoryCleanup
     count: int
-    skip: frozenset[int]
+    skip: Positions
 
     def get(self, index: int) -> AgentMessage | None:
         position = self.cleanup.position(index, self.count)
@@ -891,7 +900,7 @@ class FastTransforms(_StartOnHistory):
         if run and run.may_hold_media() and run.span()[0] < cutoff:
             return None
         natives = self._natives
-        skip: set[int] = set()  # positions in cleanable sent as a transform made them
+        skip: set[int] = set()  # positions in cleanable of rewritten messages (a cleared run's: _skipped)
         added: list[int] = []  # rewritten messages the cleanup changes
         sent = small
         for i, message in small.items():
@@ -908,18 +917,45 @@ class FastTransforms(_StartOnHistory):
                     sent = dict(small)
                 sent[i] = cleaned
                 added.append(i)
-        if run and count:
-            first, last = run.span()
-            cleanable = cleanup.cleanable
-            lo, hi = bisect_left(cleanable, first, 0, count), bisect_left(cleanable, last + 1, 0, count)
-            skip.update(k for k in range(lo, hi) if cleanable[k] in run)
+        skipped, uncleaned = self._skipped(run, count, skip)
         view, delta = self._sent_over_run(sent, run)
-        delta += cleanup.delta_to(count) - sum(cleanup.delta(k) for k in skip)
-        skipped = frozenset(skip)
+        delta += cleanup.delta_to(count) - uncleaned
         view = _SentView(sent, run, _CleanedPart(cleanup, count, skipped)) if count else view
-        if not (skip or added):
+        if not (len(skipped) or added):
             return SliceView(cleanup.cleanable, 0, count), view, delta
         return CleanedIndexes(cleanup.cleanable, count, skipped, tuple(sorted(added))), view, delta
+
+    def _skipped(self, run: _ClearedRun, count: int, few: set[int]) -> tuple[Positions, int]:
+        """The positions in ``cleanable[:count]`` a call sends as another transform made them: ``few`` (the
+        rewritten messages') and the hard-cleared run's, counted from prefix sums rather than visited (a long
+        session's run holds many old screenshots); and Σ of what cleaning them would change."""
+        cleanup = self._cleanup
+        if not (run and count) or run._sums is None:
+            return frozenset(few), sum(cleanup.delta(k) for k in few)
+        first, last = run.span()
+        cleanable = cleanup.cleanable
+        lo, hi = bisect_left(cleanable, first, 0, count), bisect_left(cleanable, last + 1, 0, count)
+        inside, deltas = self._cleanable_candidates(run._sums, hi)
+        # Within the run's span, a cleanable message is the run's when it is a candidate.
+        alone = [k for k in few if not (lo <= k < hi and cleanable[k] in run)]
+        length = len(alone) + inside[hi] - inside[lo]
+        uncleaned = sum(cleanup.delta(k) for k in alone) + deltas[hi] - deltas[lo]
+        return SkippedPositions(frozenset(few), cleanable, lo, hi, run, length), uncleaned
+
+    def _cleanable_candidates(self, sums: _ClearSums, hi: int) -> tuple[list[int], list[int]]:
+        """Prefix sums over ``cleanable[:hi]`` of which are candidates, and of their cleanup's size change,
+        grown as far as asked (a native's candidacy is its own: the pruner holds every native before the
+        call's end, and the run is before it)."""
+        cleanable, candidates, cleanup = self._cleanup.cleanable, sums.candidates, self._cleanup
+        inside, deltas = sums.inside, sums.inside_delta
+        while len(inside) <= hi:
+            k = len(inside) - 1
+            index = cleanable[k]
+            position = bisect_left(candidates, index)
+            member = position < len(candidates) and candidates[position] == index
+            inside.append(inside[-1] + member)
+            deltas.append((deltas[-1] + cleanup.delta(k)) if member else deltas[-1])
+        return inside, deltas
 
     def _stored_size(self, index: int) -> int:
         """A native's estimate as stored."""

@@ -28,6 +28,7 @@ from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_cleanup_2026_7 import HistoryCleanup
 from simulator.replay.openclaw_transforms import FastTransforms, Outcome, reference_outcome
 from simulator.runtimes.openclaw import attempt as attempt_module
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import completed_turn_starts
 from simulator.runtimes.openclaw.messages import AgentMessage
 from simulator.synthetic import synthetic_openclaw_session
@@ -342,3 +343,70 @@ def test_the_contents_sent_told_per_call_equal_the_references() -> None:
     built = requests_from_result(transcript, result, changed=runs)
     expected = requests_from_result(transcript, result, changed=general)
     assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
+
+
+class _Sized(_Checked):
+    """Checked, and the change of the estimate it hands out equal to the one its changes make."""
+
+    def call(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        got, after = super().call(setup, state, now, end)
+        if got.sent_delta is not None:
+            natives = self._natives
+            expected = sum(
+                estimate_message_chars(m) - estimate_message_chars(natives[i]) for i, m in got.changed.items()
+            )
+            assert got.sent_delta == expected, (end, "sent_delta")
+        return got, after
+
+
+def _screenshots_hard_cleared() -> str:
+    """The synthetic session with a screenshot in every other result, paused every other turn: on an eager
+    profile, runs of old screenshots hard-cleared call after call."""
+    return synthetic_openclaw_session(60, pause_every=2, tool_result_chars=3_000, screenshot_every=2)
+
+
+_EAGER_40K = {
+    "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+    "agents": {
+        "defaults": {
+            "contextPruning": {
+                "mode": "cache-ttl",
+                "ttl": "5m",
+                "minPrunableToolChars": 0,
+                "softTrimRatio": 0.1,
+                "hardClearRatio": 0.2,
+            }
+        }
+    },
+    "model": {"contextWindow": 40_000},
+}
+
+
+def test_old_screenshots_in_a_hard_cleared_run_are_sent_cleared_and_sized_so() -> None:
+    # The run's old screenshots are counted out of the cleanup by prefix sums, not visited: the messages
+    # sent (cleared, so the cleanup changes none of them), which the cleanup changed and the change of the
+    # estimate are the reference's.
+    made, fast = _both(_screenshots_hard_cleared(), _EAGER_40K, _Sized)
+    rules = [{g.rule.split(":")[0] for g in c.fated} for c in fast.calls]
+    assert sum(1 for r in rules if "hard clear" in r) > 10 and made.whole == 0
+
+
+class _RunCleanedToo(_Sized):
+    """A broken cleanup: a hard-cleared run's old screenshots are sent cleaned, not cleared."""
+
+    def _skipped(self, run, count, few):  # type: ignore[no-untyped-def]
+        return frozenset(few), sum(self._cleanup.delta(k) for k in few)
+
+
+class _RunMiscounted(_Sized):
+    """A broken count: the run's screenshots are left out of the change of the estimate once too often."""
+
+    def _cleanable_candidates(self, sums, hi):  # type: ignore[no-untyped-def]
+        inside, deltas = super()._cleanable_candidates(sums, hi)
+        return inside, [d * 2 for d in deltas]
+
+
+@pytest.mark.parametrize("broken", [_RunCleanedToo, _RunMiscounted])
+def test_a_cleanup_that_miscounts_a_hard_cleared_run_is_noticed(broken: type[_Checked]) -> None:
+    with pytest.raises(AssertionError):
+        _both(_screenshots_hard_cleared(), _EAGER_40K, broken)
