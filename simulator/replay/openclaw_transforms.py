@@ -614,6 +614,7 @@ class FastTransforms(_StartOnHistory):
         self._cleared: dict[int, tuple[str, AgentMessage]] = {}
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
+        self._guarded_memo: dict[tuple[int, int], tuple[AgentMessage, AgentMessage, int]] = {}
         self._setups = SetupMemo()
         self._touches = LastTouches()
         self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
@@ -867,16 +868,28 @@ class FastTransforms(_StartOnHistory):
             max_single = facts.max_single
             for i, message in pruned.items():
                 chars -= facts.chars[i + 1] - facts.chars[i]
-                if isinstance(message, ToolResultMessage):
-                    cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
-                    if cut is not message:
-                        rewritten[i] = cut
-                        message = cut
-                chars += guard_v1.guard_message_chars(message)
+                cut, size = self._guarded(message, max_single)
+                if cut is not message:
+                    rewritten[i] = cut
+                chars += size
             chars += run.guard_delta()
             rewritten.update(run.guard_cuts())
             over = sorted(rewritten)
         return tuple(over), rewritten, chars > facts.max_context
+
+    def _guarded(self, message: AgentMessage, max_single: int) -> tuple[AgentMessage, int]:
+        """A pruned message as the guard sends it (a tool result over the single-result share truncated) and
+        its guard size, by identity and share: the pass's soft trims are the same objects pass after pass
+        (memoised), and a long session's screenshots are soft-trimmed at every pass."""
+        key = (id(message), max_single)
+        hit = self._guarded_memo.get(key)
+        if hit is None:
+            cut = message
+            if isinstance(message, ToolResultMessage):
+                cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
+            # The entry keeps the message alive, so its id is not reused while kept.
+            hit = self._guarded_memo[key] = (message, cut, guard_v1.guard_message_chars(cut))
+        return hit[1], hit[2]
 
     def _sent_over_run(self, small: dict[int, AgentMessage], run: _ClearedRun) -> tuple[_SentView, int]:
         """What the call sends when no later transform runs: a few rewrites over the cleared run, and the
