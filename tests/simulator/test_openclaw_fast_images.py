@@ -28,6 +28,7 @@ from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_cleanup_2026_7 import HistoryCleanup
 from simulator.replay.openclaw_transforms import FastTransforms, Outcome, reference_outcome
 from simulator.runtimes.openclaw import attempt as attempt_module
+from simulator.runtimes.openclaw.context_guard import guard_message_chars
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import completed_turn_starts
 from simulator.runtimes.openclaw.messages import AgentMessage
@@ -410,3 +411,45 @@ class _RunMiscounted(_Sized):
 def test_a_cleanup_that_miscounts_a_hard_cleared_run_is_noticed(broken: type[_Checked]) -> None:
     with pytest.raises(AssertionError):
         _both(_screenshots_hard_cleared(), _EAGER_40K, broken)
+
+
+_WHOLE_TEXT_40K = {
+    "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+    "agents": {
+        "defaults": {
+            "contextPruning": {
+                "mode": "cache-ttl",
+                "ttl": "5m",
+                "softTrimRatio": 0.1,
+                "softTrim": {"maxChars": 100_000},
+                "hardClear": {"enabled": False},
+            }
+        }
+    },
+    "model": {"contextWindow": 40_000},
+}
+
+
+class _PrunedUncut(_Checked):
+    """A broken guard: a result the pass rewrote is never truncated (its stored size kept)."""
+
+    def _guarded(self, message, max_single):  # type: ignore[no-untyped-def]
+        return message, guard_message_chars(message)
+
+
+def test_results_the_pass_rewrote_are_truncated_by_the_guard_as_the_reference_does() -> None:
+    # Screenshots in results over the single-result share whose text the soft trim keeps whole: the pass
+    # replaces the image and the guard truncates the rewritten result, pass after pass (kept by identity).
+    text = synthetic_openclaw_session(6, pause_every=1, tool_result_chars=60_000, screenshot_every=1)
+    _, fast = _both(text, _WHOLE_TEXT_40K)
+    rules = [{g.rule.split(":")[0] for g in c.fated} for c in fast.calls if c.overflow == "none"]
+    assert (
+        sum(
+            1
+            for r in rules
+            if {"images in tool results replaced during soft trim", "tool-result context guard"} <= r
+        )
+        >= 2
+    )
+    with pytest.raises(AssertionError):
+        _both(text, _WHOLE_TEXT_40K, _PrunedUncut)
