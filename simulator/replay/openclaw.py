@@ -53,6 +53,7 @@ from simulator.replay.openclaw_session import (
 from simulator.replay.openclaw_transforms import (
     FastTransforms,
     Outcome,
+    QuietChanges,
     ReferenceTransforms,
     Transforms,
     reference_outcome,
@@ -314,23 +315,29 @@ def _quiet_2026_9(
 
 
 def _quiet_2026_7(
-    ask: Callable[[AttemptSetup, AttemptState, float, int], tuple[TtlGateOutcome, bool] | None],
+    ask: Callable[
+        [AttemptSetup, AttemptState, float, int], tuple[TtlGateOutcome, bool, QuietChanges | None] | None
+    ],
     session: _Session,
     planned: PlannedCall,
     setup: AttemptSetup,
     attempt: AttemptState,
 ) -> tuple[CallRecord, AttemptState] | None:
-    """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing changed (or the
-    call overflowed), the state as it was; the record is :func:`_plain_record`'s of that outcome."""
+    """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing guarded, the state as
+    it was; the record is :func:`_plain_record`'s of that outcome when it changed nothing (or overflowed),
+    else :func:`_full_record`'s of old images cleaned and thinking stripped (:func:`_cleaned_record`)."""
     call, now = planned.call, planned.now
     answer = ask(setup, attempt, now, call.available)
     if answer is None:
         return None
-    gate, overflow = answer
+    gate, overflow, changes = answer
+    # The view a call keeps is 2026.9.6's: a 2026.7.1 call is recomputed on demand, quiet or not.
     session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, None))
     pruning = setup.pruning
     assert pruning is not None  # quiet_gate answers only calls with pruning active
     notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
+    if changes is not None:
+        return _cleaned_record(session, planned, setup, notes, changes), attempt
     return _quiet_record(session, planned, setup, notes, overflow), attempt
 
 
@@ -597,18 +604,25 @@ def _groups(outcome: Outcome, setup: AttemptSetup, session: _Session, call: Mode
             )
         )
     if outcome.images:
-        rule = (
-            "history image cleanup: images and media references in turns before the last "
-            f"{PRESERVE_RECENT_COMPLETED_TURNS} completed turns replaced (already processed by the model)"
-        )
-        out.append(FateGroup(Fate.IMAGE_REPLACED, rule, outcome.images))
+        out.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_CLEANUP_RULE, outcome.images))
     if outcome.budget:
         rule = "provider-bound tool-result budget (2026.9.6): cut or elided at the stream"
         out.append(FateGroup(Fate.TRUNCATED, rule, outcome.budget))
     if outcome.policy:
-        rule = f"transcript policy dropThinkingBlocks ({setup.route.model_id}): thinking left out"
-        out.append(FateGroup(Fate.THINKING_DROPPED, rule, outcome.policy))
+        out.append(FateGroup(Fate.THINKING_DROPPED, _policy_rule(setup.route.model_id), outcome.policy))
     return out
+
+
+_IMAGE_CLEANUP_RULE = (
+    "history image cleanup: images and media references in turns before the last "
+    f"{PRESERVE_RECENT_COMPLETED_TURNS} completed turns replaced (already processed by the model)"
+)
+
+
+@lru_cache(maxsize=256)
+def _policy_rule(model_id: str) -> str:
+    """The transcript policy's rule (remembered: a session's calls mostly share their model)."""
+    return f"transcript policy dropThinkingBlocks ({model_id}): thinking left out"
 
 
 PLAIN_RECORDS = True
@@ -693,6 +707,60 @@ def _quiet_record(
     prefix = session.prefix
     sent_chars = prefix[call.available] if overflow else prefix[call.available] - prefix[0]
     return _sent_whole(session, call, sent_chars, False, overflow, notes)
+
+
+def _cleaned_record(
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    notes: tuple[str, ...],
+    changes: QuietChanges,
+) -> CallRecord:
+    """:func:`_full_record` of a call whose outcome changed only stored messages, old images cleaned and
+    thinking stripped, and ran no pruning pass (:func:`_quiet_2026_7`), its gate's notes ``notes``: the
+    route's notes on an attempt's first call, then the policy's and the cleanup's, their fates, the whole
+    history sent less what they changed (tests/simulator/test_openclaw_plain_records.py compares it with
+    the reference record)."""
+    if planned.starts_attempt:
+        route = setup.route
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    images, policy = changes.images, changes.policy
+    fated: list[FateGroup] = []
+    marks: tuple[str, ...] = ()
+    if images:
+        fated.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_CLEANUP_RULE, images))
+    if policy:  # the policy strips only on a route that drops thinking
+        notes = (*notes, f"transcript policy drops thinking blocks for {setup.route.model_id}")
+        fated.append(FateGroup(Fate.THINKING_DROPPED, _policy_rule(setup.route.model_id), policy))
+    if images:
+        notes = (*notes, f"history image cleanup changed {len(images)} older messages")
+        marks = ("image-cleanup",)
+    call = planned.call
+    available, prefix = call.available, session.prefix
+    usage = session.transcript.messages[call.message_index].usage
+    return call_record(
+        call.number,
+        call.message_index,
+        available,
+        ((0, available),) if available else (),
+        None,
+        tuple(fated),
+        session.budget.value,
+        -(-prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-(prefix[available] - prefix[0] + changes.sent_delta) // CHARS_PER_TOKEN),
+        True,
+        "",
+        (),
+        (),
+        "none",
+        usage.prompt_tokens if usage is not None else None,
+        notes,
+        marks,
+        0,
+        None,
+    )
 
 
 def _sent_whole(

@@ -12,9 +12,9 @@ a message a transform rewrote before it is cleaned as rewritten (the caller asks
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from heapq import merge
-from typing import overload
+from typing import Protocol, overload
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import (
@@ -144,6 +144,46 @@ class HistoryCleanup:
         return hit[1]
 
 
+class Positions(Protocol):
+    """Positions in ``cleanable``, asked one by one and counted (a set, or :class:`SkippedPositions`)."""
+
+    def __contains__(self, position: object, /) -> bool: ...
+
+    def __len__(self) -> int: ...
+
+
+class SkippedPositions:
+    """Positions in ``cleanable`` a call sends as another transform made them, a hard-cleared run's among
+    them not listed: those in ``few``, and those in ``[lo, hi)`` whose native ``inside`` holds (the run);
+    ``length``, how many in all, counted by the caller (from prefix sums)."""
+
+    __slots__ = ("_few", "_cleanable", "_lo", "_hi", "_inside", "_length")
+
+    def __init__(
+        self,
+        few: frozenset[int],
+        cleanable: Sequence[int],
+        lo: int,
+        hi: int,
+        inside: Container[int],
+        length: int,
+    ) -> None:
+        self._few, self._cleanable, self._lo, self._hi = few, cleanable, lo, hi
+        self._inside, self._length = inside, length
+
+    def __contains__(self, position: object, /) -> bool:
+        if position in self._few:
+            return True
+        return (
+            isinstance(position, int)
+            and self._lo <= position < self._hi
+            and self._cleanable[position] in self._inside
+        )
+
+    def __len__(self) -> int:
+        return self._length
+
+
 class CleanedIndexes(Sequence[int]):
     """The natives a call's cleanup changed when a transform rewrote some old ones first:
     ``cleanable[:count]`` but the positions in ``skip`` (sent as rewritten or cleared, cleaned or not), and
@@ -152,9 +192,7 @@ class CleanedIndexes(Sequence[int]):
 
     __slots__ = ("_cleanable", "_count", "_skip", "_added")
 
-    def __init__(
-        self, cleanable: list[int], count: int, skip: frozenset[int], added: tuple[int, ...]
-    ) -> None:
+    def __init__(self, cleanable: list[int], count: int, skip: Positions, added: tuple[int, ...]) -> None:
         self._cleanable, self._count, self._skip, self._added = cleanable, count, skip, added
 
     def __len__(self) -> int:
@@ -183,4 +221,4 @@ class CleanedIndexes(Sequence[int]):
         return f"CleanedIndexes({list(self)!r})"
 
 
-__all__ = ["CleanedIndexes", "HistoryCleanup"]
+__all__ = ["CleanedIndexes", "HistoryCleanup", "Positions", "SkippedPositions"]

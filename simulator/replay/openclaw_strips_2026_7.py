@@ -3,11 +3,12 @@
 ``dropThinkingBlocks`` strips the thinking of every assistant but the latest with array content, at every
 call. Three facts make it incremental: no other transform rewrites an assistant (pruning and the guard
 rewrite tool results, image cleanup user messages and tool results), so what the policy sends for one is a
-function of the stored message alone (:func:`strip_thinking`), built once here; the assistants it strips at
-a call over ``natives[:end]`` are the ones with thinking before the latest, a prefix of them that only grows
-with ``end``; and an assistant's estimate is a sum over its blocks, so what stripping it changes is what
-the strip took away and put in, summed over that prefix once. The pruning pass sizes its context with the
-same strips (``dropThinkingBlocksForEstimate``): the sums give its initial total too.
+function of the stored message alone (:func:`strip_thinking`), built once here when a call's view asks for
+it; the assistants it strips at a call over ``natives[:end]`` are the ones with thinking before the latest,
+a prefix of them that only grows with ``end``; and an assistant's estimate is a sum over its blocks, so
+what stripping it changes is read from its blocks (:func:`strip_size_change`), summed over that prefix
+once. The pruning pass sizes its context with the same strips (``dropThinkingBlocksForEstimate``): the sums
+give its initial total too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_change, strip_thinking
+from simulator.runtimes.openclaw.estimate import strip_size_change, strip_thinking
 from simulator.runtimes.openclaw.messages import AgentMessage, AssistantMessage
 
 
@@ -31,8 +32,8 @@ class ThinkingStrips:
         self.thinking = thinking
         self._assistants: list[int] | None = None
         """Every assistant's native index, ascending (found at the first call that strips)."""
-        self._stripped: list[AgentMessage] = []
-        """``thinking[k]`` as the policy sends it, for the ``k`` built so far."""
+        self._stripped: dict[int, AgentMessage] = {}
+        """Position ``k`` → ``thinking[k]`` as the policy sends it, for those asked for so far."""
         self._sums = [0]
         """Prefix Σ (estimate stripped − estimate stored) over ``thinking``, as far as built."""
 
@@ -52,30 +53,28 @@ class ThinkingStrips:
         message = self._natives[latest]
         if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
             return None
-        count = bisect_left(thinking, latest)
-        self._grow(count)
-        return count
+        # Counted only: the strips are built when their sizes or messages are asked for (a call that
+        # overflows sends none of them, and most calls of a long session overflow).
+        return bisect_left(thinking, latest)
 
     def delta(self, count: int) -> int:
         """Σ over the first ``count`` strips of (estimate stripped − estimate stored)."""
+        self._grow(count)
         return self._sums[count]
 
     def message(self, position: int) -> AgentMessage:
-        """``thinking[position]`` stripped (built)."""
-        return self._stripped[position]
+        """``thinking[position]`` stripped (built once, when first asked for)."""
+        found = self._stripped.get(position)
+        if found is None:
+            found = self._stripped[position] = strip_thinking(self._natives[self.thinking[position]])
+        return found
 
     def _grow(self, count: int) -> None:
-        stripped, sums = self._stripped, self._sums
-        while len(stripped) < count:
-            native = self._natives[self.thinking[len(stripped)]]
-            message = strip_thinking(native)
-            assert isinstance(native, AssistantMessage) and isinstance(message, AssistantMessage)
-            removed, came = strip_change(native, message)
-            change = estimate_message_chars(AssistantMessage(came, ())) - estimate_message_chars(
-                AssistantMessage(removed, ())
-            )
-            stripped.append(message)
-            sums.append(sums[-1] + change)
+        # Sized from the stored blocks (the pruning pass asks for every strip's size; a call's view, for
+        # the few messages it is asked for).
+        natives, thinking, sums = self._natives, self.thinking, self._sums
+        while len(sums) <= count:
+            sums.append(sums[-1] + strip_size_change(natives[thinking[len(sums) - 1]]))
 
 
 @dataclass(frozen=True, slots=True)

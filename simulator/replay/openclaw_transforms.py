@@ -39,7 +39,12 @@ from itertools import accumulate, chain, islice
 from typing import Protocol
 
 from simulator.replay.model import slot_builder
-from simulator.replay.openclaw_cleanup_2026_7 import CleanedIndexes, HistoryCleanup
+from simulator.replay.openclaw_cleanup_2026_7 import (
+    CleanedIndexes,
+    HistoryCleanup,
+    Positions,
+    SkippedPositions,
+)
 from simulator.replay.openclaw_fast import FastPrune, IncrementalPruner
 from simulator.replay.openclaw_gate import as_view
 from simulator.replay.openclaw_strips_2026_7 import StrippedPart, ThinkingStrips
@@ -111,10 +116,24 @@ class Outcome:
     transforms kept them (else the record builder reads them from ``cache_ttl`` and ``changed``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class QuietChanges:
+    """What a call answered without its outcome (:meth:`FastTransforms.quiet_gate`) sends changed: only
+    stored messages, cleaned or stripped, as its outcome would tell them."""
+
+    images: Sequence[int]
+    """The old messages history image cleanup changed (the outcome's ``images``)."""
+    policy: Sequence[int]
+    """The assistants the transcript policy stripped (the outcome's ``policy``)."""
+    sent_delta: int
+    """Σ over both of (estimated chars as sent − as stored) (the outcome's ``sent_delta``)."""
+
+
 _outcome = slot_builder(Outcome)
 """``Outcome(...)`` positionally, and the others below: once per call each (see :func:`slot_builder`)."""
 _attempt_state = slot_builder(AttemptState)
 _gate_state = slot_builder(TtlGateState)
+_quiet_changes = slot_builder(QuietChanges)
 
 
 class Transforms(Protocol):
@@ -378,6 +397,10 @@ class _ClearSums:
     """Whether a cleared result may hold media (its only text is the placeholder)."""
     unit: tuple[int, int] | None = None
     """A cleared result's guard size and estimate, once one is known not to be cut (all share them)."""
+    inside: list[int] = field(default_factory=lambda: [0])
+    """Prefix count over the cleanup's ``cleanable`` of the candidates (a run's members among them)."""
+    inside_delta: list[int] = field(default_factory=lambda: [0])
+    """Prefix Σ over the same of the cleanup's size change of each candidate (what a run sends uncleaned)."""
 
 
 class _ClearedRun:
@@ -456,7 +479,7 @@ class _CleanedPart:
 
     cleanup: HistoryCleanup
     count: int
-    skip: frozenset[int]
+    skip: Positions
 
     def get(self, index: int) -> AgentMessage | None:
         position = self.cleanup.position(index, self.count)
@@ -591,6 +614,7 @@ class FastTransforms(_StartOnHistory):
         self._cleared: dict[int, tuple[str, AgentMessage]] = {}
         self._sums: dict[tuple[str, int], _ClearSums] = {}
         self._sizes: dict[int, tuple[AgentMessage, int]] = {}
+        self._guarded_memo: dict[tuple[int, int], tuple[AgentMessage, AgentMessage, int]] = {}
         self._setups = SetupMemo()
         self._touches = LastTouches()
         self._keys: dict[int, tuple[PruningRuntime, str, str]] = {}
@@ -698,29 +722,23 @@ class FastTransforms(_StartOnHistory):
         view = _SentView(view._small, view._run, view._cleaned, StrippedPart(strips, policy))
         return images, SliceView(strips.thinking, 0, policy), view, delta + strips.delta(policy)
 
-    def _thinks_before(self, end: int) -> bool:
-        """Whether an assistant of ``natives[:end]`` holds thinking the transcript policy would strip
-        (before the first, dropping thinking changes nothing)."""
-        return bool(self._thinking) and self._thinking[0] < end
-
     def quiet_gate(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
-    ) -> tuple[TtlGateOutcome, bool] | None:
-        """The gate's outcome of a call :meth:`call` answers with nothing changed and the state as it was,
-        and whether the call overflows, when only that call's record is wanted: 2026.7.1, pruning active,
-        no thinking stripped (none so far, only the latest assistant's, or a route that keeps it), the gate
-        closed (so no pass sizes the context), no tool result over the guard's share, and either the context
-        over the guard's limit (a preemptive overflow: nothing is sent, nothing cleaned; most calls of a
-        long session) or no image or media reference to clean. Its outcome would hold that gate, nothing
-        changed and its last touch: the record needs no more.
+    ) -> tuple[TtlGateOutcome, bool, QuietChanges | None] | None:
+        """What a call :meth:`call` answers with the state as it was holds, when only that call's record is
+        wanted: 2026.7.1, pruning active, the gate closed (so no pass runs), no tool result over the guard's
+        share (so the guard rewrites nothing), and the thinking the route drops countable (the latest
+        assistant's content an array). Its gate's outcome; whether the context is over the guard's limit (a
+        preemptive overflow: nothing is sent, nothing cleaned or stripped; most calls of a long session);
+        else what history image cleanup and the transcript policy change, the only transforms left to run
+        (``None``: nothing). Its outcome would hold no more: the record needs no more.
 
         ``None`` for any other call (nothing done: the caller asks :meth:`call`)."""
         runtime = setup.pruning
-        if (
-            setup.version != "2026.7.1"
-            or runtime is None
-            or (setup.drop_thinking_blocks and self._thinks_before(end) and self._strips.count(end) != 0)
-        ):
+        if setup.version != "2026.7.1" or runtime is None:
+            return None
+        policy = self._strips.count(end) if setup.drop_thinking_blocks else 0
+        if policy is None:  # :meth:`call` leaves it to the reference
             return None
         gate = gate_closed(runtime.settings, state.clock, now)
         if gate is None:
@@ -732,10 +750,24 @@ class FastTransforms(_StartOnHistory):
         if over and over[0] < end:
             return None
         if facts.chars[end] > facts.max_context:
-            return gate, True
-        if self._media and self._media[0] < end and self._cleanup.upto(self._cleanup.cutoff(end)):
-            return None  # an old message the cleanup changes
-        return gate, False
+            return gate, True, None
+        return gate, False, self._cleaned_and_stripped(end, policy)
+
+    def _cleaned_and_stripped(self, end: int, policy: int) -> QuietChanges | None:
+        """What :meth:`_sent` changes over the stored messages alone (no transform before the cleanup
+        rewrote one): the old ones history image cleanup changes, the first ``policy`` assistants with
+        thinking stripped, the windows its outcome would hold and the sums of their size changes."""
+        images: Sequence[int] = ()
+        delta = 0
+        if self._media and self._media[0] < end:
+            cleanup = self._cleanup
+            count = cleanup.upto(cleanup.cutoff(end))
+            if count:
+                images, delta = SliceView(cleanup.cleanable, 0, count), cleanup.delta_to(count)
+        if not policy:
+            return _quiet_changes(images, (), delta) if images else None
+        strips = self._strips
+        return _quiet_changes(images, SliceView(strips.thinking, 0, policy), delta + strips.delta(policy))
 
     def _unpruned(
         self, setup: AttemptSetup, gate: TtlGateOutcome | None, end: int, before: float | None, policy: int
@@ -836,16 +868,28 @@ class FastTransforms(_StartOnHistory):
             max_single = facts.max_single
             for i, message in pruned.items():
                 chars -= facts.chars[i + 1] - facts.chars[i]
-                if isinstance(message, ToolResultMessage):
-                    cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
-                    if cut is not message:
-                        rewritten[i] = cut
-                        message = cut
-                chars += guard_v1.guard_message_chars(message)
+                cut, size = self._guarded(message, max_single)
+                if cut is not message:
+                    rewritten[i] = cut
+                chars += size
             chars += run.guard_delta()
             rewritten.update(run.guard_cuts())
             over = sorted(rewritten)
         return tuple(over), rewritten, chars > facts.max_context
+
+    def _guarded(self, message: AgentMessage, max_single: int) -> tuple[AgentMessage, int]:
+        """A pruned message as the guard sends it (a tool result over the single-result share truncated) and
+        its guard size, by identity and share: the pass's soft trims are the same objects pass after pass
+        (memoised), and a long session's screenshots are soft-trimmed at every pass."""
+        key = (id(message), max_single)
+        hit = self._guarded_memo.get(key)
+        if hit is None:
+            cut = message
+            if isinstance(message, ToolResultMessage):
+                cut = guard_v1.truncate_tool_result_to_chars(message, max_single)
+            # The entry keeps the message alive, so its id is not reused while kept.
+            hit = self._guarded_memo[key] = (message, cut, guard_v1.guard_message_chars(cut))
+        return hit[1], hit[2]
 
     def _sent_over_run(self, small: dict[int, AgentMessage], run: _ClearedRun) -> tuple[_SentView, int]:
         """What the call sends when no later transform runs: a few rewrites over the cleared run, and the
@@ -869,7 +913,7 @@ class FastTransforms(_StartOnHistory):
         if run and run.may_hold_media() and run.span()[0] < cutoff:
             return None
         natives = self._natives
-        skip: set[int] = set()  # positions in cleanable sent as a transform made them
+        skip: set[int] = set()  # positions in cleanable of rewritten messages (a cleared run's: _skipped)
         added: list[int] = []  # rewritten messages the cleanup changes
         sent = small
         for i, message in small.items():
@@ -886,18 +930,45 @@ class FastTransforms(_StartOnHistory):
                     sent = dict(small)
                 sent[i] = cleaned
                 added.append(i)
-        if run and count:
-            first, last = run.span()
-            cleanable = cleanup.cleanable
-            lo, hi = bisect_left(cleanable, first, 0, count), bisect_left(cleanable, last + 1, 0, count)
-            skip.update(k for k in range(lo, hi) if cleanable[k] in run)
+        skipped, uncleaned = self._skipped(run, count, skip)
         view, delta = self._sent_over_run(sent, run)
-        delta += cleanup.delta_to(count) - sum(cleanup.delta(k) for k in skip)
-        skipped = frozenset(skip)
+        delta += cleanup.delta_to(count) - uncleaned
         view = _SentView(sent, run, _CleanedPart(cleanup, count, skipped)) if count else view
-        if not (skip or added):
+        if not (len(skipped) or added):
             return SliceView(cleanup.cleanable, 0, count), view, delta
         return CleanedIndexes(cleanup.cleanable, count, skipped, tuple(sorted(added))), view, delta
+
+    def _skipped(self, run: _ClearedRun, count: int, few: set[int]) -> tuple[Positions, int]:
+        """The positions in ``cleanable[:count]`` a call sends as another transform made them: ``few`` (the
+        rewritten messages') and the hard-cleared run's, counted from prefix sums rather than visited (a long
+        session's run holds many old screenshots); and Σ of what cleaning them would change."""
+        cleanup = self._cleanup
+        if not (run and count) or run._sums is None:
+            return frozenset(few), sum(cleanup.delta(k) for k in few)
+        first, last = run.span()
+        cleanable = cleanup.cleanable
+        lo, hi = bisect_left(cleanable, first, 0, count), bisect_left(cleanable, last + 1, 0, count)
+        inside, deltas = self._cleanable_candidates(run._sums, hi)
+        # Within the run's span, a cleanable message is the run's when it is a candidate.
+        alone = [k for k in few if not (lo <= k < hi and cleanable[k] in run)]
+        length = len(alone) + inside[hi] - inside[lo]
+        uncleaned = sum(cleanup.delta(k) for k in alone) + deltas[hi] - deltas[lo]
+        return SkippedPositions(frozenset(few), cleanable, lo, hi, run, length), uncleaned
+
+    def _cleanable_candidates(self, sums: _ClearSums, hi: int) -> tuple[list[int], list[int]]:
+        """Prefix sums over ``cleanable[:hi]`` of which are candidates, and of their cleanup's size change,
+        grown as far as asked (a native's candidacy is its own: the pruner holds every native before the
+        call's end, and the run is before it)."""
+        cleanable, candidates, cleanup = self._cleanup.cleanable, sums.candidates, self._cleanup
+        inside, deltas = sums.inside, sums.inside_delta
+        while len(inside) <= hi:
+            k = len(inside) - 1
+            index = cleanable[k]
+            position = bisect_left(candidates, index)
+            member = position < len(candidates) and candidates[position] == index
+            inside.append(inside[-1] + member)
+            deltas.append((deltas[-1] + cleanup.delta(k)) if member else deltas[-1])
+        return inside, deltas
 
     def _stored_size(self, index: int) -> int:
         """A native's estimate as stored."""

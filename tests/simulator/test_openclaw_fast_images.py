@@ -28,6 +28,8 @@ from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_cleanup_2026_7 import HistoryCleanup
 from simulator.replay.openclaw_transforms import FastTransforms, Outcome, reference_outcome
 from simulator.runtimes.openclaw import attempt as attempt_module
+from simulator.runtimes.openclaw.context_guard import guard_message_chars
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import completed_turn_starts
 from simulator.runtimes.openclaw.messages import AgentMessage
 from simulator.synthetic import synthetic_openclaw_session
@@ -39,6 +41,7 @@ from tests.simulator.test_openclaw_fast_2026_9_images import (
     draw_result,
     draw_user,
 )
+from tests.simulator.test_openclaw_quiet import quiet_differs
 
 _FIELDS = [name for name in Outcome.__slots__ if name not in ("changed", "sent_delta", "sticky")]
 
@@ -61,10 +64,6 @@ def _differs(fast: Outcome, ref: Outcome) -> str | None:
     return None
 
 
-def _gate_of(gate: Any) -> object:
-    return (gate.decision, gate.elapsed_ms)
-
-
 class _Checked(FastTransforms):
     """The 2026.7.1 fast transforms, each answer (and quiet answer) checked against the reference's."""
 
@@ -73,6 +72,9 @@ class _Checked(FastTransforms):
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.calls = 0
+        self.quiet = 0
+        self.cleaned = 0
+        """Quiet answers that sent old images cleaned or thinking stripped (the rest of ``quiet``)."""
         self.whole = 0
         """Calls that cleaned the whole guarded history (``_cleanup_and_policy``)."""
         _Checked.made.append(self)
@@ -88,9 +90,14 @@ class _Checked(FastTransforms):
     def quiet_gate(self, setup, state, now, end):  # type: ignore[no-untyped-def]
         answer = super().quiet_gate(setup, state, now, end)
         if answer is not None:
-            ref, _ = reference_outcome(self._natives, setup, state, now, end)
-            expected = (_gate_of(answer[0]), answer[1], (), {})
-            assert (_gate(ref), ref.overflow, ref.images, dict(ref.changed)) == expected, end
+            self.quiet += 1
+            self.cleaned += answer[2] is not None
+            ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
+            assert quiet_differs(self._natives, ref, answer) is None, (
+                end,
+                quiet_differs(self._natives, ref, answer),
+            )
+            assert ref_after == state, end
         return answer
 
     def _cleanup_and_policy(self, final, end, needs_cleanup, needs_policy):  # type: ignore[no-untyped-def]
@@ -186,7 +193,8 @@ def test_every_call_of_an_image_heavy_session_equals_the_reference(text: str, do
 
 def test_a_long_session_with_old_images_never_cleans_the_whole_history() -> None:
     # The benchmark's session with screenshots: each old message is cleaned once, as its turn comes of age;
-    # no call walks the whole history (the reference's prune_processed_history_images is never run).
+    # no call walks the whole history (the reference's prune_processed_history_images is never run), and a
+    # call that only cleans is answered without its outcome.
     calls: list[int] = []
     original = attempt_module.prune_processed_history_images
 
@@ -206,7 +214,9 @@ def test_a_long_session_with_old_images_never_cleans_the_whole_history() -> None
     cleaned = [call for call in fast.calls if "image-cleanup" in call.marks]
     assert len(cleaned) > len(fast.calls) // 2
     made, _ = _both(text, dict(PRESETS_BY_KEY["openclaw"].document))
-    assert made.whole == 0 and made.calls > len(fast.calls) // 2
+    assert made.whole == 0 and made.calls + made.quiet == len(fast.calls)  # every call checked
+    # Most calls that clean change nothing else: answered quietly (each checked against the reference).
+    assert made.cleaned > len(cleaned) // 2
 
 
 def test_pruned_and_guarded_results_are_cleaned_as_rewritten_on_the_fast_path() -> None:
@@ -334,3 +344,112 @@ def test_the_contents_sent_told_per_call_equal_the_references() -> None:
     built = requests_from_result(transcript, result, changed=runs)
     expected = requests_from_result(transcript, result, changed=general)
     assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
+
+
+class _Sized(_Checked):
+    """Checked, and the change of the estimate it hands out equal to the one its changes make."""
+
+    def call(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        got, after = super().call(setup, state, now, end)
+        if got.sent_delta is not None:
+            natives = self._natives
+            expected = sum(
+                estimate_message_chars(m) - estimate_message_chars(natives[i]) for i, m in got.changed.items()
+            )
+            assert got.sent_delta == expected, (end, "sent_delta")
+        return got, after
+
+
+def _screenshots_hard_cleared() -> str:
+    """The synthetic session with a screenshot in every other result, paused every other turn: on an eager
+    profile, runs of old screenshots hard-cleared call after call."""
+    return synthetic_openclaw_session(60, pause_every=2, tool_result_chars=3_000, screenshot_every=2)
+
+
+_EAGER_40K = {
+    "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+    "agents": {
+        "defaults": {
+            "contextPruning": {
+                "mode": "cache-ttl",
+                "ttl": "5m",
+                "minPrunableToolChars": 0,
+                "softTrimRatio": 0.1,
+                "hardClearRatio": 0.2,
+            }
+        }
+    },
+    "model": {"contextWindow": 40_000},
+}
+
+
+def test_old_screenshots_in_a_hard_cleared_run_are_sent_cleared_and_sized_so() -> None:
+    # The run's old screenshots are counted out of the cleanup by prefix sums, not visited: the messages
+    # sent (cleared, so the cleanup changes none of them), which the cleanup changed and the change of the
+    # estimate are the reference's.
+    made, fast = _both(_screenshots_hard_cleared(), _EAGER_40K, _Sized)
+    rules = [{g.rule.split(":")[0] for g in c.fated} for c in fast.calls]
+    assert sum(1 for r in rules if "hard clear" in r) > 10 and made.whole == 0
+
+
+class _RunCleanedToo(_Sized):
+    """A broken cleanup: a hard-cleared run's old screenshots are sent cleaned, not cleared."""
+
+    def _skipped(self, run, count, few):  # type: ignore[no-untyped-def]
+        return frozenset(few), sum(self._cleanup.delta(k) for k in few)
+
+
+class _RunMiscounted(_Sized):
+    """A broken count: the run's screenshots are left out of the change of the estimate once too often."""
+
+    def _cleanable_candidates(self, sums, hi):  # type: ignore[no-untyped-def]
+        inside, deltas = super()._cleanable_candidates(sums, hi)
+        return inside, [d * 2 for d in deltas]
+
+
+@pytest.mark.parametrize("broken", [_RunCleanedToo, _RunMiscounted])
+def test_a_cleanup_that_miscounts_a_hard_cleared_run_is_noticed(broken: type[_Checked]) -> None:
+    with pytest.raises(AssertionError):
+        _both(_screenshots_hard_cleared(), _EAGER_40K, broken)
+
+
+_WHOLE_TEXT_40K = {
+    "trimscope": {"runtime": "openclaw", "version": "2026.7.1"},
+    "agents": {
+        "defaults": {
+            "contextPruning": {
+                "mode": "cache-ttl",
+                "ttl": "5m",
+                "softTrimRatio": 0.1,
+                "softTrim": {"maxChars": 100_000},
+                "hardClear": {"enabled": False},
+            }
+        }
+    },
+    "model": {"contextWindow": 40_000},
+}
+
+
+class _PrunedUncut(_Checked):
+    """A broken guard: a result the pass rewrote is never truncated (its stored size kept)."""
+
+    def _guarded(self, message, max_single):  # type: ignore[no-untyped-def]
+        return message, guard_message_chars(message)
+
+
+def test_results_the_pass_rewrote_are_truncated_by_the_guard_as_the_reference_does() -> None:
+    # Screenshots in results over the single-result share whose text the soft trim keeps whole: the pass
+    # replaces the image and the guard truncates the rewritten result, pass after pass (kept by identity).
+    text = synthetic_openclaw_session(6, pause_every=1, tool_result_chars=60_000, screenshot_every=1)
+    _, fast = _both(text, _WHOLE_TEXT_40K)
+    rules = [{g.rule.split(":")[0] for g in c.fated} for c in fast.calls if c.overflow == "none"]
+    assert (
+        sum(
+            1
+            for r in rules
+            if {"images in tool results replaced during soft trim", "tool-result context guard"} <= r
+        )
+        >= 2
+    )
+    with pytest.raises(AssertionError):
+        _both(text, _WHOLE_TEXT_40K, _PrunedUncut)

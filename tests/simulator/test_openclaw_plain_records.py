@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simulator.conformance.openclaw_replay_sessions import profile_document, session_jsonl
@@ -20,9 +20,12 @@ from simulator.profiles import profile_from_document
 from simulator.replay import openclaw as replay_module
 from simulator.replay.model import SimulationResult
 from simulator.replay.openclaw import replay_openclaw
+from simulator.replay.openclaw_transforms import FastTransforms
 from simulator.runtimes.openclaw.route import OPENCLAW_VERSIONS, OpenClawVersion
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Transcript
+from tests.simulator.test_openclaw_fast_images import image_sessions
+from tests.simulator.test_openclaw_fast_thinking import CLAUDE_37, thinking_sessions
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "openclaw"
 
@@ -153,3 +156,103 @@ def test_most_calls_of_a_long_session_get_the_quiet_record(
     assert fast.calls == slow.calls
     assert fast.resume == slow.resume  # what recomputing each call needs, too
     assert len(answered) > len(fast.calls) * 3 // 4
+
+
+@contextmanager
+def _cleaned_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Yields the numbers of the calls answered quietly with old images cleaned or thinking stripped."""
+    answered: list[int] = []
+    cleaned = replay_module._cleaned_record
+
+    def counted(*args: Any) -> Any:
+        answered.append(args[1].call.number)
+        return cleaned(*args)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(replay_module, "_cleaned_record", counted)
+        yield answered
+
+
+def _cleaning_document(ttl: str, window: int | None) -> dict[str, Any]:
+    document = _document("2026.7.1", ttl, window)
+    document["model"] = {**document.get("model", {}), "provider": "anthropic", "id": CLAUDE_37}
+    return document
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(image_sessions(), thinking_sessions()),
+    st.sampled_from(["1m", "5m", "0"]),
+    st.sampled_from([None, 40_000, 12_000]),
+)
+def test_records_of_calls_that_only_clean_or_strip_equal_the_reference_records(text, ttl, window):
+    # Screenshots and media references, thinking on a route that drops it: a call whose only changes are
+    # old messages cleaned and assistants stripped is answered quietly, its record the reference's.
+    transcript = parse_transcript(text, format="openclaw")
+    with pytest.MonkeyPatch.context() as monkeypatch, _cleaned_counted(monkeypatch) as cleaned:
+        plain, full, _ = _both(transcript, _cleaning_document(ttl, window), monkeypatch)
+    assert plain == full
+    # Only calls the reference gives fates (a call with the gate open, which prunes, is not answered so).
+    assert set(cleaned) <= {call.number for call in full.calls if call.fated and call.overflow == "none"}
+
+
+@pytest.mark.parametrize("shape", ["screenshots", "thinking"])
+def test_most_calls_that_clean_or_strip_get_the_cleaned_record(shape: str, monkeypatch: pytest.MonkeyPatch):
+    options: dict[str, Any] = {"screenshot_every": 2} if shape == "screenshots" else {"thinking": True}
+    text = synthetic_openclaw_session(60, model=CLAUDE_37, **options)
+    transcript = parse_transcript(text, format="openclaw")
+    with _cleaned_counted(monkeypatch) as cleaned:
+        plain, full, _ = _both(transcript, _cleaning_document("5m", None), monkeypatch)
+    assert plain.calls == full.calls
+    assert plain.resume == full.resume  # what recomputing each call needs, too
+    changing = [call for call in full.calls if call.fated and call.overflow == "none"]
+    assert len(cleaned) > len(changing) // 2
+
+
+def _unsized(part: str) -> Any:
+    """A broken quiet answer: the change of the estimate leaves out the cleanups' or the strips' part."""
+    answer = FastTransforms._cleaned_and_stripped
+
+    def broken(self: FastTransforms, end: int, policy: int) -> Any:
+        changes = answer(self, end, policy)
+        if changes is None:
+            return None
+        if part == "cleanups":
+            left_out = self._cleanup.delta_to(len(changes.images))
+        else:
+            left_out = self._strips.delta(len(changes.policy))
+        return dataclasses.replace(changes, sent_delta=changes.sent_delta - left_out)
+
+    return broken
+
+
+@pytest.mark.parametrize(
+    ("part", "options"), [("cleanups", {"screenshot_every": 2}), ("strips", {"thinking": True})]
+)
+def test_a_quiet_answer_that_leaves_out_a_size_change_is_noticed(
+    part: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+):
+    transcript = parse_transcript(
+        synthetic_openclaw_session(30, model=CLAUDE_37, **options), format="openclaw"
+    )
+    monkeypatch.setattr(FastTransforms, "_cleaned_and_stripped", _unsized(part))
+    with _cleaned_counted(monkeypatch) as cleaned:
+        broken, full, _ = _both(transcript, _cleaning_document("5m", None), monkeypatch)
+    assert cleaned
+    assert broken.calls != full.calls
+
+
+@pytest.mark.parametrize("field", ["fated", "notes", "marks", "trimmed"])
+def test_a_broken_cleaned_record_is_noticed(field: str, monkeypatch: pytest.MonkeyPatch):
+    transcript = parse_transcript(
+        synthetic_openclaw_session(30, model=CLAUDE_37, screenshot_every=2, thinking=True), format="openclaw"
+    )
+    cleaned = replay_module._cleaned_record
+
+    def broken(*args: Any) -> Any:
+        record = cleaned(*args)
+        return dataclasses.replace(record, **{field: False if field == "trimmed" else ()})
+
+    monkeypatch.setattr(replay_module, "_cleaned_record", broken)
+    broken_result, full, _ = _both(transcript, _cleaning_document("5m", None), monkeypatch)
+    assert broken_result.calls != full.calls

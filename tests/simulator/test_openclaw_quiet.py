@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -24,21 +24,40 @@ from simulator.conformance.openclaw_replay_sessions import profile_document, ses
 from simulator.importers import parse_transcript
 from simulator.profiles import profile_from_document
 from simulator.replay.openclaw import replay_openclaw
-from simulator.replay.openclaw_transforms import FastTransforms, Outcome, reference_outcome
+from simulator.replay.openclaw_transforms import FastTransforms, Outcome, QuietChanges, reference_outcome
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.messages import AgentMessage
+from simulator.runtimes.openclaw.ttl_gate import TtlGateOutcome
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Transcript
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "openclaw"
+QuietAnswer = tuple[TtlGateOutcome, bool, QuietChanges | None]
 
 
-def _quiet_differs(ref: Outcome, gate: object, overflow: bool) -> str | None:
-    """The field in which the reference's outcome is not the quiet one (``gate``, nothing changed, the
-    overflow as told)."""
-    expected = {"overflow": overflow, "gate": gate, "pruned": None, "guard": (), "images": (), "policy": ()}
+def quiet_differs(natives: Sequence[AgentMessage], ref: Outcome, answer: QuietAnswer) -> str | None:
+    """The field in which the reference's outcome is not the quiet answer's: its gate, no pass, nothing
+    guarded, the overflow as told, the old messages cleaned and the assistants stripped as told, nothing
+    else changed, and the change of the estimate as told."""
+    gate, overflow, changes = answer
+    images, policy, delta = (changes.images, changes.policy, changes.sent_delta) if changes else ((), (), 0)
+    assert changes is None or images or policy  # a quiet answer that changed nothing says so
+    expected = {
+        "overflow": overflow,
+        "gate": gate,
+        "pruned": None,
+        "guard": (),
+        "images": images,
+        "policy": policy,
+    }
     for name, value in expected.items():
         if getattr(ref, name) != value:
             return name
-    return "changed" if dict(ref.changed) else None
+    changed = dict(ref.changed)
+    if set(changed) != {*images, *policy}:
+        return "changed"
+    sizes = sum(estimate_message_chars(m) - estimate_message_chars(natives[i]) for i, m in changed.items())
+    return "sent_delta" if sizes != delta else None
 
 
 class _Checked(FastTransforms):
@@ -50,6 +69,8 @@ class _Checked(FastTransforms):
         super().__init__(*args)
         self.quiet = 0
         self.overflows = 0
+        self.cleaned = 0
+        """Quiet answers that sent old images cleaned or thinking stripped."""
         _Checked.made.append(self)
 
     def quiet_gate(self, setup, state, now, end):  # type: ignore[no-untyped-def]
@@ -57,8 +78,9 @@ class _Checked(FastTransforms):
         if answer is not None:
             self.quiet += 1
             self.overflows += answer[1]
+            self.cleaned += answer[2] is not None
             ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
-            differs = _quiet_differs(ref, *answer)
+            differs = quiet_differs(self._natives, ref, answer)
             assert differs is None, (end, differs)
             assert ref_after == state, end
         return answer
@@ -159,3 +181,58 @@ def test_a_quiet_path_blind_to_the_guard_is_noticed():
     text = synthetic_openclaw_session(12, tool_result_chars=9_000)
     with pytest.raises(AssertionError, match="guard|overflow"):
         _both(parse_transcript(text, format="openclaw"), _document("5m", 8_000), _Blind)
+
+
+_SHAPES = {
+    "screenshots": {"screenshot_every": 2},
+    "thinking": {"thinking": True},
+    "both": {"screenshot_every": 3, "thinking": True},
+}
+
+
+def _shaped(shape: str, turns: int) -> Transcript:
+    """The synthetic session on Claude 3.7 (a route that drops thinking), with screenshots or thinking."""
+    text = synthetic_openclaw_session(turns, model="claude-3-7-sonnet-20250219", **_SHAPES[shape])
+    return parse_transcript(text, format="openclaw")
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_quiet_answers_that_clean_or_strip_equal_the_reference(shape: str):
+    # Old screenshots cleaned, thinking stripped, nothing else changed: answered quietly, each answer the
+    # reference's outcome (what it cleaned and stripped, every message it changed, the estimate's change).
+    transcript = _shaped(shape, 50)
+    profile = profile_from_document(_document("5m", None), name="p")
+    with _fast(_Checked) as made:
+        fast = replay_openclaw(transcript, profile.settings, profile_name="p")
+    slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+    assert fast.calls == slow.calls
+    assert fast.resume == slow.resume
+    assert made[0].cleaned > len(fast.calls) // 2
+
+
+class _Unstripped(_Checked):
+    """A broken quiet path: it sends the thinking the route drops."""
+
+    def _cleaned_and_stripped(self, end: int, policy: int) -> QuietChanges | None:
+        return super()._cleaned_and_stripped(end, 0)
+
+
+class _Unsized(_Checked):
+    """A broken quiet path: the change of the estimate leaves out what the cleanup changed."""
+
+    def _cleaned_and_stripped(self, end: int, policy: int) -> QuietChanges | None:
+        changes = super()._cleaned_and_stripped(end, policy)
+        if changes is None:
+            return None
+        left_out = self._cleanup.delta_to(len(changes.images))
+        return QuietChanges(changes.images, changes.policy, changes.sent_delta - left_out)
+
+
+@pytest.mark.parametrize(
+    ("shape", "broken", "field"),
+    [("thinking", _Unstripped, "policy"), ("screenshots", _Unsized, "sent_delta")],
+)
+def test_a_quiet_path_blind_to_strips_or_cleanups_is_noticed(shape: str, broken: type[_Checked], field: str):
+    profile = profile_from_document(_document("5m", None), name="p")
+    with _fast(broken), pytest.raises(AssertionError, match=field):
+        replay_openclaw(_shaped(shape, 20), profile.settings, profile_name="p")

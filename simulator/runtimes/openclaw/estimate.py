@@ -35,6 +35,7 @@ IMAGE_CHAR_ESTIMATE: Final = 8_000
 OTHER_ROLE_CHAR_ESTIMATE: Final = 256
 TOOL_CALL_UNSERIALIZABLE_CHARS: Final = 128
 OMITTED_ASSISTANT_REASONING_TEXT: Final = "[assistant reasoning omitted]"
+_THINKING_TYPES: Final = ("thinking", "redacted_thinking")
 
 _NON_LATIN_RE: Final = re.compile(
     "[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\uff01-\uff60\uffe0-\uffe6\U00020000-\U0002fa1f]"
@@ -91,8 +92,11 @@ def _weighted(value: JSON) -> int:
 def estimate_assistant_block(block: ContentBlock) -> int:
     """Size of one assistant block: text, thinking (+signature, +redacted data), toolCall arguments."""
     obj = block_json(block)
-    if obj is None:
-        return 0
+    return 0 if obj is None else _assistant_block_chars(obj)
+
+
+def _assistant_block_chars(obj: dict[str, JSON]) -> int:
+    """:func:`estimate_assistant_block` of a block's JSON object."""
     kind = obj.get("type")
     if kind == "text":
         return _weighted(obj.get("text"))
@@ -135,7 +139,7 @@ def estimate_context_chars(messages: Sequence[AgentMessage]) -> int:
 
 def _is_thinking(block: ContentBlock) -> bool:
     obj = block_json(block)
-    return obj is not None and obj.get("type") in ("thinking", "redacted_thinking")
+    return obj is not None and obj.get("type") in _THINKING_TYPES
 
 
 def drop_thinking_blocks(messages: Sequence[AgentMessage]) -> tuple[AgentMessage, ...]:
@@ -169,6 +173,29 @@ def strip_change(
     kept = {id(block) for block in after}  # the blocks the strip kept are the stored ones
     removed = tuple([b for b in before if id(b) not in kept])
     return removed, (after if len(removed) == len(before) else ())
+
+
+def strip_size_change(message: AgentMessage) -> int:
+    """``estimate_message_chars(strip_thinking(message)) - estimate_message_chars(message)``, read from the
+    message's blocks once: an assistant's estimate is a sum over its blocks, so stripping changes it by the
+    thinking blocks' sizes taken away and the omission notice's put in (when nothing else was left)."""
+    if not isinstance(message, AssistantMessage) or not isinstance(message.content, tuple):
+        return 0
+    removed = kept = taken = 0
+    for block in message.content:
+        obj = block_json(block)
+        if obj is not None and obj.get("type") in _THINKING_TYPES:
+            removed += 1
+            taken += _assistant_block_chars(obj)
+        else:
+            kept += 1
+    if not removed:
+        return 0  # strip_thinking keeps the message itself
+    return (0 if kept else _OMITTED_CHARS) - taken
+
+
+_OMITTED_CHARS: Final = estimate_string_chars(OMITTED_ASSISTANT_REASONING_TEXT)
+"""The omission notice's size (a text block's: its weighted text)."""
 
 
 def strip_thinking(message: AgentMessage) -> AgentMessage:
