@@ -41,7 +41,8 @@ class Fenwick:
             self._top = index + 1
         i = index + 1
         tree = self._tree
-        while i < len(tree):
+        size = len(tree)  # asked once: a strip or a cleanup of a long session adds to three sums at once
+        while i < size:
             tree[i] += delta
             i += i & -i
 
