@@ -759,21 +759,23 @@ def _kept_record(
     settings, route, images, policy = setup.cache_ttl, setup.route, kept.images, kept.policy
     assert settings is not None and setup.inactive_reason is None
     decision, elapsed = _ttl_decision(settings.ttl_ms, before, planned.now)
-    notes = list(_gate_notes(decision, elapsed, settings.ttl_ms))
-    if planned.starts_attempt:
-        notes.append(_route_note(route.provider, route.model_id, planned.route_source))
-        if setup.server_tool_clearing:
-            notes.append(_SERVER_CLEARING_NOTE)
-    fated: list[FateGroup] = []
+    notes = _gate_notes(decision, elapsed, settings.ttl_ms)
+    if planned.starts_attempt:  # the route's notes, then server-side clearing's (_call_notes's order)
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    fated: tuple[FateGroup, ...] = ()
     marks: tuple[str, ...] = ()
-    if setup.drop_thinking_blocks and policy:
-        notes.append(_policy_texts(route.model_id)[0])
-    if images:
+    stripped, cleaned = len(policy), len(images)
+    texts = _policy_texts(route.model_id) if stripped else None
+    if texts is not None and setup.drop_thinking_blocks:
+        notes = (*notes, texts[0])
+    if cleaned:
         marks = _IMAGE_MARKS
-        notes.append(f"history image cleanup changed {len(images)} older messages")
-        fated.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))
-    if policy:
-        fated.append(FateGroup(Fate.THINKING_DROPPED, _policy_texts(route.model_id)[1], policy))
+        notes = (*notes, f"history image cleanup changed {cleaned} older messages")
+        fated = (_fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images),)
+    if texts is not None:
+        fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
     call = planned.call
     available, prefix = call.available, session.prefix
     usage = session.transcript.messages[call.message_index].usage
@@ -783,7 +785,7 @@ def _kept_record(
         available,
         ((0, available),) if available else (),
         None,
-        tuple(fated),
+        fated,
         session.budget.value,
         -(-prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
         -(-(prefix[available] - prefix[0] + kept.sent_delta) // CHARS_PER_TOKEN),
@@ -793,7 +795,7 @@ def _kept_record(
         (),
         "none",
         usage.prompt_tokens if usage is not None else None,
-        tuple(notes),
+        notes,
         marks,
         0,
         None,
@@ -801,6 +803,8 @@ def _kept_record(
 
 
 _IMAGE_MARKS = ("image-cleanup",)
+_fate_group = slot_builder(FateGroup)
+"""``FateGroup(...)`` positionally (one or two per call of a session with old screenshots or thinking)."""
 
 
 @lru_cache(maxsize=256)

@@ -888,7 +888,11 @@ class FastTransforms2026_9:
         """Whether a result sent for the first time is sent cleaned (its source would be the cleaned
         texts: left to the reference)."""
         cleaned = self._cleaned
-        return bool(cleaned) and any(p in cleaned for p in self._unsourced)
+        if cleaned:
+            for p in self._unsourced:  # none or one (a call sends a result or two for the first time)
+                if p in cleaned:
+                    return True
+        return False
 
     def _clean_one(self, position: int, seq: int) -> None:
         """One message cleaned from stamp ``seq`` on: a projection recorded on it replays onto the cleaned
@@ -958,7 +962,7 @@ class FastTransforms2026_9:
             bases = self._bases(self._ready_drops, lo, end, 2 * self.calls)
         except _Fallback:
             return None  # the pipeline falls back (nothing was changed)
-        if not self._nothing_changes(before, now, lo, end) or self._sources_cleaned():
+        if not self._nothing_changes(before, now, lo, end, based=True) or self._sources_cleaned():
             return None
         results = self._n.results
         has_results = results[end] > results[lo]
@@ -1048,9 +1052,12 @@ class FastTransforms2026_9:
         )
         return _kept_changes(images, policy, changed, self._sum_est.range(0, end)), after
 
-    def _nothing_changes(self, before: float | None, now: float, lo: int, end: int) -> bool:
+    def _nothing_changes(
+        self, before: float | None, now: float, lo: int, end: int, *, based: bool = False
+    ) -> bool:
         """:meth:`_quiet`'s tests (the ready setup's): no replay pending, the cache-TTL pass does not run, no
-        image to clean, nothing over the guard's share, and the provider budget cuts nothing."""
+        image to clean, nothing over the guard's share, and the provider budget cuts nothing. ``based``:
+        the call's cleanup and strips were applied (:meth:`_bases`), so none is left to make."""
         if self._pending or (before and self._ready_runs and now - before >= self._ready_ttl):
             return False
         window = self._ready_window
@@ -1058,8 +1065,8 @@ class FastTransforms2026_9:
             window = self._ready_window = self._window(self._ready_tokens)
         cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
-            (cleanable and self._cleans_now(lo, end))
-            or (self._thinking and self._strips_now(self._ready_drops, lo, end))
+            (cleanable and not based and self._cleans_now(lo, end))
+            or (self._thinking and not based and self._strips_now(self._ready_drops, lo, end))
             or (dirty and _reaches(dirty, lo, end))
             or (window.over_single and _reaches(window.over_single, lo, end))
             or (self._ready_settings is not None and big and big[-1][0] > window.max_single)
