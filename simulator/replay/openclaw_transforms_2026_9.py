@@ -873,15 +873,18 @@ class FastTransforms2026_9:
             # (its thinking) and put in (the omission notice), sized alone (tool call arguments are JSON).
             removed, notice = strip_change(native, stripped)
         self._strips.set(position, seq, stripped)
-        came = AssistantMessage(notice, ())
         plain = _plain_thinking_chars(removed)
         if plain >= 0:
             mc_gone = est_gone = plain
         else:
             gone = AssistantMessage(removed, ())
             mc_gone, est_gone = message_chars(gone), estimate_message_chars(gone)
-        self._sum_mc.add(position, (message_chars(came) if came.content else 0) - mc_gone)
-        self._sum_est.add(position, (estimate_message_chars(came) if came.content else 0) - est_gone)
+        mc_came = est_came = 0  # no notice (the assistant kept a block of its own: most strips)
+        if notice:
+            came = AssistantMessage(notice, ())
+            mc_came, est_came = message_chars(came), estimate_message_chars(came)
+        self._sum_mc.add(position, mc_came - mc_gone)
+        self._sum_est.add(position, est_came - est_gone)
         self._sum_changed.add(position, 1)
 
     def _sources_cleaned(self) -> bool:

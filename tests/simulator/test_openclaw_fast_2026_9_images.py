@@ -349,6 +349,11 @@ def _blocks() -> st.SearchStrategy[Any]:
 
 @given(st.lists(_blocks(), max_size=5), st.booleans())
 def test_a_strip_read_from_the_block_classes_is_the_reference_strip(blocks: list[Any], extra: bool):
+    _check_strip(blocks, extra)
+
+
+def _check_strip(blocks: list[Any], extra: bool) -> None:
+    """:func:`strip_typed` of an assistant of ``blocks`` is the reference functions' strip and change."""
     from simulator.replay.openclaw_transforms_2026_9 import strip_typed
     from simulator.runtimes.openclaw.estimate import strip_change, strip_thinking
     from simulator.runtimes.openclaw.messages import AssistantMessage
@@ -370,7 +375,9 @@ def test_a_strip_blind_to_redacted_thinking_is_noticed(monkeypatch: pytest.Monke
     import simulator.replay.openclaw_transforms_2026_9 as transforms
     from simulator.runtimes.openclaw.messages import RedactedThinkingContent, TextContent, ThinkingContent
 
+    blocks = [TextContent("ok"), ThinkingContent("hmm", "sig"), RedactedThinkingContent("xx")]
+    _check_strip(blocks, False)
     monkeypatch.setattr(transforms, "_TYPED_THINKING", (ThinkingContent,))
     monkeypatch.setattr(transforms, "_TYPED_KEPT", (TextContent, RedactedThinkingContent))
     with pytest.raises(AssertionError):
-        test_a_strip_read_from_the_block_classes_is_the_reference_strip()
+        _check_strip(blocks, False)
