@@ -15,7 +15,8 @@ transcript (:mod:`openclaw_session`):
   gate closed or the cache warm, nothing over a budget, no image to clean) is answered without its
   outcome -- the state after it and its plain record (:func:`_quiet_record`) -- and
   ``tests/simulator/test_openclaw_quiet.py`` and ``test_openclaw_fast_2026_9.py`` check each such answer
-  against the reference's outcome;
+  against the reference's outcome; so is a 2026.9.6 call whose only changes are old screenshots cleaned
+  and old thinking stripped (every later call of a session that has them): :func:`_kept_record`;
 * an attempt ends at the time its reply's entry was written: the transcript's own marker after it is read
   by the next attempt when it records one, else the marker OpenClaw would have appended
   (:func:`end_attempt`, stamped when the reply finished — not when the request started);
@@ -58,7 +59,7 @@ from simulator.replay.openclaw_transforms import (
     Transforms,
     reference_outcome,
 )
-from simulator.replay.openclaw_transforms_2026_9 import UNCHANGED, FastTransforms2026_9
+from simulator.replay.openclaw_transforms_2026_9 import UNCHANGED, FastTransforms2026_9, KeptChanges
 from simulator.replay.openclaw_views import ChangedView
 from simulator.runtimes.openclaw.attempt import (
     AttemptSetup,
@@ -282,12 +283,17 @@ def _run(session: _Session) -> tuple[CallRecord, ...]:
 _Quiet = Callable[[PlannedCall, AttemptSetup, AttemptState], "tuple[CallRecord, AttemptState] | None"]
 
 
+_KeptCall = Callable[
+    [AttemptSetup, AttemptState, float, int], "tuple[Outcome | KeptChanges, AttemptState] | None"
+]
+
+
 def _quiet_calls(session: _Session) -> _Quiet | None:
     """What answers a call nothing changes at without its outcome, for the fast transforms (the reference
     and the records' reference path, ``PLAIN_RECORDS`` off, answer every call through ``call``)."""
     transforms = session.transforms
     if isinstance(transforms, FastTransforms2026_9):
-        return partial(_quiet_2026_9, transforms.quiet_state, session)
+        return partial(_quiet_2026_9, transforms.quiet_state, transforms.kept_call, session)
     if isinstance(transforms, FastTransforms):
         return partial(_quiet_2026_7, transforms.quiet_gate, session)
     return None
@@ -295,17 +301,35 @@ def _quiet_calls(session: _Session) -> _Quiet | None:
 
 def _quiet_2026_9(
     ask: Callable[[AttemptSetup, AttemptState, float, int], AttemptState | None],
+    kept: _KeptCall,
     session: _Session,
     planned: PlannedCall,
     setup: AttemptSetup,
     attempt: AttemptState,
 ) -> tuple[CallRecord, AttemptState] | None:
     """A 2026.9.6 call ``FastTransforms2026_9.quiet_state`` answers: its outcome would change and replay
-    nothing, its last touch the attempt's; the record is :func:`_plain_record`'s of that outcome."""
+    nothing, its last touch the attempt's; the record is :func:`_plain_record`'s of that outcome. Else one
+    ``kept_call`` answers: what it sends changed is history image cleanup's and the transcript policy's
+    alone (old screenshots cleaned, old thinking stripped: every later call of such a session), the record
+    :func:`_kept_record`; or the outcome ``kept_call`` ran the call to, recorded as :func:`_run` does."""
     call, now = planned.call, planned.now
     after = ask(setup, attempt, now, call.available)
     if after is None:
-        return None
+        answer = kept(setup, attempt, now, call.available)
+        if answer is None:
+            return None
+        changes, after = answer
+        if type(changes) is KeptChanges:  # a final class
+            session.inputs.append(
+                _call_input(setup, attempt, now, call.available, session.on_demand, changes.changed)
+            )
+            return _kept_record(session, planned, setup, attempt.clock.last_cache_touch_at, changes), after
+        assert isinstance(changes, Outcome)
+        changed = changes.changed
+        view = changed if type(changed) is ChangedView else None
+        session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, view))
+        # kept_call answers no call of a setup that compacts: no compaction fired before it
+        return _record(session, planned, call, setup, changes, None), after
     session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, UNCHANGED))
     settings = setup.cache_ttl
     assert settings is not None  # quiet_state answers only calls with the pass on (so active)
@@ -604,27 +628,19 @@ def _groups(outcome: Outcome, setup: AttemptSetup, session: _Session, call: Mode
             )
         )
     if outcome.images:
-        out.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_CLEANUP_RULE, outcome.images))
+        out.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_RULE, outcome.images))
     if outcome.budget:
         rule = "provider-bound tool-result budget (2026.9.6): cut or elided at the stream"
         out.append(FateGroup(Fate.TRUNCATED, rule, outcome.budget))
     if outcome.policy:
-        out.append(FateGroup(Fate.THINKING_DROPPED, _policy_rule(setup.route.model_id), outcome.policy))
+        out.append(FateGroup(Fate.THINKING_DROPPED, _policy_texts(setup.route.model_id)[1], outcome.policy))
     return out
 
 
-_IMAGE_CLEANUP_RULE = (
+_IMAGE_RULE = (
     "history image cleanup: images and media references in turns before the last "
     f"{PRESERVE_RECENT_COMPLETED_TURNS} completed turns replaced (already processed by the model)"
 )
-
-
-@lru_cache(maxsize=256)
-def _policy_rule(model_id: str) -> str:
-    """The transcript policy's rule (remembered: a session's calls mostly share their model)."""
-    return f"transcript policy dropThinkingBlocks ({model_id}): thinking left out"
-
-
 PLAIN_RECORDS = True
 """Whether :func:`_run` takes the plain record path (tests turn it off to compare it with the reference)."""
 _OVERFLOW_NOTE = (
@@ -730,10 +746,11 @@ def _cleaned_record(
     fated: list[FateGroup] = []
     marks: tuple[str, ...] = ()
     if images:
-        fated.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_CLEANUP_RULE, images))
+        fated.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))
     if policy:  # the policy strips only on a route that drops thinking
-        notes = (*notes, f"transcript policy drops thinking blocks for {setup.route.model_id}")
-        fated.append(FateGroup(Fate.THINKING_DROPPED, _policy_rule(setup.route.model_id), policy))
+        note, rule = _policy_texts(setup.route.model_id)
+        notes = (*notes, note)
+        fated.append(FateGroup(Fate.THINKING_DROPPED, rule, policy))
     if images:
         notes = (*notes, f"history image cleanup changed {len(images)} older messages")
         marks = ("image-cleanup",)
@@ -790,6 +807,75 @@ def _sent_whole(
         (),
         0,
         None,
+    )
+
+
+def _kept_record(
+    session: _Session, planned: PlannedCall, setup: AttemptSetup, before: float | None, kept: KeptChanges
+) -> CallRecord:
+    """:func:`_full_record` of a call ``FastTransforms2026_9.kept_call`` answered without its outcome: the
+    pass on (so active) and quiet, nothing compacted, guarded, cut or replayed; its notes the gate's, the
+    route's on an attempt's first call, the policy's and the cleanup's; its fates the cleaned messages and
+    the stripped assistants; the history sent whole, less what the cleanup and the strips took away
+    (tests/simulator/test_openclaw_plain_records.py compares it with the reference record)."""
+    settings, route, images, policy = setup.cache_ttl, setup.route, kept.images, kept.policy
+    assert settings is not None and setup.inactive_reason is None
+    decision, elapsed = _ttl_decision(settings.ttl_ms, before, planned.now)
+    notes = _gate_notes(decision, elapsed, settings.ttl_ms)
+    if planned.starts_attempt:  # the route's notes, then server-side clearing's (_call_notes's order)
+        notes = _start_notes(
+            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
+        )
+    fated: tuple[FateGroup, ...] = ()
+    marks: tuple[str, ...] = ()
+    stripped, cleaned = len(policy), len(images)
+    texts = _policy_texts(route.model_id) if stripped else None
+    if texts is not None and setup.drop_thinking_blocks:
+        notes = (*notes, texts[0])
+    if cleaned:
+        marks = _IMAGE_MARKS
+        notes = (*notes, f"history image cleanup changed {cleaned} older messages")
+        fated = (_fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images),)
+    if texts is not None:
+        fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
+    call = planned.call
+    available, prefix = call.available, session.prefix
+    usage = session.transcript.messages[call.message_index].usage
+    return call_record(
+        call.number,
+        call.message_index,
+        available,
+        ((0, available),) if available else (),
+        None,
+        fated,
+        session.budget.value,
+        -(-prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
+        -(-(prefix[available] - prefix[0] + kept.sent_delta) // CHARS_PER_TOKEN),
+        bool(kept.changed),
+        "",
+        (),
+        (),
+        "none",
+        usage.prompt_tokens if usage is not None else None,
+        notes,
+        marks,
+        0,
+        None,
+    )
+
+
+_IMAGE_MARKS = ("image-cleanup",)
+_fate_group = slot_builder(FateGroup)
+"""``FateGroup(...)`` positionally (one or two per call of a session with old screenshots or thinking)."""
+
+
+@lru_cache(maxsize=256)
+def _policy_texts(model_id: str) -> tuple[str, str]:
+    """The transcript policy's note and its fate's rule for a model (remembered: a session's calls share
+    their route)."""
+    return (
+        f"transcript policy drops thinking blocks for {model_id}",
+        f"transcript policy dropThinkingBlocks ({model_id}): thinking left out",
     )
 
 
@@ -896,7 +982,7 @@ def _call_notes(
     if planned.starts_attempt and setup.server_tool_clearing:
         notes.append(_SERVER_CLEARING_NOTE)
     if setup.drop_thinking_blocks and outcome.policy:
-        notes.append(f"transcript policy drops thinking blocks for {setup.route.model_id}")
+        notes.append(_policy_texts(setup.route.model_id)[0])
     if outcome.images:
         marks.append("image-cleanup")
         notes.append(f"history image cleanup changed {len(outcome.images)} older messages")

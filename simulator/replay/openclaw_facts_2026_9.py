@@ -239,18 +239,25 @@ class StoredFacts:
         mc = self.mc
         if len(mc) > end:
             return mc
-        natives, chars = self.natives, self.chars
-        while len(mc) <= end:
-            message = natives[len(mc) - 1]
-            # A plain ASCII message weighs its 2026.7.1 estimate (made once, when prepared).
-            plain = plain_text_chars(message) if chars is not None else -1
-            size = chars[len(mc) - 1] if chars is not None and plain >= 0 else message_chars(message)
-            mc.append(mc[-1] + size)
+        own = self._own_mc
+        for position in range(len(mc) - 1, end):
+            mc.append(mc[-1] + own(position))
         return mc
 
     def mc_of(self, position: int) -> int:
-        mc = self.mc_to(position + 1)
-        return mc[position + 1] - mc[position]
+        mc = self.mc
+        if len(mc) > position + 1:
+            return mc[position + 1] - mc[position]
+        # Sized alone: a cleanup or a strip of a session no pass ran in needs no running sums before it.
+        return self._own_mc(position)
+
+    def _own_mc(self, position: int) -> int:
+        """One stored message's ``cacheTtlMessageChars``."""
+        message, chars = self.natives[position], self.chars
+        # A plain ASCII message weighs its 2026.7.1 estimate (made once, when prepared).
+        if chars is not None and plain_text_chars(message) >= 0:
+            return chars[position]
+        return message_chars(message)
 
     def cutoff(self, lo: int, end: int) -> int:
         """History image cleanup's boundary over ``natives[lo:end]``: messages before it are cleaned (``lo``

@@ -21,6 +21,10 @@ a call costing what changes at it (plus log n):
   server, nothing over the guard's share or the per-result cap, the aggregate cutting nothing outside the
   trailing batch: most calls of a long session) is answered by :meth:`FastTransforms2026_9._quiet` from
   the lists and sums alone, its checks made once per attempt setup; any other call runs the pipeline;
+  when only the record is wanted, :meth:`FastTransforms2026_9.quiet_state` answers such a call with its
+  state while nothing was ever rewritten, and :meth:`FastTransforms2026_9.kept_call` one whose only
+  changes are the two below (kept from earlier calls or made at it) with what they change
+  (:class:`KeptChanges`), neither building the outcome's views;
 * history image cleanup's first pass is applied as the turns come of age: its cutoff (completed turns counted
   as messages arrive) only moves forward, so a message it changes is sent cleaned from that call on (a
   stamped version, its sums moved once), every later stage works from the cleaned message, and a
@@ -83,14 +87,22 @@ from simulator.runtimes.openclaw.attempt import (
     begin_attempt,
 )
 from simulator.runtimes.openclaw.context_guard import guard_limits
-from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_change, strip_thinking
+from simulator.runtimes.openclaw.estimate import (
+    OMITTED_ASSISTANT_REASONING_TEXT,
+    estimate_message_chars,
+    strip_change,
+    strip_thinking,
+)
 from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
     ContentBlock,
+    ImageContent,
+    RedactedThinkingContent,
     TextContent,
     ThinkingContent,
+    ToolCall,
     ToolResultMessage,
     text_block,
 )
@@ -147,6 +159,38 @@ def _plain_thinking_chars(blocks: Sequence[ContentBlock]) -> int:
             total += len(signature)
         total += len(text)
     return total
+
+
+_TYPED_KEPT = (TextContent, ImageContent, ToolCall)
+"""Blocks whose JSON type is their class's own when they hold no other field: never thinking."""
+_TYPED_THINKING = (ThinkingContent, RedactedThinkingContent)
+"""Blocks whose JSON type is a thinking type when they hold no other field."""
+
+
+def strip_typed(
+    message: AssistantMessage,
+) -> tuple[AssistantMessage, tuple[ContentBlock, ...], tuple[ContentBlock, ...]] | None:
+    """:func:`strip_thinking` of an assistant and what it took away and put in (:func:`strip_change`), read
+    from the blocks' classes when every block holds only its own fields (so its JSON type is its class's),
+    else ``None``. The strip of every older assistant of a session on a route that drops thinking: the
+    reference functions make each block JSON to ask its type."""
+    content = message.content
+    if type(content) is not tuple:
+        return None
+    kept: list[ContentBlock] = []
+    removed: list[ContentBlock] = []
+    for block in content:
+        kind = type(block)
+        if kind in _TYPED_KEPT and not block.extra:  # type: ignore[union-attr]
+            kept.append(block)
+        elif kind in _TYPED_THINKING and not block.extra:  # type: ignore[union-attr]
+            removed.append(block)
+        else:
+            return None  # an extra field may name another type: the reference functions answer
+    if not removed:
+        return message, (), ()
+    notice: tuple[ContentBlock, ...] = () if kept else (text_block(OMITTED_ASSISTANT_REASONING_TEXT),)
+    return AssistantMessage(tuple(kept) or notice, message.extra), tuple(removed), notice
 
 
 class _Fallback(Exception):
@@ -251,6 +295,24 @@ _QUIET = _Plan()
 """The plan of a call that changes nothing (never written to)."""
 
 
+@dataclass(frozen=True, slots=True)
+class KeptChanges:
+    """What a call sends changed when its only changes are history image cleanup's and the transcript
+    policy's (:meth:`FastTransforms2026_9.kept_call`): all its record and its on-demand view read."""
+
+    images: Sequence[int]
+    """The messages sent cleaned (the outcome's ``images``: every one cleaned so far, in the context)."""
+    policy: Sequence[int]
+    """The assistants sent without their thinking (the outcome's ``policy``)."""
+    changed: ChangedView
+    """Position → message as sent, for every message changed (the outcome's ``changed``)."""
+    sent_delta: int
+    """Σ over ``changed`` of (estimated chars as sent − as stored) (the outcome's ``sent_delta``)."""
+
+
+_kept_changes = slot_builder(KeptChanges)
+
+
 class FastTransforms2026_9:
     """The same outcomes and states as :class:`ReferenceTransforms` for 2026.9.6, per call in O(change)."""
 
@@ -286,6 +348,8 @@ class FastTransforms2026_9:
         self._ready_drops = False
         self._last_cleaning = (-1, 0, 0, 0)
         """``(lo, end, k0, k1)`` of the last :meth:`_cleaning` (facts of the session, not of the mirrors)."""
+        self._last_stripping = (-1, 0, False, 0, 0)
+        """``(lo, end, drops, t0, t1)`` of the last :meth:`_stripping` (facts of the session too)."""
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -754,16 +818,23 @@ class FastTransforms2026_9:
         """``(t0, t1)``: ``thinking[t0:t1]`` are the assistants ``dropThinkingBlocks`` strips at a call over
         ``natives[lo:end]`` (every one but the latest assistant; none when the route keeps thinking);
         ``t1`` is -1 when the latest assistant's content is not an array (left to the reference)."""
+        last = self._last_stripping
+        if last[0] == lo and last[1] == end and last[2] == drops:
+            return last[3], last[4]  # asked again at the same call (its strips, then its quiet checks)
         thinking = self._thinking
         t0 = bisect_left(thinking, lo)
         if not drops or t0 == len(thinking) or thinking[t0] >= end:
-            return t0, t0
-        assistants = self._n.assistants
-        latest = assistants[bisect_left(assistants, end) - 1]  # thinking[t0] is one before end
-        message = self._natives[latest]
-        if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
-            return t0, -1
-        return t0, bisect_left(thinking, latest, t0)
+            t1 = t0
+        else:
+            assistants = self._n.assistants
+            latest = assistants[bisect_left(assistants, end) - 1]  # thinking[t0] is one before end
+            message = self._natives[latest]
+            if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
+                t1 = -1
+            else:
+                t1 = bisect_left(thinking, latest, t0)
+        self._last_stripping = (lo, end, drops, t0, t1)
+        return t0, t1
 
     def _strips_now(self, drops: bool, lo: int, end: int) -> bool:
         """Whether a call strips an assistant not stripped before (or would send a stripped one whole)."""
@@ -790,28 +861,41 @@ class FastTransforms2026_9:
         cache-TTL pass's ratio and the compaction's (both estimate what is sent); no stage rewrites an
         assistant, so it has no rewrite of its own."""
         native = self._natives[position]
-        stripped = strip_thinking(native)
-        assert isinstance(native, AssistantMessage) and isinstance(stripped, AssistantMessage)
+        assert isinstance(native, AssistantMessage)
+        typed = strip_typed(native)
+        if typed is not None:
+            stripped, removed, notice = typed
+        else:
+            found = strip_thinking(native)
+            assert isinstance(found, AssistantMessage)
+            stripped = found
+            # Both sizes of an assistant are sums over its blocks: the change is what the strip took away
+            # (its thinking) and put in (the omission notice), sized alone (tool call arguments are JSON).
+            removed, notice = strip_change(native, stripped)
         self._strips.set(position, seq, stripped)
-        # Both sizes of an assistant are sums over its blocks: the change is what the strip took away (its
-        # thinking) and put in (the omission notice), sized alone (tool call arguments are made JSON).
-        removed, notice = strip_change(native, stripped)
-        came = AssistantMessage(notice, ())
         plain = _plain_thinking_chars(removed)
         if plain >= 0:
             mc_gone = est_gone = plain
         else:
             gone = AssistantMessage(removed, ())
             mc_gone, est_gone = message_chars(gone), estimate_message_chars(gone)
-        self._sum_mc.add(position, (message_chars(came) if came.content else 0) - mc_gone)
-        self._sum_est.add(position, (estimate_message_chars(came) if came.content else 0) - est_gone)
+        mc_came = est_came = 0  # no notice (the assistant kept a block of its own: most strips)
+        if notice:
+            came = AssistantMessage(notice, ())
+            mc_came, est_came = message_chars(came), estimate_message_chars(came)
+        self._sum_mc.add(position, mc_came - mc_gone)
+        self._sum_est.add(position, est_came - est_gone)
         self._sum_changed.add(position, 1)
 
     def _sources_cleaned(self) -> bool:
         """Whether a result sent for the first time is sent cleaned (its source would be the cleaned
         texts: left to the reference)."""
         cleaned = self._cleaned
-        return bool(cleaned) and any(p in cleaned for p in self._unsourced)
+        if cleaned:
+            for p in self._unsourced:  # none or one (a call sends a result or two for the first time)
+                if p in cleaned:
+                    return True
+        return False
 
     def _clean_one(self, position: int, seq: int) -> None:
         """One message cleaned from stamp ``seq`` on: a projection recorded on it replays onto the cleaned
@@ -860,20 +944,28 @@ class FastTransforms2026_9:
         Each test is over-approximated from the mirrors' lists and sums, so the whole pipeline decides
         whenever one holds; what is left is :meth:`_call` with an empty plan. What the setup decides
         (:meth:`_ready_for`) is read once per attempt setup, not per call."""
+        ready = self._quiet_ready(setup, state, now, end)
+        return None if ready is None else self._quiet_outcome(setup, state, now, end, ready)
+
+    def _quiet_ready(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[tuple[Sequence[int], Sequence[int]], ProjectionState, ProjectionState] | None:
+        """:meth:`_quiet`'s work before its outcome: this call's image cleanup and thinking strips (what a
+        call sends from now on whatever else it does), its checks and its log. Gives the messages cleaned
+        and the assistants stripped, and the states after the pass and after the call; ``None`` when a
+        stage might change something (only the cleanup and the strips were applied then)."""
         if setup is not self._ready_setup:
             self._ready_for(setup)
         settings = self._ready_settings
         before = state.clock.last_cache_touch_at
-        compacted = state.compacted_through
-        through = compacted if self._ready_applies else None
-        lo = through or 0
+        lo = (state.compacted_through if self._ready_applies else None) or 0
         if self._pending:
             return None  # last call's records replay first (the pipeline's own order)
         try:
             bases = self._bases(self._ready_drops, lo, end, 2 * self.calls)
         except _Fallback:
             return None  # the pipeline falls back (nothing was changed)
-        if not self._nothing_changes(before, now, lo, end) or self._sources_cleaned():
+        if not self._nothing_changes(before, now, lo, end, based=True) or self._sources_cleaned():
             return None
         results = self._n.results
         has_results = results[end] > results[lo]
@@ -881,6 +973,23 @@ class FastTransforms2026_9:
         if self._unsourced or self._unfrozen:
             cache_state, final_state = self._quiet_log(settings is not None or has_results, lo, end)
         assert cache_state is not None and final_state is not None  # the state is this path's (checked)
+        return bases, cache_state, final_state
+
+    def _quiet_outcome(
+        self,
+        setup: AttemptSetup,
+        state: AttemptState,
+        now: float,
+        end: int,
+        ready: tuple[tuple[Sequence[int], Sequence[int]], ProjectionState, ProjectionState],
+    ) -> tuple[Outcome, AttemptState]:
+        """:meth:`_quiet`'s outcome and state, from what :meth:`_quiet_ready` gave."""
+        bases, cache_state, final_state = ready
+        settings = self._ready_settings
+        before = state.clock.last_cache_touch_at
+        compacted = state.compacted_through
+        through = compacted if self._ready_applies else None
+        lo = through or 0
         point = None
         if self._ready_compaction and compacted is None:
             point, compacted = self._compaction(setup, compacted, end)
@@ -902,9 +1011,56 @@ class FastTransforms2026_9:
         )
         return outcome, _attempt_state(_gate_state(now), final_state, compacted)
 
-    def _nothing_changes(self, before: float | None, now: float, lo: int, end: int) -> bool:
+    def kept_call(
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+    ) -> tuple[Outcome | KeptChanges, AttemptState] | None:
+        """:meth:`call` for a call whose only changes are history image cleanup's and the transcript
+        policy's (those kept from earlier calls, and those it makes itself): the messages cleaned, the
+        assistants stripped, what is sent changed and the size that changes (:class:`KeptChanges`), without
+        the outcome's views, when only the call's record is wanted. The cache-TTL pass is on and no
+        compaction can fire or be sent; nothing changes at the call but the cleanup and the strips, and no
+        projection replays. A call that passes the first checks but not the rest is answered as
+        :meth:`call` answers it (its outcome).
+
+        ``None``, with nothing counted or changed, when the first checks fail (the caller asks :meth:`call`):
+        a setup or state not ready, the pass off, a compaction, last call's records pending."""
+        if end > self._fed:
+            if end <= self._feed_due:
+                self._fed = end
+            else:
+                self._feed(end)
+        if setup is not self._ready or end > self._ready_end or state.projections is not self._state:
+            return None
+        if setup is not self._ready_setup:
+            self._ready_for(setup)
+        if (
+            self._ready_settings is None
+            or self._ready_compaction
+            or (state.compacted_through is not None and self._ready_applies)
+            or self._pending
+        ):
+            return None
+        self.calls += 1  # as call() counts it: the stamps below are this call's
+        ready = self._quiet_ready(setup, state, now, end)
+        if ready is None:
+            return self._checked(setup, state, now, end, ready=True)
+        self.quiet_calls += 1
+        (images, policy), _, final_state = ready
+        if not (images or policy) or self._sum_replayed.range(0, end):
+            return self._quiet_outcome(setup, state, now, end, ready)  # nothing kept, or replays: views
+        after = _attempt_state(_gate_state(now), final_state, state.compacted_through)
+        stripped = self._strips if self._strip_k else None
+        changed = ChangedView(
+            self._versions, 2 * self.calls + 1, 0, end, self._sum_changed.range(0, end), stripped
+        )
+        return _kept_changes(images, policy, changed, self._sum_est.range(0, end)), after
+
+    def _nothing_changes(
+        self, before: float | None, now: float, lo: int, end: int, *, based: bool = False
+    ) -> bool:
         """:meth:`_quiet`'s tests (the ready setup's): no replay pending, the cache-TTL pass does not run, no
-        image to clean, nothing over the guard's share, and the provider budget cuts nothing."""
+        image to clean, nothing over the guard's share, and the provider budget cuts nothing. ``based``:
+        the call's cleanup and strips were applied (:meth:`_bases`), so none is left to make."""
         if self._pending or (before and self._ready_runs and now - before >= self._ready_ttl):
             return False
         window = self._ready_window
@@ -912,8 +1068,8 @@ class FastTransforms2026_9:
             window = self._ready_window = self._window(self._ready_tokens)
         cleanable, dirty, big = self._n.cleanable, self._dirty, self._big_guard
         if (
-            (cleanable and self._cleans_now(lo, end))
-            or (self._thinking and self._strips_now(self._ready_drops, lo, end))
+            (cleanable and not based and self._cleans_now(lo, end))
+            or (self._thinking and not based and self._strips_now(self._ready_drops, lo, end))
             or (dirty and _reaches(dirty, lo, end))
             or (window.over_single and _reaches(window.over_single, lo, end))
             or (self._ready_settings is not None and big and big[-1][0] > window.max_single)

@@ -7,7 +7,8 @@ reading it later still gives what held at its call. Each view equals the tuple (
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from array import array
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TypeVar, final, overload
 
@@ -21,9 +22,13 @@ class Fenwick:
 
     The total and the highest position added to are kept too: a replay asks for sums up to a call's end,
     past every position changed so far (rewrites are of older messages), and those are the total in O(1).
+    An add past every position added to before (history image cleanup and the transcript policy change
+    messages in position order, one or more at nearly every call of a session with old screenshots or
+    thinking) is appended to an ascending tail instead, in O(1); a prefix below the top adds the tail's
+    part, found by bisection.
     """
 
-    __slots__ = ("_tree", "_used", "_total", "_top")
+    __slots__ = ("_tree", "_used", "_total", "_top", "_tail_at", "_tail_sums")
 
     def __init__(self, size: int) -> None:
         self._tree = [0] * (size + 1)
@@ -31,6 +36,10 @@ class Fenwick:
         self._total = 0
         self._top = 0
         """One past the highest position added to."""
+        self._tail_at = array("q")
+        """The positions of the adds past the top when made, ascending (machine integers: compact)."""
+        self._tail_sums = array("q", (0,))
+        """Running sums of those adds' deltas (``[k]``: of the first ``k``)."""
 
     def add(self, index: int, delta: int) -> None:
         if not delta:
@@ -39,9 +48,13 @@ class Fenwick:
         self._total += delta
         if index >= self._top:
             self._top = index + 1
+            self._tail_at.append(index)
+            self._tail_sums.append(self._tail_sums[-1] + delta)
+            return
         i = index + 1
         tree = self._tree
-        while i < len(tree):
+        size = len(tree)
+        while i < size:
             tree[i] += delta
             i += i & -i
 
@@ -51,7 +64,9 @@ class Fenwick:
             return 0  # nothing added yet (most sums of a session that rewrites nothing)
         if end >= self._top:
             return self._total  # past every position added to (most asks of a replay)
-        total = 0
+        if end <= 0:
+            return 0  # the start of a range over the whole history (most of the others)
+        total = self._tail_sums[bisect_left(self._tail_at, end)]
         i = end
         tree = self._tree
         while i > 0:

@@ -7,6 +7,7 @@ so the tests also show the fast path is what answered.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from collections.abc import Iterator
@@ -23,7 +24,8 @@ from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_transforms import Outcome, reference_outcome, start_on_history
-from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9
+from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9, KeptChanges
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import source_texts
 from simulator.synthetic import synthetic_openclaw_session
 
@@ -60,6 +62,8 @@ class _Checked(FastTransforms2026_9):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
+        self.kept_calls: list[bool] = []
+        """Per call ``kept_call`` answered: whether with :class:`KeptChanges` (else with the outcome)."""
         _Checked.made.append(self)
 
     def start(self, config, route, markers, state, version, end):  # type: ignore[no-untyped-def]
@@ -69,6 +73,10 @@ class _Checked(FastTransforms2026_9):
 
     def call(self, setup, state, now, end):  # type: ignore[no-untyped-def]
         got, after = super().call(setup, state, now, end)
+        self._check(got, after, setup, state, now, end)
+        return got, after
+
+    def _check(self, got, after, setup, state, now, end):  # type: ignore[no-untyped-def]
         ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
         assert _differs(got, ref) is None, (self.calls, _differs(got, ref))
         # The lazy views' sizes are counted from sums, not from their items: both must agree.
@@ -79,7 +87,21 @@ class _Checked(FastTransforms2026_9):
         ]
         assert all(len(view) == len(tuple(view)) for view in views)
         assert after == ref_after, self.calls
-        return got, after
+
+    def kept_call(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+        answer = super().kept_call(setup, state, now, end)
+        if answer is None:
+            return None
+        got, after = answer
+        self.kept_calls.append(type(got) is KeptChanges)
+        if type(got) is not KeptChanges:
+            self._check(got, after, setup, state, now, end)  # the outcome kept_call ran the call to
+            return answer
+        ref, ref_after = reference_outcome(self._natives, setup, state, now, end)
+        differs = _kept_differs(got, ref, state.clock.last_cache_touch_at, self._natives)
+        assert differs is None, (self.calls, differs)
+        assert after == ref_after, self.calls
+        return answer
 
     def quiet_state(self, setup, state, now, end):  # type: ignore[no-untyped-def]
         after = super().quiet_state(setup, state, now, end)
@@ -120,6 +142,27 @@ def _quiet_differs(ref: Outcome, touched: float | None) -> str | None:
     ):
         return "cache_ttl"
     return "changed" if dict(ref.changed) else None
+
+
+def _kept_differs(kept: KeptChanges, ref: Outcome, touched: float | None, natives: Any) -> str | None:
+    """The field in which the reference's outcome is not the one ``kept`` stands for: nothing guarded,
+    cut, compacted or replayed, the pass quiet, its last touch ``touched``, the same messages cleaned and
+    assistants stripped, the same messages sent changed, and ``sent_delta`` the sum of their changes."""
+    differs = _quiet_differs(_with(ref, images=(), policy=(), changed={}), touched)
+    if differs is not None:
+        return differs
+    if tuple(kept.images) != tuple(ref.images) or tuple(kept.policy) != tuple(ref.policy):
+        return "images" if tuple(kept.images) != tuple(ref.images) else "policy"
+    if dict(kept.changed) != dict(ref.changed) or len(kept.changed) != len(list(kept.changed)):
+        return "changed"
+    delta = sum(
+        estimate_message_chars(m) - estimate_message_chars(natives[i]) for i, m in ref.changed.items()
+    )
+    return None if kept.sent_delta == delta else "sent_delta"
+
+
+def _with(outcome: Outcome, **fields: Any) -> Outcome:
+    return dataclasses.replace(outcome, **fields)
 
 
 @contextmanager

@@ -15,9 +15,11 @@ the reference a call whose route keeps thinking after one that dropped it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +27,7 @@ from simulator.importers import parse_transcript
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay.openclaw import replay_openclaw
+from simulator.replay.openclaw_transforms_2026_9 import UNCHANGED, FastTransforms2026_9, KeptChanges
 from simulator.synthetic import synthetic_openclaw_session
 from tests.simulator.test_openclaw_fast_2026_9 import (
     ROUTES,
@@ -170,6 +173,8 @@ def test_a_long_session_with_old_images_takes_the_fast_path_at_every_call() -> N
         assert made[0].fallbacks == 0 and made[0].calls == len(fast.calls)
         cleaned = [call for call in fast.calls if "image-cleanup" in call.marks]
         assert len(cleaned) > len(fast.calls) // 2
+        # Each such call answered with its kept changes alone (checked against the reference's outcome).
+        assert sum(made[0].kept_calls) == len(cleaned)
 
 
 GEMINI_40K = {
@@ -252,6 +257,7 @@ def test_a_long_session_whose_route_drops_thinking_takes_the_fast_path_at_every_
     # From the third call on there is an assistant before the latest: every such call strips.
     dropped = [call.number for call in fast.calls if any("thinking left out" in g.rule for g in call.fated)]
     assert dropped == [call.number for call in fast.calls[2:]]
+    assert sum(made[0].kept_calls) == len(dropped)  # answered with their kept changes alone
 
 
 def test_a_path_that_strips_the_latest_assistant_too_is_noticed() -> None:
@@ -298,3 +304,80 @@ def test_plain_thinking_sizes_are_the_reference_functions_sizes(drawn: list[tupl
         assert plain == message_chars(message) == estimate_message_chars(message)
     else:  # a non-ASCII text or an extra field: the reference functions size it
         assert any(extra or not (text + (signature or "")).isascii() for text, signature, extra in drawn)
+
+
+@pytest.mark.parametrize("field", ["sent_delta", "changed", "policy"])
+def test_a_kept_answer_that_leaves_out_the_kept_changes_is_noticed(field: str) -> None:
+    # kept_call's answer as if nothing had been stripped before: checked against the reference's outcome.
+    from tests.simulator.test_openclaw_fast_2026_9 import _Checked
+
+    class _Blind(FastTransforms2026_9):
+        def kept_call(self, setup, state, now, end):  # type: ignore[no-untyped-def]
+            answer = super().kept_call(setup, state, now, end)
+            if answer is None or type(answer[0]) is not KeptChanges:
+                return answer
+            blank = {"sent_delta": 0, "changed": UNCHANGED, "policy": ()}[field]
+            return dataclasses.replace(answer[0], **{field: blank}), answer[1]
+
+    class _CheckedBlind(_Checked, _Blind):
+        """The reference checks (``_Checked``) over the blind answers."""
+
+    _assert_noticed(_CheckedBlind, _thinking_session(8), dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document))
+
+
+def _blocks() -> st.SearchStrategy[Any]:
+    """Assistant blocks of every class, now and then with an extra field (one may name another type)."""
+    from simulator.runtimes.openclaw.messages import (
+        ImageContent,
+        RawBlock,
+        RedactedThinkingContent,
+        TextContent,
+        ThinkingContent,
+        ToolCall,
+    )
+
+    extras = st.sampled_from([(), (), (("type", "text"),), (("type", "thinking"),), (("note", 1),)])
+    return st.one_of(
+        st.builds(TextContent, _THOUGHTS, st.none(), extras),
+        st.builds(ImageContent, st.just("aGk="), st.just("image/png"), extras),
+        st.builds(ThinkingContent, _THOUGHTS, st.one_of(st.none(), _THOUGHTS), st.none(), extras),
+        st.builds(RedactedThinkingContent, st.just("xx"), st.none(), extras),
+        st.builds(ToolCall, st.just("c1"), st.just("read"), st.just({}), extras),
+        st.builds(RawBlock, st.sampled_from([{"type": "thinking"}, {"type": "text", "text": "t"}, None])),
+    )
+
+
+@given(st.lists(_blocks(), max_size=5), st.booleans())
+def test_a_strip_read_from_the_block_classes_is_the_reference_strip(blocks: list[Any], extra: bool):
+    _check_strip(blocks, extra)
+
+
+def _check_strip(blocks: list[Any], extra: bool) -> None:
+    """:func:`strip_typed` of an assistant of ``blocks`` is the reference functions' strip and change."""
+    from simulator.replay.openclaw_transforms_2026_9 import strip_typed
+    from simulator.runtimes.openclaw.estimate import strip_change, strip_thinking
+    from simulator.runtimes.openclaw.messages import AssistantMessage
+
+    message = AssistantMessage(tuple(blocks), (("api", "x"),) if extra else ())
+    typed = strip_typed(message)
+    reference = strip_thinking(message)
+    if typed is None:  # some block holds a field of its own, or has no class: the reference answers
+        assert any(getattr(b, "extra", True) for b in blocks)
+        return
+    stripped, removed, notice = typed
+    assert isinstance(reference, AssistantMessage)
+    assert stripped == reference
+    assert (stripped is message) == (reference is message)
+    assert (removed, notice) == strip_change(message, reference)
+
+
+def test_a_strip_blind_to_redacted_thinking_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import simulator.replay.openclaw_transforms_2026_9 as transforms
+    from simulator.runtimes.openclaw.messages import RedactedThinkingContent, TextContent, ThinkingContent
+
+    blocks = [TextContent("ok"), ThinkingContent("hmm", "sig"), RedactedThinkingContent("xx")]
+    _check_strip(blocks, False)
+    monkeypatch.setattr(transforms, "_TYPED_THINKING", (ThinkingContent,))
+    monkeypatch.setattr(transforms, "_TYPED_KEPT", (TextContent, RedactedThinkingContent))
+    with pytest.raises(AssertionError):
+        _check_strip(blocks, False)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import pytest
 
+import simulator.replay.openclaw as replay_module
 from simulator.importers import parse_transcript
+from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay.openclaw import (
     CallInput,
@@ -139,3 +142,40 @@ def test_a_2026_7_replay_hands_its_fast_transforms_to_its_calls_on_demand():
     fast = item.on_demand._fast
     assert isinstance(fast, FastTransforms)
     assert len(fast._guards[item.setup.guard_window_tokens].chars) > item.end  # grown by the replay
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"screenshot_every": 3}, {"thinking": True, "model": "claude-3-7-sonnet-20250219"}],
+    ids=["screenshots", "thinking"],
+)
+def test_every_2026_9_call_that_sends_kept_cleanups_or_strips_reads_back_as_the_reference(
+    options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+):
+    """Calls answered with their kept changes alone (``kept_call``: old screenshots cleaned, old thinking
+    stripped) keep the view ``changed`` of the call; read in any order after the replay, each gives what
+    the reference sends at that call."""
+    transcript = parse_transcript(synthetic_openclaw_session(30, **options))
+    profile = profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="p")
+    record, kept = replay_module._kept_record, []
+
+    def counted(*args: Any) -> Any:
+        kept.append(args[1].call.number)
+        return record(*args)
+
+    monkeypatch.setattr(replay_module, "_kept_record", counted)
+    result = replay_openclaw(transcript, profile.settings, profile_name="p")
+    natives = native_messages(transcript)
+    numbers = [c.number for c in result.calls]
+    random.Random(11).shuffle(numbers)
+    for number in numbers:
+        item = result.resume[number - 1]
+        assert isinstance(item, CallInput) and item.changed is not None
+        fast = dict(sent_messages(transcript, profile.settings, result, number))
+        reference = dict(sent_messages(transcript, profile.settings, result, number, natives))
+        assert fast == reference, number
+        assert pruned_contents(transcript, profile.settings, result, result.calls[number - 1]) == {
+            i: (math.ceil(estimate_message_chars(m) / 4), message_text(m)) for i, m in reference.items()
+        }
+        assert bool(fast) == (number in kept), number  # every call that sends a change is a kept one
+    assert len(kept) > len(numbers) // 2

@@ -1,4 +1,7 @@
-"""A call no rule changed gets the same record from the plain path as from the reference record builder."""
+"""A call no rule changed gets the same record from the plain path as from the reference record builder; so
+does a 2026.9.6 call whose only changes are old screenshots cleaned and old thinking stripped (the kept
+record of ``kept_call``, checked call by call against the reference's outcome in
+test_openclaw_fast_2026_9.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +19,18 @@ from hypothesis import strategies as st
 
 from simulator.conformance.openclaw_replay_sessions import profile_document, session_jsonl
 from simulator.importers import parse_transcript
+from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay import openclaw as replay_module
 from simulator.replay.model import SimulationResult
 from simulator.replay.openclaw import replay_openclaw
 from simulator.replay.openclaw_transforms import FastTransforms
+from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9, KeptChanges
 from simulator.runtimes.openclaw.route import OPENCLAW_VERSIONS, OpenClawVersion
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Transcript
+from tests.simulator.test_openclaw_fast_2026_9 import profiles
+from tests.simulator.test_openclaw_fast_2026_9_images import image_sessions as image_sessions_2026_9
 from tests.simulator.test_openclaw_fast_images import image_sessions
 from tests.simulator.test_openclaw_fast_thinking import CLAUDE_37, thinking_sessions
 
@@ -35,7 +42,7 @@ def _plain(on: bool, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Records made with the plain paths on or off; yields the numbers of the calls they answered (the
     plain record of an outcome, and the quiet record of a call answered without one)."""
     answered: list[int] = []
-    plain, quiet = replay_module._plain_record, replay_module._quiet_record
+    plain, quiet, kept = replay_module._plain_record, replay_module._quiet_record, replay_module._kept_record
 
     def counted(*args: Any) -> Any:
         answered.append(args[2].number)
@@ -45,10 +52,15 @@ def _plain(on: bool, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         answered.append(args[1].call.number)
         return quiet(*args)
 
+    def counted_kept(*args: Any) -> Any:
+        answered.append(args[1].call.number)
+        return kept(*args)
+
     with monkeypatch.context() as patched:
         patched.setattr(replay_module, "PLAIN_RECORDS", on)
         patched.setattr(replay_module, "_plain_record", counted)
         patched.setattr(replay_module, "_quiet_record", counted_quiet)
+        patched.setattr(replay_module, "_kept_record", counted_kept)
         yield answered
 
 
@@ -256,3 +268,86 @@ def test_a_broken_cleaned_record_is_noticed(field: str, monkeypatch: pytest.Monk
     monkeypatch.setattr(replay_module, "_cleaned_record", broken)
     broken_result, full, _ = _both(transcript, _cleaning_document("5m", None), monkeypatch)
     assert broken_result.calls != full.calls
+
+
+def _kept_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The numbers of the calls :func:`_kept_record` answers from now on."""
+    kept = replay_module._kept_record
+    answered: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        answered.append(args[1].call.number)
+        return kept(*args)
+
+    monkeypatch.setattr(replay_module, "_kept_record", counted)
+    return answered
+
+
+SHAPES: dict[str, dict[str, Any]] = {
+    "screenshots": {"screenshot_every": 4},
+    "screenshots, thinking": {"screenshot_every": 3, "thinking": True, "model": "claude-3-7-sonnet-20250219"},
+    "thinking": {"thinking": True, "model": "claude-3-7-sonnet-20250219"},
+}
+"""Sessions whose calls send old screenshots cleaned or old thinking stripped, call after call."""
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.parametrize("key", ["openclaw-2026.9.6", "openclaw-2026.9.6-openai"])
+def test_kept_records_of_cleaned_and_stripped_sessions_equal_the_reference_records(
+    shape: str, key: str, monkeypatch: pytest.MonkeyPatch
+):
+    transcript = parse_transcript(synthetic_openclaw_session(40, **SHAPES[shape]), format="openclaw")
+    document = dict(PRESETS_BY_KEY[key].document)
+    kept = _kept_counted(monkeypatch)
+    plain, full, _ = _both(transcript, document, monkeypatch)
+    assert plain.calls == full.calls
+    assert plain.resume == full.resume
+    profile = profile_from_document(document, name="p")
+    slow = replay_openclaw(transcript, profile.settings, profile_name="p", reference=True)
+    assert plain.calls == slow.calls
+    # Every call after the first cleanup or strip (the thinking route: the OpenAI preset keeps thinking).
+    changed = [c.number for c in plain.calls if c.trimmed]
+    assert changed and (kept == changed or (shape == "thinking" and not kept and key.endswith("openai")))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_kept_records_of_image_heavy_sessions_equal_the_reference_records(data: st.DataObject):
+    # Images and media references in user messages and tool results, thinking now and then, routes that
+    # drop it, TTL pauses, soft trims, hard clears and compaction: kept records among the others.
+    text, route = data.draw(image_sessions_2026_9())
+    document = data.draw(profiles(route))
+    transcript = parse_transcript(text, format="openclaw")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        kept = _kept_counted(monkeypatch)
+        plain, full, _ = _both(transcript, document, monkeypatch)
+    assert plain.calls == full.calls
+    assert plain.resume == full.resume
+    for number in kept:
+        assert full.calls[number - 1].fated  # a kept call sends a cleaned message or a stripped assistant
+
+
+THINKING_MODEL = "claude-3-7-sonnet-20250219"
+
+
+@pytest.mark.parametrize("field", ["sent_delta", "policy", "images"])
+def test_a_kept_answer_that_leaves_out_the_kept_changes_is_noticed(
+    field: str, monkeypatch: pytest.MonkeyPatch
+):
+    # A kept answer blind to what earlier calls cleaned or stripped: its size as stored, or no fates.
+    options = {"screenshot_every": 2} if field == "images" else {"thinking": True, "model": THINKING_MODEL}
+    transcript = parse_transcript(synthetic_openclaw_session(12, **options), format="openclaw")
+    kept_call = FastTransforms2026_9.kept_call
+
+    def blind(self: FastTransforms2026_9, *args: Any) -> Any:
+        answer = kept_call(self, *args)
+        if answer is not None and isinstance(answer[0], KeptChanges):
+            blank = 0 if field == "sent_delta" else ()
+            return dataclasses.replace(answer[0], **{field: blank}), answer[1]
+        return answer
+
+    monkeypatch.setattr(FastTransforms2026_9, "kept_call", blind)
+    kept = _kept_counted(monkeypatch)
+    broken, full, _ = _both(transcript, dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), monkeypatch)
+    assert kept
+    assert broken.calls != full.calls
