@@ -733,27 +733,44 @@ def _cleaned_record(
     changes: QuietChanges,
 ) -> CallRecord:
     """:func:`_full_record` of a call whose outcome changed only stored messages, old images cleaned and
-    thinking stripped, and ran no pruning pass (:func:`_quiet_2026_7`), its gate's notes ``notes``: the
-    route's notes on an attempt's first call, then the policy's and the cleanup's, their fates, the whole
-    history sent less what they changed (tests/simulator/test_openclaw_plain_records.py compares it with
-    the reference record)."""
+    thinking stripped, and ran no pruning pass (:func:`_quiet_2026_7`), its gate's notes ``notes``
+    (tests/simulator/test_openclaw_plain_records.py compares it with the reference record)."""
+    return _changed_record(
+        session, planned, setup, notes, changes.images, changes.policy, changes.sent_delta, True
+    )
+
+
+def _changed_record(
+    session: _Session,
+    planned: PlannedCall,
+    setup: AttemptSetup,
+    notes: tuple[str, ...],
+    images: Sequence[int],
+    policy: Sequence[int],
+    sent_delta: int,
+    changed: bool,
+) -> CallRecord:
+    """The record of a call whose only changes are old images cleaned (``images``) and thinking stripped
+    (``policy``), with no pruning pass (:func:`_cleaned_record`, :func:`_kept_record`): ``notes`` the gate's,
+    then the route's on an attempt's first call, the policy's and the cleanup's (:func:`_call_notes`'s
+    order); its fates the cleaned messages and the stripped assistants; the history sent whole, changed by
+    ``sent_delta`` characters."""
+    route = setup.route
     if planned.starts_attempt:
-        route = setup.route
         notes = _start_notes(
             notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
         )
-    images, policy = changes.images, changes.policy
-    fated: list[FateGroup] = []
+    fated: tuple[FateGroup, ...] = ()
     marks: tuple[str, ...] = ()
+    texts = _policy_texts(route.model_id) if policy else None
+    if texts is not None and setup.drop_thinking_blocks:
+        notes = (*notes, texts[0])
     if images:
-        fated.append(FateGroup(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))
-    if policy:  # the policy strips only on a route that drops thinking
-        note, rule = _policy_texts(setup.route.model_id)
-        notes = (*notes, note)
-        fated.append(FateGroup(Fate.THINKING_DROPPED, rule, policy))
-    if images:
+        marks = _IMAGE_MARKS
         notes = (*notes, f"history image cleanup changed {len(images)} older messages")
-        marks = ("image-cleanup",)
+        fated = (_fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images),)
+    if texts is not None:
+        fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
     call = planned.call
     available, prefix = call.available, session.prefix
     usage = session.transcript.messages[call.message_index].usage
@@ -763,11 +780,11 @@ def _cleaned_record(
         available,
         ((0, available),) if available else (),
         None,
-        tuple(fated),
+        fated,
         session.budget.value,
         -(-prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
-        -(-(prefix[available] - prefix[0] + changes.sent_delta) // CHARS_PER_TOKEN),
-        True,
+        -(-(prefix[available] - prefix[0] + sent_delta) // CHARS_PER_TOKEN),
+        changed,
         "",
         (),
         (),
@@ -814,53 +831,14 @@ def _kept_record(
     session: _Session, planned: PlannedCall, setup: AttemptSetup, before: float | None, kept: KeptChanges
 ) -> CallRecord:
     """:func:`_full_record` of a call ``FastTransforms2026_9.kept_call`` answered without its outcome: the
-    pass on (so active) and quiet, nothing compacted, guarded, cut or replayed; its notes the gate's, the
-    route's on an attempt's first call, the policy's and the cleanup's; its fates the cleaned messages and
-    the stripped assistants; the history sent whole, less what the cleanup and the strips took away
+    pass on (so active) and quiet, nothing compacted, guarded, cut or replayed; its notes the gate's first
     (tests/simulator/test_openclaw_plain_records.py compares it with the reference record)."""
-    settings, route, images, policy = setup.cache_ttl, setup.route, kept.images, kept.policy
+    settings = setup.cache_ttl
     assert settings is not None and setup.inactive_reason is None
     decision, elapsed = _ttl_decision(settings.ttl_ms, before, planned.now)
     notes = _gate_notes(decision, elapsed, settings.ttl_ms)
-    if planned.starts_attempt:  # the route's notes, then server-side clearing's (_call_notes's order)
-        notes = _start_notes(
-            notes, route.provider, route.model_id, planned.route_source, setup.server_tool_clearing
-        )
-    fated: tuple[FateGroup, ...] = ()
-    marks: tuple[str, ...] = ()
-    stripped, cleaned = len(policy), len(images)
-    texts = _policy_texts(route.model_id) if stripped else None
-    if texts is not None and setup.drop_thinking_blocks:
-        notes = (*notes, texts[0])
-    if cleaned:
-        marks = _IMAGE_MARKS
-        notes = (*notes, f"history image cleanup changed {cleaned} older messages")
-        fated = (_fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images),)
-    if texts is not None:
-        fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
-    call = planned.call
-    available, prefix = call.available, session.prefix
-    usage = session.transcript.messages[call.message_index].usage
-    return call_record(
-        call.number,
-        call.message_index,
-        available,
-        ((0, available),) if available else (),
-        None,
-        fated,
-        session.budget.value,
-        -(-prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
-        -(-(prefix[available] - prefix[0] + kept.sent_delta) // CHARS_PER_TOKEN),
-        bool(kept.changed),
-        "",
-        (),
-        (),
-        "none",
-        usage.prompt_tokens if usage is not None else None,
-        notes,
-        marks,
-        0,
-        None,
+    return _changed_record(
+        session, planned, setup, notes, kept.images, kept.policy, kept.sent_delta, bool(kept.changed)
     )
 
 
