@@ -1024,15 +1024,8 @@ class FastTransforms2026_9:
 
         ``None``, with nothing counted or changed, when the first checks fail (the caller asks :meth:`call`):
         a setup or state not ready, the pass off, a compaction, last call's records pending."""
-        if end > self._fed:
-            if end <= self._feed_due:
-                self._fed = end
-            else:
-                self._feed(end)
-        if setup is not self._ready or end > self._ready_end or state.projections is not self._state:
+        if not self._ready_at(setup, state, end):
             return None
-        if setup is not self._ready_setup:
-            self._ready_for(setup)
         if (
             self._ready_settings is None
             or self._ready_compaction
@@ -1078,6 +1071,20 @@ class FastTransforms2026_9:
         results = self._n.results
         return results[end] <= results[lo] or self._budget_quiet(window, lo, end)
 
+    def _ready_at(self, setup: AttemptSetup, state: AttemptState, end: int) -> bool:
+        """The sources fed up to ``end``, and whether the ready setup and state are this call's (what
+        :meth:`quiet_state` and :meth:`kept_call` first ask); the setup's facts read when it is new."""
+        if end > self._fed:
+            if end <= self._feed_due:
+                self._fed = end
+            else:
+                self._feed(end)
+        if setup is not self._ready or end > self._ready_end or state.projections is not self._state:
+            return False
+        if setup is not self._ready_setup:
+            self._ready_for(setup)
+        return True
+
     def quiet_state(
         self, setup: AttemptSetup, state: AttemptState, now: float, end: int
     ) -> AttemptState | None:
@@ -1088,15 +1095,8 @@ class FastTransforms2026_9:
 
         ``None``, with nothing counted or logged, for any other call (the caller asks :meth:`call`). Saves
         the outcome's objects and the state after the pass's sources (a quiet call of a long session)."""
-        if end > self._fed:
-            if end <= self._feed_due:
-                self._fed = end
-            else:
-                self._feed(end)
-        if setup is not self._ready or end > self._ready_end or state.projections is not self._state:
+        if not self._ready_at(setup, state, end):
             return None
-        if setup is not self._ready_setup:
-            self._ready_for(setup)
         compacted = state.compacted_through
         if (
             self._ready_settings is None
