@@ -772,36 +772,24 @@ def _changed_record(
     if texts is not None:
         fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
     call = planned.call
-    available, prefix = call.available, session.prefix
-    usage = session.transcript.messages[call.message_index].usage
-    return call_record(
-        call.number,
-        call.message_index,
-        available,
-        ((0, available),) if available else (),
-        None,
-        fated,
-        session.budget.value,
-        -(-prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
-        -(-(prefix[available] - prefix[0] + sent_delta) // CHARS_PER_TOKEN),
-        changed,
-        "",
-        (),
-        (),
-        "none",
-        usage.prompt_tokens if usage is not None else None,
-        notes,
-        marks,
-        0,
-        None,
-    )
+    prefix = session.prefix
+    sent_chars = prefix[call.available] - prefix[0] + sent_delta
+    return _sent_whole(session, call, sent_chars, changed, False, notes, fated, marks)
 
 
 def _sent_whole(
-    session: _Session, call: ModelCall, sent_chars: int, changed: bool, overflow: bool, notes: tuple[str, ...]
+    session: _Session,
+    call: ModelCall,
+    sent_chars: int,
+    changed: bool,
+    overflow: bool,
+    notes: tuple[str, ...],
+    fated: tuple[FateGroup, ...] = (),
+    marks: tuple[str, ...] = (),
 ) -> CallRecord:
-    """The record of a call that sends its whole history (or counts it, when the call overflowed), with no
-    fates: ``sent_chars`` what it sends, ``changed`` whether a transform changed a message on the way."""
+    """The record of a call that sends its whole history (or counts it, when the call overflowed):
+    ``sent_chars`` what it sends, ``changed`` whether a transform changed a message on the way, ``fated``
+    and ``marks`` what the image cleanup and the transcript policy changed (:func:`_changed_record`)."""
     available = call.available
     usage = session.transcript.messages[call.message_index].usage
     return call_record(
@@ -810,7 +798,7 @@ def _sent_whole(
         available,
         ((0, available),) if available else (),
         None,
-        (),
+        fated,
         session.budget.value,
         -(-session.prefix[available] // CHARS_PER_TOKEN),  # ceil(chars / 4) on whole numbers
         -(-sent_chars // CHARS_PER_TOKEN),
@@ -821,7 +809,7 @@ def _sent_whole(
         "failed" if overflow else "none",
         usage.prompt_tokens if usage is not None else None,
         notes,
-        (),
+        marks,
         0,
         None,
     )
