@@ -18,9 +18,9 @@ run() {
 }
 
 echo "== embedded: SQLite, in-memory channel layer"
-run env -u DATABASE_URL -u REDIS_URL "$py" -m pytest -q -p no:cacheprovider tests || exit 1
+run env -u DATABASE_URL -u REDIS_URL "$py" -m pytest -q -p no:cacheprovider --durations=10 tests || exit 1
 
 if [ -n "${DATABASE_URL:-}${REDIS_URL:-}" ]; then
   echo "== scale-out: DATABASE_URL=${DATABASE_URL:-unset} REDIS_URL=${REDIS_URL:-unset}"
-  run "$py" -m pytest -q -p no:cacheprovider tests || exit 1
+  run "$py" -m pytest -q -p no:cacheprovider --durations=10 tests || exit 1
 fi
