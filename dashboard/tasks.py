@@ -36,8 +36,17 @@ def fleet_prune_task() -> int:
 
 
 @task()
+def transcript_after_upload_task(transcript_id: int) -> int:
+    """A long session's parsed form stored, and every message counted with o200k, after its upload."""
+    from dashboard.services.transcripts import transcript_upload_finish
+
+    return transcript_upload_finish(transcript_id=transcript_id)
+
+
+@task()
 def transcript_count_task(transcript_id: int) -> int:
-    """Every message of a long session counted with o200k after its upload, and stored."""
+    """Every message counted with o200k and stored: what uploads enqueued before
+    ``transcript_after_upload_task`` (kept so that such queued tasks still run after an upgrade)."""
     from dashboard.services.transcripts import transcript_count_all
 
     return transcript_count_all(transcript_id=transcript_id)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import suppress
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
@@ -11,13 +14,22 @@ from dashboard import parsed_forms, stored_counts
 from dashboard.errors import ApplicationError
 from dashboard.models import Transcript, TranscriptParse, TranscriptSource, TranscriptTokenCounts
 from dashboard.selectors.transcript_pages import transcript_stored_tokens, transcript_upload_index
-from dashboard.selectors.transcripts import text_sha256, transcript_parse, transcript_read
+from dashboard.selectors.transcripts import (
+    text_sha256,
+    transcript_parse,
+    transcript_read,
+    transcript_stored_form,
+    transcript_text,
+)
 from simulator import (
     SimulatorError,
     TranscriptParseError,
     TranscriptTokens,
     parse_transcript,
     transcript_index,
+)
+from simulator import (
+    Transcript as ParsedTranscript,
 )
 
 
@@ -89,22 +101,27 @@ def transcript_import(
         uploaded_by=user if isinstance(user, User) else None,
         is_copy=copy and _stored_with(sha256) is not None,
     )
-    blob, version, signature = parsed_forms.encode(parsed, summary)
+    # A long session's parsed form is pickled and stored by the task worker after the upload, with its
+    # counts (a third of a 100,000-message upload's time); until then a cold read parses the text again.
+    later = summary.message_count >= settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES
+    form = None if later else parsed_forms.encode(parsed, summary)
     try:
         with transaction.atomic():
             row.save()
             TranscriptSource.objects.create(transcript=row, text=text)
-            TranscriptParse.objects.create(
-                transcript=row, parser_version=version, signature=signature, blob=blob
-            )
+            if form is not None:
+                blob, version, signature = form
+                TranscriptParse.objects.create(
+                    transcript=row, parser_version=version, signature=signature, blob=blob
+                )
     except IntegrityError:
         # Another upload of the same text committed between the check and the insert.
         existing = _stored_with(sha256)
         if existing is None:
             raise
         raise TranscriptAlreadyStored(existing) from None
-    if row.message_count >= settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES:
-        transaction.on_commit(lambda: _count_later(row.pk))
+    if later:
+        transaction.on_commit(lambda: _finish_later(row.pk))
     return row
 
 
@@ -112,24 +129,52 @@ COUNT_TASK_PRIORITY = -10
 """Below the default (0): a corpus evaluation's chunks, which someone is waiting for, run first."""
 
 
-def _count_later(transcript_id: int) -> None:
-    from dashboard.tasks import transcript_count_task  # tasks import the services
+def _finish_later(transcript_id: int) -> None:
+    from dashboard.tasks import transcript_after_upload_task  # tasks import the services
 
-    transcript_count_task.using(priority=COUNT_TASK_PRIORITY).enqueue(transcript_id)
+    transcript_after_upload_task.using(priority=COUNT_TASK_PRIORITY).enqueue(transcript_id)
+
+
+def transcript_upload_finish(*, transcript_id: int) -> int:
+    """What the task worker does after a long session's upload: store its parsed form when it has none
+    (the upload left it, see ``transcript_import``), then count it (:func:`transcript_count_all`).
+    Returns the messages counted (0 when the transcript is gone or its counts are stored already)."""
+    transcript = Transcript.objects.filter(pk=transcript_id).first()
+    if transcript is None:
+        return 0
+    stored = transcript_stored_form(transcript=transcript)
+    if stored is not None:
+        parsed = stored.parsed
+    else:
+        try:
+            parsed = parse_transcript(transcript_text(transcript=transcript), format=transcript.format)
+        except TranscriptParseError:
+            return 0  # refused by this parser (changed since the upload): pages say why, as for any text
+        # IntegrityError: deleted meanwhile, or stored by `store_parsed_forms` at the same time.
+        with suppress(IntegrityError):
+            _store_form(transcript, parsed)
+    return _count_and_store(transcript, lambda: parsed)
 
 
 def transcript_count_all(*, transcript_id: int) -> int:
     """Count every message of a stored transcript with o200k, fingerprint it for the cost model, and store
-    both (``TranscriptTokenCounts``): what the task worker does after a long session's upload, so that the
-    first cost panel of any server process, after a restart too, reads them instead of making them.
-    Returns the messages counted: 0 when the transcript is gone or its content's current counts are
-    stored already."""
+    both (``TranscriptTokenCounts``), so that the first cost panel of any server process, after a restart
+    too, reads them instead of making them. Returns the messages counted: 0 when the transcript is gone or
+    its content's current counts are stored already."""
     transcript = Transcript.objects.filter(pk=transcript_id).first()
-    if transcript is None or transcript_stored_tokens(transcript=transcript) is not None:
+    if transcript is None:
         return 0
-    # Read, not kept: the worker's process serves no page. A text repeated in the session (a file read
-    # again) is counted once.
-    tokens = TranscriptTokens.of(transcript_read(transcript=transcript))
+    # Read, not kept: the worker's process serves no page.
+    return _count_and_store(transcript, lambda: transcript_read(transcript=transcript))
+
+
+def _count_and_store(transcript: Transcript, read: Callable[[], ParsedTranscript]) -> int:
+    """What ``read`` gives (called only when the counts are missing) counted and stored."""
+    if transcript_stored_tokens(transcript=transcript) is not None:
+        return 0
+    transcript_id = transcript.pk
+    # A text repeated in the session (a file read again) is counted once.
+    tokens = TranscriptTokens.of(read())
     counts, fingerprints, version = stored_counts.encode(tokens)
     try:
         TranscriptTokenCounts.objects.update_or_create(
@@ -159,12 +204,17 @@ def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
         except TranscriptParseError as exc:
             refused.append((row, exc.message))
             continue
-        blob, version, signature = parsed_forms.encode(parsed, transcript_index(parsed))
-        TranscriptParse.objects.update_or_create(
-            transcript=row, defaults={"parser_version": version, "signature": signature, "blob": blob}
-        )
+        _store_form(row, parsed)
         stored += 1
     return stored, refused
+
+
+def _store_form(transcript: Transcript, parsed: ParsedTranscript) -> None:
+    """Store (or replace) ``transcript``'s parsed form and page index."""
+    blob, version, signature = parsed_forms.encode(parsed, transcript_index(parsed))
+    TranscriptParse.objects.update_or_create(
+        transcript=transcript, defaults={"parser_version": version, "signature": signature, "blob": blob}
+    )
 
 
 def transcript_delete(*, transcript: Transcript) -> None:

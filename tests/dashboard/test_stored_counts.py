@@ -1,5 +1,6 @@
-"""A long session's o200k counts and cost-model fingerprints: made by the task worker after the upload,
-stored, and read back by the first cost panel of any server process instead of being made again."""
+"""A long session's parsed form, o200k counts and cost-model fingerprints: made by the task worker after
+the upload, stored, and read back by the first page or cost panel of any server process instead of being
+made again."""
 
 from __future__ import annotations
 
@@ -7,16 +8,17 @@ import pytest
 from django.core.management import call_command
 from django_tasks_db.models import DBTaskResult
 
-from dashboard import memo, selectors, services, stored_counts
-from dashboard.models import TranscriptTokenCounts
+from dashboard import memo, parsed_forms, selectors, services, stored_counts
+from dashboard.models import TranscriptParse, TranscriptTokenCounts
 from dashboard.selectors import transcript_pages
+from dashboard.selectors.transcripts import transcript_stored_form
 from dashboard.services import transcripts as transcript_services
 from simulator import TranscriptTokens
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
 
-TASK = "dashboard.tasks.transcript_count_task"
+TASK = "dashboard.tasks.transcript_after_upload_task"
 
 
 @pytest.fixture
@@ -43,7 +45,7 @@ def test_a_long_upload_is_counted_by_the_worker_and_the_counts_stored(long_uploa
     queued = DBTaskResult.objects.get(task_path=TASK)
     assert queued.args_kwargs["args"] == [long_upload.pk]
     assert queued.priority == transcript_services.COUNT_TASK_PRIORITY < 0  # evaluations go first
-    call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0", "--no-reload")
+    _run_worker()
     row = TranscriptTokenCounts.objects.get(transcript=long_upload)
     messages = long_upload.message_count
     stored = stored_counts.decode(row.counts, row.fingerprints, row.counter_version, messages)
@@ -51,11 +53,56 @@ def test_a_long_upload_is_counted_by_the_worker_and_the_counts_stored(long_uploa
     assert len(stored.tokens) == 161 and sum(stored.tokens) > 0 and len(set(stored.fingerprints)) > 80
 
 
+def _run_worker():
+    call_command("db_worker", "--batch", "--no-startup-delay", "--interval", "0", "--no-reload")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_long_upload_leaves_its_parsed_form_to_the_worker(long_upload):
+    assert not TranscriptParse.objects.filter(transcript=long_upload).exists()
+    expected = selectors.transcript_parsed(transcript=long_upload)  # kept from the upload
+    memo.clear()  # a restart before the worker ran: the text is parsed again, the same
+    assert transcript_stored_form(transcript=long_upload) is None
+    assert selectors.transcript_parsed(transcript=long_upload) == expected
+    _run_worker()
+    form = TranscriptParse.objects.get(transcript=long_upload)
+    stored = parsed_forms.decode(form.blob, form.parser_version, form.signature)
+    assert stored is not None and stored.parsed == expected
+    assert TranscriptTokenCounts.objects.filter(transcript=long_upload).exists()
+
+
+def test_finishing_an_upload_keeps_a_stored_form_and_counts_once(long_upload, monkeypatch):
+    transcript_services.transcript_parsed_forms_store()  # as `store_parsed_forms` would, before the worker
+    before = TranscriptParse.objects.get(transcript=long_upload).blob
+    monkeypatch.setattr(transcript_services, "parse_transcript", _never)  # the stored form is read
+    assert transcript_services.transcript_upload_finish(transcript_id=long_upload.pk) == 161
+    assert bytes(TranscriptParse.objects.get(transcript=long_upload).blob) == bytes(before)
+    assert transcript_services.transcript_upload_finish(transcript_id=long_upload.pk) == 0
+
+
+def test_finishing_a_deleted_upload_stores_nothing(long_upload):
+    pk = long_upload.pk
+    long_upload.delete()
+    assert transcript_services.transcript_upload_finish(transcript_id=pk) == 0
+    assert not TranscriptParse.objects.exists() and not TranscriptTokenCounts.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_count_task_queued_before_the_upgrade_still_counts(long_upload):
+    from dashboard.tasks import transcript_count_task
+
+    DBTaskResult.objects.all().delete()
+    transcript_count_task.enqueue(long_upload.pk)
+    _run_worker()
+    assert TranscriptTokenCounts.objects.filter(transcript=long_upload).exists()
+
+
 def test_a_short_upload_is_not_queued(operator, settings, django_capture_on_commit_callbacks):
     settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = 162
     with django_capture_on_commit_callbacks(execute=True):
-        services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
+        short = services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
     assert not DBTaskResult.objects.filter(task_path=TASK).exists()
+    assert transcript_stored_form(transcript=short) is not None  # stored with the upload
 
 
 def test_the_cost_model_reads_the_stored_counts_instead_of_making_them(long_upload, monkeypatch):
