@@ -62,7 +62,7 @@ def run_one(messages: int) -> dict[str, float]:
     from dashboard import memo, services
     from dashboard.models import Profile
     from dashboard.selectors.transcript_pages import MESSAGES_PER_PAGE
-    from dashboard.services.transcripts import transcript_upload_finish
+    from dashboard.services.transcripts import transcript_count_all, transcript_form_store
     from simulator.presets import PRESETS_BY_KEY
     from simulator.synthetic import synthetic_openclaw_session
 
@@ -114,7 +114,10 @@ def run_one(messages: int) -> dict[str, float]:
     # (From 2,000 messages, TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES: the smaller session's upload stored
     # its parsed form itself, and this only counts.)
     out["the worker after the upload: parsed form stored, every message counted (not a request)"] = _timed(
-        lambda: transcript_upload_finish(transcript_id=transcript.pk)
+        lambda: (
+            transcript_form_store(transcript_id=transcript.pk),
+            transcript_count_all(transcript_id=transcript.pk),
+        )
     )
     for store in (memo.MESSAGE_COUNTS, memo.TRANSCRIPT_TOKENS, memo.COSTS):
         store.clear()

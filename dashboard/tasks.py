@@ -36,17 +36,16 @@ def fleet_prune_task() -> int:
 
 
 @task()
-def transcript_after_upload_task(transcript_id: int) -> int:
-    """A long session's parsed form stored, and every message counted with o200k, after its upload."""
-    from dashboard.services.transcripts import transcript_upload_finish
+def transcript_form_task(transcript_id: int) -> bool:
+    """A long session's parsed form stored after its upload (which leaves it)."""
+    from dashboard.services.transcripts import transcript_form_store
 
-    return transcript_upload_finish(transcript_id=transcript_id)
+    return transcript_form_store(transcript_id=transcript_id)
 
 
 @task()
 def transcript_count_task(transcript_id: int) -> int:
-    """Every message counted with o200k and stored: what uploads enqueued before
-    ``transcript_after_upload_task`` (kept so that such queued tasks still run after an upgrade)."""
+    """Every message of a long session counted with o200k after its upload, and stored."""
     from dashboard.services.transcripts import transcript_count_all
 
     return transcript_count_all(transcript_id=transcript_id)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import suppress
-
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
+import simulator
 from dashboard import parsed_forms, stored_counts
 from dashboard.errors import ApplicationError
 from dashboard.models import Transcript, TranscriptParse, TranscriptSource, TranscriptTokenCounts
@@ -18,7 +16,6 @@ from dashboard.selectors.transcripts import (
     text_sha256,
     transcript_parse,
     transcript_read,
-    transcript_stored_form,
     transcript_text,
 )
 from simulator import (
@@ -27,9 +24,6 @@ from simulator import (
     TranscriptTokens,
     parse_transcript,
     transcript_index,
-)
-from simulator import (
-    Transcript as ParsedTranscript,
 )
 
 
@@ -130,30 +124,32 @@ COUNT_TASK_PRIORITY = -10
 
 
 def _finish_later(transcript_id: int) -> None:
-    from dashboard.tasks import transcript_after_upload_task  # tasks import the services
+    from dashboard.tasks import transcript_count_task, transcript_form_task  # tasks import the services
 
-    transcript_after_upload_task.using(priority=COUNT_TASK_PRIORITY).enqueue(transcript_id)
+    # The form at the default priority, so before any evaluation of the session enqueued after it (and
+    # the count, which then reads it instead of parsing the text again).
+    transcript_form_task.enqueue(transcript_id)
+    transcript_count_task.using(priority=COUNT_TASK_PRIORITY).enqueue(transcript_id)
 
 
-def transcript_upload_finish(*, transcript_id: int) -> int:
-    """What the task worker does after a long session's upload: store its parsed form when it has none
-    (the upload left it, see ``transcript_import``), then count it (:func:`transcript_count_all`).
-    Returns the messages counted (0 when the transcript is gone or its counts are stored already)."""
+def transcript_form_store(*, transcript_id: int) -> bool:
+    """Store a transcript's parsed form when it has none made by this parser: what the task worker does
+    after a long session's upload, which leaves it (``transcript_import``). Whether it stored one."""
     transcript = Transcript.objects.filter(pk=transcript_id).first()
-    if transcript is None:
-        return 0
-    stored = transcript_stored_form(transcript=transcript)
-    if stored is not None:
-        parsed = stored.parsed
-    else:
-        try:
-            parsed = parse_transcript(transcript_text(transcript=transcript), format=transcript.format)
-        except TranscriptParseError:
-            return 0  # refused by this parser (changed since the upload): pages say why, as for any text
-        # IntegrityError: deleted meanwhile, or stored by `store_parsed_forms` at the same time.
-        with suppress(IntegrityError):
-            _store_form(transcript, parsed)
-    return _count_and_store(transcript, lambda: parsed)
+    current = TranscriptParse.objects.filter(
+        transcript_id=transcript_id, parser_version=parsed_forms.parser_version()
+    )
+    if transcript is None or current.exists():
+        return False
+    try:
+        parsed = parse_transcript(transcript_text(transcript=transcript), format=transcript.format)
+    except TranscriptParseError:
+        return False  # refused by this parser (changed since the upload): pages say why, as for any text
+    try:
+        _store_form(transcript, parsed)
+    except IntegrityError:  # deleted meanwhile, or stored by `store_parsed_forms` at the same time
+        return False
+    return True
 
 
 def transcript_count_all(*, transcript_id: int) -> int:
@@ -162,19 +158,11 @@ def transcript_count_all(*, transcript_id: int) -> int:
     too, reads them instead of making them. Returns the messages counted: 0 when the transcript is gone or
     its content's current counts are stored already."""
     transcript = Transcript.objects.filter(pk=transcript_id).first()
-    if transcript is None:
+    if transcript is None or transcript_stored_tokens(transcript=transcript) is not None:
         return 0
-    # Read, not kept: the worker's process serves no page.
-    return _count_and_store(transcript, lambda: transcript_read(transcript=transcript))
-
-
-def _count_and_store(transcript: Transcript, read: Callable[[], ParsedTranscript]) -> int:
-    """What ``read`` gives (called only when the counts are missing) counted and stored."""
-    if transcript_stored_tokens(transcript=transcript) is not None:
-        return 0
-    transcript_id = transcript.pk
-    # A text repeated in the session (a file read again) is counted once.
-    tokens = TranscriptTokens.of(read())
+    # Read, not kept: the worker's process serves no page. A text repeated in the session (a file read
+    # again) is counted once.
+    tokens = TranscriptTokens.of(transcript_read(transcript=transcript))
     counts, fingerprints, version = stored_counts.encode(tokens)
     try:
         TranscriptTokenCounts.objects.update_or_create(
@@ -209,7 +197,7 @@ def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
     return stored, refused
 
 
-def _store_form(transcript: Transcript, parsed: ParsedTranscript) -> None:
+def _store_form(transcript: Transcript, parsed: simulator.Transcript) -> None:
     """Store (or replace) ``transcript``'s parsed form and page index."""
     blob, version, signature = parsed_forms.encode(parsed, transcript_index(parsed))
     TranscriptParse.objects.update_or_create(

@@ -18,7 +18,8 @@ from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
 
-TASK = "dashboard.tasks.transcript_after_upload_task"
+TASK = "dashboard.tasks.transcript_count_task"
+FORM_TASK = "dashboard.tasks.transcript_form_task"
 
 
 @pytest.fixture
@@ -45,6 +46,10 @@ def test_a_long_upload_is_counted_by_the_worker_and_the_counts_stored(long_uploa
     queued = DBTaskResult.objects.get(task_path=TASK)
     assert queued.args_kwargs["args"] == [long_upload.pk]
     assert queued.priority == transcript_services.COUNT_TASK_PRIORITY < 0  # evaluations go first
+    # The form first: before the count (which reads it) and any evaluation enqueued after the upload.
+    form = DBTaskResult.objects.get(task_path=FORM_TASK)
+    assert form.args_kwargs["args"] == [long_upload.pk] and form.priority == 0
+    assert [t.task_path for t in DBTaskResult.objects.all()] == [FORM_TASK, TASK]  # the worker's order
     _run_worker()
     row = TranscriptTokenCounts.objects.get(transcript=long_upload)
     messages = long_upload.message_count
@@ -71,37 +76,29 @@ def test_a_long_upload_leaves_its_parsed_form_to_the_worker(long_upload):
     assert TranscriptTokenCounts.objects.filter(transcript=long_upload).exists()
 
 
-def test_finishing_an_upload_keeps_a_stored_form_and_counts_once(long_upload, monkeypatch):
+def test_the_form_task_leaves_a_current_form_and_replaces_a_stale_one(long_upload, monkeypatch):
     transcript_services.transcript_parsed_forms_store()  # as `store_parsed_forms` would, before the worker
-    before = TranscriptParse.objects.get(transcript=long_upload).blob
-    monkeypatch.setattr(transcript_services, "parse_transcript", _never)  # the stored form is read
-    assert transcript_services.transcript_upload_finish(transcript_id=long_upload.pk) == 161
-    assert bytes(TranscriptParse.objects.get(transcript=long_upload).blob) == bytes(before)
-    assert transcript_services.transcript_upload_finish(transcript_id=long_upload.pk) == 0
+    monkeypatch.setattr(transcript_services, "parse_transcript", _never)
+    assert transcript_services.transcript_form_store(transcript_id=long_upload.pk) is False
+    monkeypatch.undo()
+    TranscriptParse.objects.filter(transcript=long_upload).update(parser_version="0" * 32)
+    assert transcript_services.transcript_form_store(transcript_id=long_upload.pk) is True
+    form = TranscriptParse.objects.get(transcript=long_upload)
+    assert parsed_forms.decode(form.blob, form.parser_version, form.signature) is not None
 
 
-def test_finishing_a_deleted_upload_stores_nothing(long_upload):
+def test_storing_the_form_of_a_deleted_upload_stores_nothing(long_upload):
     pk = long_upload.pk
     long_upload.delete()
-    assert transcript_services.transcript_upload_finish(transcript_id=pk) == 0
-    assert not TranscriptParse.objects.exists() and not TranscriptTokenCounts.objects.exists()
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_count_task_queued_before_the_upgrade_still_counts(long_upload):
-    from dashboard.tasks import transcript_count_task
-
-    DBTaskResult.objects.all().delete()
-    transcript_count_task.enqueue(long_upload.pk)
-    _run_worker()
-    assert TranscriptTokenCounts.objects.filter(transcript=long_upload).exists()
+    assert transcript_services.transcript_form_store(transcript_id=pk) is False
+    assert not TranscriptParse.objects.exists()
 
 
 def test_a_short_upload_is_not_queued(operator, settings, django_capture_on_commit_callbacks):
     settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = 162
     with django_capture_on_commit_callbacks(execute=True):
         short = services.transcript_import(text=tool_heavy_chat(40), name="chat", user=operator)
-    assert not DBTaskResult.objects.filter(task_path=TASK).exists()
+    assert not DBTaskResult.objects.exists()
     assert transcript_stored_form(transcript=short) is not None  # stored with the upload
 
 
