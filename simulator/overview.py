@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 from simulator.convert import zeroclaw_chat_rows
 from simulator.estimates import tiktoken_count
 from simulator.long_lived import collector_paused
@@ -160,9 +162,12 @@ def _role_label(message: Message) -> str:
     return message.role.value
 
 
-@dataclass(frozen=True, slots=True)
-class TurnSpan:
-    """One group of the transcript page: messages ``[start, end)`` under a label."""
+class TurnSpan(msgspec.Struct, frozen=True, gc=False):
+    """One group of the transcript page: messages ``[start, end)`` under a label.
+
+    A struct, not a slotted dataclass: a long session's stored page index holds one per turn, and a
+    dataclass unpickles through a Python ``__setstate__`` each.
+    """
 
     key: str
     kind: Literal["system", "preamble", "turn"]
