@@ -785,40 +785,17 @@ class FastTransforms(_StartOnHistory):
         rewritten = {i: facts.rewritten[i] for i in guarded}
         needs_cleanup = bool(self._media) and self._media[0] < end
         sent = self._sent(rewritten, self._no_run, end, needs_cleanup, policy)
+        delta: int | None = None
+        changed: Mapping[int, AgentMessage]
+        images: Sequence[int]
+        stripped: Sequence[int]
         if sent is not None:
             images, stripped, changed, delta = sent
-            return _outcome(
-                False,
-                gate,
-                None,
-                None,
-                guarded,
-                images,
-                stripped,
-                (),
-                None,
-                None,
-                before,
-                changed,
-                delta,
-                None,
-            )
-        images, stripped, changed_all = self._cleanup_and_policy(rewritten, end, needs_cleanup, policy > 0)
+        else:
+            images, stripped, changed = self._cleanup_and_policy(rewritten, end, needs_cleanup, policy > 0)
+        # No pruning pass, no provider budget cut, no compaction: the guard's and the cleanup's changes alone.
         return _outcome(
-            False,
-            gate,
-            None,
-            None,
-            guarded,
-            images,
-            stripped,
-            (),
-            None,
-            None,
-            before,
-            changed_all,
-            None,
-            None,
+            False, gate, None, None, guarded, images, stripped, (), None, None, before, changed, delta, None
         )
 
     def _prune(
