@@ -17,8 +17,54 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from simulator.runtimes.openclaw.estimate import strip_size_change, strip_thinking
-from simulator.runtimes.openclaw.messages import AgentMessage, AssistantMessage
+from simulator.runtimes.openclaw.estimate import (
+    OMITTED_ASSISTANT_REASONING_TEXT,
+    estimate_string_chars,
+    strip_size_change,
+    strip_thinking,
+)
+from simulator.runtimes.openclaw.messages import (
+    AgentMessage,
+    AssistantMessage,
+    ImageContent,
+    RedactedThinkingContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+)
+
+_KEPT = (TextContent, ImageContent, ToolCall)
+_OMITTED_CHARS = estimate_string_chars(OMITTED_ASSISTANT_REASONING_TEXT)
+
+
+def strip_size_typed(message: AgentMessage) -> int | None:
+    """:func:`strip_size_change`, read from the blocks' classes when every block holds only its own fields
+    (so its JSON type is its class's and its estimate its fields'), else ``None``. The reference writes
+    every block's JSON, a tool call's arguments included, to ask its type: once per assistant of a
+    session on a route that drops thinking."""
+    if type(message) is not AssistantMessage or type(message.content) is not tuple:
+        return None
+    kept = removed = taken = 0
+    for block in message.content:
+        if isinstance(block, _KEPT) and type(block) in _KEPT and not block.extra:  # (isinstance: for mypy)
+            kept += 1
+            continue
+        # An extra field may name another type, a subclass may write other JSON: the reference answers.
+        if type(block) is ThinkingContent and not block.extra:
+            text = block.thinking
+        elif type(block) is RedactedThinkingContent and not block.extra:
+            text = block.data
+        else:
+            return None
+        signature = block.thinking_signature
+        removed += 1
+        # ``_assistant_block_chars``: the weighted thinking (a redacted block's data) and signature.
+        taken += (estimate_string_chars(text) if text is not None else 0) + (
+            estimate_string_chars(signature) if signature is not None else 0
+        )
+    if not removed:
+        return 0
+    return (0 if kept else _OMITTED_CHARS) - taken
 
 
 class ThinkingStrips:
@@ -74,7 +120,9 @@ class ThinkingStrips:
         # the few messages it is asked for).
         natives, thinking, sums = self._natives, self.thinking, self._sums
         while len(sums) <= count:
-            sums.append(sums[-1] + strip_size_change(natives[thinking[len(sums) - 1]]))
+            message = natives[thinking[len(sums) - 1]]
+            change = strip_size_typed(message)
+            sums.append(sums[-1] + (strip_size_change(message) if change is None else change))
 
 
 @dataclass(frozen=True, slots=True)
