@@ -26,7 +26,7 @@ Pure: requests carry their own time in seconds; no clock is read.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, islice
 from operator import attrgetter
@@ -544,29 +544,42 @@ def _common_prefix(a: list[str], i: int, b: list[str], j: int) -> int:
     return n if n <= 4 else _agreeing(a, i, b, j, 4, n)
 
 
-def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl) -> tuple[CallCost, ...]:
+def _price_breakpoints(
+    requests: Sequence[Request], pricing: Pricing, ttl: CacheTtl, *, walk_every: bool = False
+) -> tuple[CallCost, ...]:
+    """Anthropic's breakpoint model; ``walk_every`` walks the requests without a breakpoint too (the
+    reference the tests hold the skip to: the trie names a prefix alike whichever others it was shown)."""
     trie = _Trie()
     expires: dict[int, float] = {}
-    never = float("-inf")
     lifetime = pricing.ttl_seconds(ttl)
     minimum = pricing.min_cacheable_tokens
     price = _Prices(pricing, ttl)
+    sums = _PrefixTokens()
     out: list[CallCost] = []
     for request in requests:
         now = request.at_seconds
-        chain, cum = trie.walk(request.segments)
-        total = cum[-1] if cum else 0
-        n = len(chain)
+        segments = request.segments
+        n = len(segments)
         points = [b for b in request.breakpoints if 0 <= b < n]
+        if not points and not walk_every:
+            # Nothing is read or written without a breakpoint, so its prefixes need no node ids: a runtime
+            # that places none (ai-profile) priced a walk per call for its total alone. The trie still
+            # names every prefix it is asked about alike, so the walks left out change no other call.
+            output = request.output_tokens
+            total = sums.of(segments, n)
+            out.append(CallCost(total, 0, 0, output, price.usd(total, 0, 0, output)))
+            continue
+        chain, cum = trie.walk(segments)
+        total = cum[-1] if cum else 0
         if len(points) > 1:
             points = sorted(set(points))
         read_at = -1
         for point in points:
             # Looking back stops at the read already found: a shorter one is never taken over it.
-            for j in range(point, max(read_at, point - ANTHROPIC_LOOKBACK_BLOCKS), -1):
-                if expires.get(chain[j], never) > now:
-                    read_at = j
-                    break
+            read_at = max(
+                read_at,
+                _latest_live(chain, max(read_at, point - ANTHROPIC_LOOKBACK_BLOCKS) + 1, point, expires, now),
+            )
         read = cum[read_at] if read_at >= 0 else 0
         eligible = [b for b in points if cum[b] >= minimum]
         # ``points`` ascend and running sums never decrease: the last eligible point writes furthest.
@@ -580,6 +593,20 @@ def _price_breakpoints(requests: Sequence[Request], pricing: Pricing, ttl: Cache
         output = request.output_tokens
         out.append(CallCost(uncached, write, read, output, price.usd(uncached, write, read, output)))
     return tuple(out)
+
+
+def _latest_live(chain: list[int], lo: int, hi: int, expires: Mapping[int, float], now: float) -> int:
+    """The last position from ``lo`` to ``hi`` whose node's entry outlives ``now``, else -1.
+
+    The nodes ever cached in the window are found by one set intersection rather than a lookup per
+    position (twenty per breakpoint); a chain's nodes are distinct, so each has one position.
+    """
+    window = chain[lo : hi + 1]
+    found = -1
+    for node in expires.keys() & window:
+        if expires[node] > now:
+            found = max(found, window.index(node))
+    return found + lo if found >= 0 else -1
 
 
 class _Prices:
@@ -675,6 +702,10 @@ class _PrefixTokens:
         if isinstance(segments, SegmentRope):
             total = 0
             for items, lo, hi in pieces_of(segments, length):
+                if hi - lo <= _FEW:
+                    # A changed message or two, in a list of its own per call: summed, not kept.
+                    total += sum(map(_TOKENS, items[lo:hi]))
+                    continue
                 cum = self._running(items, hi)
                 total += cum[hi] - cum[lo]
             return total

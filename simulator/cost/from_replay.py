@@ -357,13 +357,21 @@ class _AsSent:
             for start, end, offset in offsets:
                 if start <= index < end:
                     segment = self.edited(text, index) if fate is None else self.fated(fate, index)
-                    pieces = spliced(pieces, offset + index - start, (segment,), 1)
+                    pieces = spliced(pieces, offset + index - start, [segment], 1)
                     break
         return SegmentRope(pieces)
 
     def _plan(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
         """The call's runs (first and last native index, the kept segments), ascending and apart, and its
         single changes (a fate, or ``None`` and the text as sent); ``None`` when that shape does not hold."""
+        if not edited and not (isinstance(edited, SentRuns) and edited.runs):
+            few = _few_fates(call)
+            if few is not None:
+                return [], few
+        return self._planned(call, edited)
+
+    def _planned(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
+        """:meth:`_plan` for any call (the reference its shortcut is tested against)."""
         edited_runs = edited.runs if isinstance(edited, SentRuns) else ()
         edited_singles = edited.singles if isinstance(edited, SentRuns) else edited
         runs: list[tuple[int, int, list[Segment]]] = []
@@ -456,6 +464,20 @@ def _covered(indices: Sequence[int], runs: Sequence[SentRun], singles: Mapping[i
             # The replay's record and the call recomputed on demand keep lists of their own: compared in C.
             return True
     return len(indices) <= len(singles) and all(i in singles for i in indices)
+
+
+def _few_fates(call: CallRecord) -> dict[int, tuple[str | None, str]] | None:
+    """:meth:`_AsSent._plan`'s singles for a call that changed no content and whose fates are each a few
+    messages (ai-profile re-adds its first message at every call), else ``None``: the later group's fate
+    wins, as there."""
+    singles: dict[int, tuple[str | None, str]] = {}
+    for group in call.fated:
+        indices = group.indices
+        if isinstance(indices, IndexSlice) and len(indices) > _FEW_MARKS:
+            return None
+        if indices:
+            singles.update(dict.fromkeys(indices, (group.fate.value, "")))
+    return singles
 
 
 def _has_fated(call: CallRecord) -> bool:

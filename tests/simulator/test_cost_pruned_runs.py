@@ -24,7 +24,13 @@ from simulator.cost.breakpoints import pi_breakpoints, zeroclaw_breakpoints
 from simulator.cost.breaks import cache_breaks
 from simulator.cost.cache import Request, Segment, SharedPrefix, extends, price_requests
 from simulator.cost.cache import Role as SegmentRole
-from simulator.cost.from_replay import TranscriptTokens, _AsSent, _native_segments, requests_from_result
+from simulator.cost.from_replay import (
+    TranscriptTokens,
+    _AsSent,
+    _few_fates,
+    _native_segments,
+    requests_from_result,
+)
 from simulator.cost.pricing import pricing_for
 from simulator.importers import parse_transcript
 from simulator.presets import PRESETS_BY_KEY
@@ -251,3 +257,39 @@ def test_a_session_pruned_now_and_then_prices_as_the_reference(session, pricing,
     assert list(cost.calls) == expected
     assert price_requests(plain, pricing, ttl) == cost
     assert cache_breaks(shared, cost) == cache_breaks(plain, cost)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pruned_calls(), st.booleans())
+def test_a_call_that_changed_no_content_is_planned_as_the_general_path_plans_it(drawn, told_as_runs):
+    """The shortcut for calls with a few fated messages and no content changed (ai-profile's re-added first
+    message) against the general plan, call after call on one builder."""
+    n, _, calls = drawn
+    natives = _natives(n)
+    fast, general = _AsSent(natives), _AsSent(natives)
+    nothing: Mapping[int, tuple[int, str]] = SentRuns({}, ()) if told_as_runs else {}
+    for call, _ in calls:
+        expected = general._planned(call, nothing)
+        few = _few_fates(call)
+        if few is not None:
+            assert ([], few) == expected
+        assert fast._plan(call, nothing) == expected
+
+
+def test_a_broken_shortcut_plan_is_noticed():
+    """A shortcut that let the first group's fate win over a later one's is told apart by the comparison."""
+    call = _call(
+        ((0, 10),),
+        [FateGroup(Fate.TRUNCATED, "rule", (2,)), FateGroup(Fate.SOFT_TRIMMED, "rule", (2, 4))],
+    )
+    expected = _AsSent(_natives(10))._planned(call, {})
+    assert ([], _few_fates(call)) == expected
+
+    def first_wins(call: CallRecord) -> dict[int, tuple[str | None, str]]:
+        out: dict[int, tuple[str | None, str]] = {}
+        for group in call.fated:
+            for index in group.indices:
+                out.setdefault(index, (group.fate.value, ""))
+        return out
+
+    assert ([], first_wins(call)) != expected
