@@ -94,7 +94,7 @@ def natives_with_tokens(transcript: Transcript) -> NativeColumns:
 
 _message = slot_builder(Message)
 _block = slot_builder(Block)
-_call = slot_builder(ModelCall)
+_call = ModelCall
 """``Message(...)``, ``Block(...)`` and ``ModelCall(...)`` positionally: one or more per message (see
 :func:`slot_builder`)."""
 
