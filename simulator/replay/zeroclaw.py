@@ -159,7 +159,8 @@ class ZeroClawNatives:
 
 _chat_message = slot_builder(ChatMessage)
 _call = ModelCall
-"""``ChatMessage(...)`` and ``ModelCall(...)`` positionally: one per message (see :func:`slot_builder`)."""
+"""``ChatMessage(...)`` (see :func:`slot_builder`) and ``ModelCall(...)`` (a struct) positionally: one per
+message."""
 _history_trimmed = slot_builder(HistoryTrimmed)
 _trim_event = slot_builder(TrimEvent)
 """``HistoryTrimmed(...)`` and ``TrimEvent(...)`` positionally: one per trim, most calls of a long session."""
