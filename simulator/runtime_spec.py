@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
 
+import msgspec
+
 from simulator.convert import Converted
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobNote
@@ -244,7 +246,7 @@ def _with_outside(
             tokens += outside[position][1]
             position += 1
         calls.append(
-            replace(
+            msgspec.structs.replace(
                 call,
                 tokens_full=call.tokens_full + tokens,
                 tokens_sent=call.tokens_sent + tokens,

@@ -94,9 +94,9 @@ def natives_with_tokens(transcript: Transcript) -> NativeColumns:
 
 _message = slot_builder(Message)
 _block = slot_builder(Block)
-_call = slot_builder(ModelCall)
-"""``Message(...)``, ``Block(...)`` and ``ModelCall(...)`` positionally: one or more per message (see
-:func:`slot_builder`)."""
+_call = ModelCall
+"""``Message(...)``, ``Block(...)`` (see :func:`slot_builder`) and ``ModelCall(...)`` (a struct)
+positionally: one or more per message."""
 
 
 def _one_pass(messages: Sequence[TranscriptMessage]) -> NativeColumns:

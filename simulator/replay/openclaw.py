@@ -30,8 +30,10 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
+
+import msgspec
 
 from simulator.replay.loop import ModelCall
 from simulator.replay.model import (
@@ -276,7 +278,7 @@ def _run(session: _Session) -> tuple[CallRecord, ...]:
             _end_attempt(session, planned, setup, markers, recorded_at)
         attempt = after
         # Every runtime's failed call is recorded as failed, whatever its step made of the error.
-        records.append(record if call.error is None else replace(record, error=call.error))
+        records.append(record if call.error is None else msgspec.structs.replace(record, error=call.error))
     return tuple(records)
 
 

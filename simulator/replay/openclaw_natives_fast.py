@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from simulator.jsonvalue import JSON
-from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_transforms import media_and_thinking_of
 from simulator.runtimes.openclaw.context_guard import TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO, guard_message_chars
 from simulator.runtimes.openclaw.estimate import estimate_message_chars, estimate_string_chars
@@ -42,15 +41,6 @@ from simulator.runtimes.openclaw.messages import (
 NativeFacts: TypeAlias = tuple[AgentMessage, int, int, bool, bool]
 """A native message, its pruner estimate, its guard estimate, whether image cleanup may change it, and
 whether it holds thinking the thinking policy strips."""
-
-_text_content = slot_builder(TextContent)
-"""``TextContent(...)`` from every field positionally, and the others below: a session's natives are built
-here, a few objects per message (see :func:`slot_builder`)."""
-_tool_call_block = slot_builder(ToolCall)
-_thinking_content = slot_builder(ThinkingContent)
-_user_message = slot_builder(UserMessage)
-_assistant_message = slot_builder(AssistantMessage)
-_tool_result_message = slot_builder(ToolResultMessage)
 
 NATIVE_ROLES = ("user", "assistant", "toolResult")
 """The roles of the messages a session records as OpenClaw's own ``AgentMessage`` payloads."""
@@ -120,12 +110,12 @@ def _user(raw: dict[str, JSON]) -> NativeFacts | None:
     content = raw.get("content")
     if type(content) is str:
         estimate, guard, media = _text_facts(content)
-        return _user_message(content, _extra(raw)), estimate, guard, media, False
+        return UserMessage(content, _extra(raw)), estimate, guard, media, False
     read = _text_blocks(content) if type(content) is list else None
     if read is None:
         return None
     blocks, estimate, guard, media = read
-    return _user_message(blocks, _extra(raw)), estimate, guard, media, False
+    return UserMessage(blocks, _extra(raw)), estimate, guard, media, False
 
 
 def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
@@ -152,7 +142,7 @@ def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
         extra: Fields = tuple(rest)
     else:
         extra = tuple([(k, v) for k, v in raw.items() if k not in _TOOL_RESULT_KEYS])
-    return _tool_result_message(blocks, name, call_id, is_error, extra), estimate, guard, media, False
+    return ToolResultMessage(blocks, name, call_id, is_error, extra), estimate, guard, media, False
 
 
 def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
@@ -172,7 +162,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
                 text = block["text"]
                 if type(text) is not str or len(block) != 2:
                     return None
-                blocks.append(_text_content(text, None, ()))
+                blocks.append(TextContent(text, None, ()))
                 if text.isascii():
                     size = len(text)
                     estimate += size
@@ -189,7 +179,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
                     or len(block) != 4
                 ):
                     return None
-                blocks.append(_tool_call_block(call_id, name, arguments, ()))
+                blocks.append(ToolCall(call_id, name, arguments, ()))
                 size = js_json_length(arguments)  # pruner and guard alike: JSON.stringify(arguments).length
                 estimate += size
                 guard += size
@@ -207,7 +197,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
         return None
     rest = iter(raw.items())  # _extra, inline: one per assistant of a session
     extra = tuple(rest) if next(rest)[0] == "role" and next(rest)[0] == "content" else _extra_of(raw)
-    return _assistant_message(tuple(blocks), extra), estimate, guard, False, thinking
+    return AssistantMessage(tuple(blocks), extra), estimate, guard, False, thinking
 
 
 def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None:
@@ -217,10 +207,10 @@ def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None
     if type(text) is not str:
         return None
     if signature is None and len(block) == 2:
-        return _thinking_content(text, None, None, ()), estimate_string_chars(text), js_len(text)
+        return ThinkingContent(text, None, None, ()), estimate_string_chars(text), js_len(text)
     if type(signature) is str and len(block) == 3:
         estimate = estimate_string_chars(text) + estimate_string_chars(signature)
-        return _thinking_content(text, signature, None, ()), estimate, js_len(text)
+        return ThinkingContent(text, signature, None, ()), estimate, js_len(text)
     return None
 
 
@@ -237,8 +227,8 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
             return None
         media = may_name_media(text)
         if text.isascii():
-            return (_text_content(text, None, ()),), len(text), len(text), media
-        return (_text_content(text, None, ()),), estimate_string_chars(text), js_len(text), media
+            return (TextContent(text, None, ()),), len(text), len(text), media
+        return (TextContent(text, None, ()),), estimate_string_chars(text), js_len(text), media
     blocks: list[ContentBlock] = []
     estimate = chars = 0
     media = False
@@ -248,7 +238,7 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
         text = block.get("text")
         if type(text) is not str:
             return None
-        blocks.append(_text_content(text, None, ()))
+        blocks.append(TextContent(text, None, ()))
         if not media:
             media = may_name_media(text)
         if text.isascii():

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import TypeAlias
 
+import msgspec
+
 from simulator.convert import to_openclaw
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
@@ -43,9 +45,11 @@ DAY_MS = 86_400_000
 DEFAULT_PROVIDER = "anthropic"
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedCall:
-    """One model call: where it stands, its time, and whether it opens or closes an attempt."""
+class PlannedCall(msgspec.Struct, frozen=True, gc=False):
+    """One model call: where it stands, its time, and whether it opens or closes an attempt.
+
+    A frozen struct, not a dataclass: a replay plans every call of the session again (a struct is built
+    in C, several times faster), and holds no value that can refer back to it (``gc=False``)."""
 
     call: ModelCall
     now: float
@@ -119,8 +123,9 @@ def _read_natives(
     return read, tuple(zip(indexes)), _own_native_calls(messages, indexes)  # one-element origins, made in C
 
 
-_model_call = slot_builder(ModelCall)
-"""``ModelCall(...)`` positionally (one per call: see :func:`slot_builder`)."""
+_model_call = ModelCall
+"""``ModelCall(...)`` positionally, one per call (a struct, built in C; the name is where tests swap in a
+broken builder)."""
 
 
 def _own_native_calls(messages: Sequence[Message], indexes: Sequence[int]) -> tuple[ModelCall, ...]:
@@ -333,17 +338,13 @@ def _planned(
     messages = transcript.messages
     routes: dict[RouteKey, tuple[ModelRoute, str]] = {}
     planned: list[PlannedCall] = []
-    build = _planned_call
+    build = PlannedCall
     for call, (now, starts, end, key) in zip(calls, timed, strict=True):
         found = routes.get(key)
         if found is None:
             found = routes[key] = _route(messages[call.message_index], transcript, settings)
         planned.append(build(call, now, starts, end, found[0], found[1]))
     return tuple(planned), {source for _, source in routes.values()}
-
-
-_planned_call = slot_builder(PlannedCall)
-"""``PlannedCall(...)`` positionally (one per call: see :func:`slot_builder`)."""
 
 
 def _end_of(call: ModelCall, now: float, messages: Sequence[Message]) -> float:

@@ -65,7 +65,9 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+import msgspec
 
 from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
@@ -1479,7 +1481,7 @@ class FastTransforms2026_9:
                 p = not_hard[k]
                 current = self._stage1(plan, p)
                 assert isinstance(current, ToolResultMessage)
-                cleared = replace(current, content=(text_block(settings.placeholder),))
+                cleared = msgspec.structs.replace(current, content=(text_block(settings.placeholder),))
                 total += message_chars(cleared) - message_chars(current)
                 plan.stage1[p] = cleared
                 plan.records1.append((p, "hard", cleared))

@@ -32,6 +32,8 @@ from functools import partial
 from itertools import accumulate, starmap
 from operator import attrgetter
 
+import msgspec
+
 from simulator.convert import to_zeroclaw_chat, tool_calls_envelope, tool_result_envelope, zeroclaw_chat_rows
 from simulator.replay.common import fmt
 from simulator.replay.events import TrimEvent
@@ -156,8 +158,9 @@ class ZeroClawNatives:
 
 
 _chat_message = slot_builder(ChatMessage)
-_call = slot_builder(ModelCall)
-"""``ChatMessage(...)`` and ``ModelCall(...)`` positionally: one per message (see :func:`slot_builder`)."""
+_call = ModelCall
+"""``ChatMessage(...)`` (see :func:`slot_builder`) and ``ModelCall(...)`` (a struct) positionally: one per
+message."""
 _history_trimmed = slot_builder(HistoryTrimmed)
 _trim_event = slot_builder(TrimEvent)
 """``HistoryTrimmed(...)`` and ``TrimEvent(...)`` positionally: one per trim, most calls of a long session."""
@@ -601,7 +604,7 @@ def _failed_call(
     error = call.error or ""
     if not is_context_window_exceeded(error):
         note = f"the provider failed the call ({error}): not a context overflow, so no recovery"
-        return replace(record, notes=record.notes + (note,)), flag
+        return msgspec.structs.replace(record, notes=record.notes + (note,)), flag
     before = history.tokens
     recovery = recover_context_overflow(
         history.held, error, session.budget, version=session.settings.version, has_leading_breadcrumb=flag
@@ -610,7 +613,9 @@ def _failed_call(
     if not recovery.recovered:
         notes = record.notes + ((recovery.log,) if recovery.log else ()) + ("nothing left to trim: no retry",)
         retry = RetryStep(attempt, recovery.recovery_budget or 0, before, before, 0, False)
-        return replace(record, notes=notes, retries=record.retries + (retry,), overflow="failed"), flag
+        return msgspec.structs.replace(
+            record, notes=notes, retries=record.retries + (retry,), overflow="failed"
+        ), flag
     rule = f"provider error {error!r} is a context overflow: recovery to 2/3 of {fmt(before)} est."
     history.adopt(recovery.history, _recovery_sources(recovery, history.src), call.number, rule)
     events = record.events
@@ -619,7 +624,7 @@ def _failed_call(
     dropped = recovery.event.dropped_messages if recovery.event else 0
     retry = RetryStep(attempt, recovery.recovery_budget or 0, before, history.tokens, dropped, True)
     note = f"after the error: {rule}; the retry is the next call"
-    record = replace(
+    record = msgspec.structs.replace(
         record,
         notes=record.notes + (note,),
         events=events,
@@ -660,7 +665,7 @@ def _reported_budget(
         events += (TrimEvent(enforced.event, "reported_budget", session.session_id, log.stamp),)
     # The trim comes after this call's request: what it dropped is dropped from the next call on, so
     # this call's drop rule stays the one its request was sent with.
-    record = replace(
+    record = msgspec.structs.replace(
         record,
         notes=record.notes + (f"after the reply: {rule}",),
         events=events,

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -126,7 +127,7 @@ def test_a_broken_plain_path_is_noticed(monkeypatch: pytest.MonkeyPatch):
 
     def one_token_more(*args: Any) -> Any:
         record = plain(*args)
-        return dataclasses.replace(record, tokens_sent=record.tokens_sent + 1)
+        return msgspec.structs.replace(record, tokens_sent=record.tokens_sent + 1)
 
     monkeypatch.setattr(replay_module, "_plain_record", one_token_more)
     broken, full, answered = _both(transcript, document, monkeypatch)
@@ -141,7 +142,7 @@ def test_a_broken_quiet_record_is_noticed(version: OpenClawVersion, monkeypatch:
     quiet = replay_module._quiet_record
 
     def no_notes(*args: Any) -> Any:
-        return dataclasses.replace(quiet(*args), notes=())
+        return msgspec.structs.replace(quiet(*args), notes=())
 
     monkeypatch.setattr(replay_module, "_quiet_record", no_notes)
     broken, full, answered = _both(transcript, _document(version, "5m", 8_000), monkeypatch)
@@ -263,7 +264,7 @@ def test_a_broken_cleaned_record_is_noticed(field: str, monkeypatch: pytest.Monk
 
     def broken(*args: Any) -> Any:
         record = cleaned(*args)
-        return dataclasses.replace(record, **{field: False if field == "trimmed" else ()})
+        return msgspec.structs.replace(record, **{field: False if field == "trimmed" else ()})
 
     monkeypatch.setattr(replay_module, "_cleaned_record", broken)
     broken_result, full, _ = _both(transcript, _cleaning_document("5m", None), monkeypatch)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import lru_cache
 from typing import Final
+
+import msgspec
 
 from simulator.runtimes.openclaw.jsstr import JS_WHITESPACE_CLASS
 from simulator.runtimes.openclaw.messages import (
@@ -111,7 +112,7 @@ def completed_turn_starts(
 def _prune_block(block: ContentBlock) -> ContentBlock:
     if isinstance(block, TextContent):
         scrubbed = scrub_media_references(block.text)
-        return block if scrubbed == block.text else replace(block, text=scrubbed)
+        return block if scrubbed == block.text else msgspec.structs.replace(block, text=scrubbed)
     raw = block.to_json()
     if not isinstance(raw, dict):
         return block
@@ -160,7 +161,7 @@ def prune_processed_history_images(
         content = _prune_content(message.content)
         if content is None:
             continue
-        out[i] = replace(message, content=content)
+        out[i] = msgspec.structs.replace(message, content=content)
         changed = True
     return tuple(out) if changed else None
 
@@ -172,7 +173,7 @@ def cleaned_message(message: AgentMessage) -> AgentMessage:
     if not isinstance(message, UserMessage | ToolResultMessage):
         return message
     content = _prune_content(message.content)
-    return message if content is None else replace(message, content=content)
+    return message if content is None else msgspec.structs.replace(message, content=content)
 
 
 def cleanup_changes(message: AgentMessage) -> bool:

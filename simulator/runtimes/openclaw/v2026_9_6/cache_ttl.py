@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final, Literal
 
+import msgspec
+
 from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.duration import DurationError, parse_duration_ms
 from simulator.runtimes.openclaw.estimate import drop_thinking_blocks
@@ -367,7 +369,7 @@ def soft_prune(message: ToolResultMessage) -> ToolResultMessage:
         kept = f"kept first {SOFT_HEAD_CHARS} chars and last {SOFT_TAIL_CHARS} chars"
         note = f"[Tool result trimmed: {kept} of {length} chars.]"
         text = f"{head}\n...\n{tail}\n\n{note}"
-    return replace(message, content=(text_block(text),))
+    return msgspec.structs.replace(message, content=(text_block(text),))
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,12 +399,12 @@ def merge_projection(
 ) -> AgentMessage:
     """``mergeProjectedToolResultMessage``."""
     if not isinstance(message.content, tuple):
-        return replace(message, content=projection.content)
+        return msgspec.structs.replace(message, content=projection.content)
     current = source_texts(message)
     if source is not None and current != source:
         return message
     if projection.mode is not None:
-        return replace(message, content=projection.content)
+        return msgspec.structs.replace(message, content=projection.content)
     projected = [t for b in projection.content if (t := _plain_text(b)) is not None]
     if len(current) != len(projected):
         return message
@@ -418,12 +420,12 @@ def merge_projection(
             )
         else:
             merged.append(block)
-    return replace(message, content=tuple(merged))
+    return msgspec.structs.replace(message, content=tuple(merged))
 
 
 def _with_text(block: ContentBlock, text: str) -> ContentBlock:
     if isinstance(block, TextContent):
-        return replace(block, text=text)
+        return msgspec.structs.replace(block, text=text)
     return text_block(text)
 
 
@@ -524,7 +526,7 @@ def prune_expired_cache_ttl_tool_results(
             current = out[index]
             if not isinstance(current, ToolResultMessage):
                 continue
-            cleared = replace(current, content=(text_block(settings.placeholder),))
+            cleared = msgspec.structs.replace(current, content=(text_block(settings.placeholder),))
             total += message_chars(cleared) - count
             out[index] = cleared
             key = projection_key(current)

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -96,7 +98,7 @@ def clear_tool_result_text(message: ToolResultMessage, max_text_chars: float) ->
         text = slice_to_budget(AGGREGATE_ELISION_MARKER, remaining)
         remaining = max(0, remaining - estimate_budget_chars(text))
         out.append(with_text(block, text))
-    return replace(message, content=tuple(out))
+    return msgspec.structs.replace(message, content=tuple(out))
 
 
 @dataclass(frozen=True, slots=True)

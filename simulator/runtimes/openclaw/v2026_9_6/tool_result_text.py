@@ -13,8 +13,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Final
+
+import msgspec
 
 from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.context_guard import format_context_limit_truncation_notice
@@ -130,7 +131,7 @@ def with_text(block: ContentBlock, text: str) -> ContentBlock:
     """``Object.assign({}, block, {text})`` (and ``content`` too when the block carries a string one)."""
     if isinstance(block, TextContent):
         extra = tuple((k, text if k == "content" and isinstance(v, str) else v) for k, v in block.extra)
-        return replace(block, text=text, extra=extra)
+        return msgspec.structs.replace(block, text=text, extra=extra)
     raw = block.to_json()
     if not isinstance(raw, dict):
         return block
@@ -188,4 +189,4 @@ def truncate_tool_result_message(
             text, block_budget, suffix=suffix, min_keep_chars=block_min_keep, weight=weight
         )
         out.append(with_text(block, cut))
-    return replace(message, content=tuple(out))
+    return msgspec.structs.replace(message, content=tuple(out))
