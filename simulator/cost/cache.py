@@ -81,7 +81,8 @@ class SegmentHistory:
 
     def extend(self, segments: Iterable[Segment]) -> None:
         """Append ``segments``; what is there never changes, so every prefix handed out stays valid."""
-        added = list(segments)
+        # A list (a slice the caller made) is read as it is: copied once, into the history.
+        added = segments if type(segments) is list else list(segments)
         self._segments += added
         cum = self._cum
         if len(added) <= _FEW:
@@ -322,9 +323,12 @@ class _Trie:
     from the same lists alike; other requests find the shared part with C-level list comparisons.
     """
 
-    __slots__ = ("_edges", "_lines", "_next", "_run_fps", "_runs", "kept")
+    __slots__ = ("_edges", "_lines", "_next", "_run_fps", "_runs", "growth_path", "kept")
 
-    def __init__(self) -> None:
+    def __init__(self, *, growth_path: bool = True) -> None:
+        self.growth_path = growth_path
+        """Whether :meth:`walk` takes :meth:`_grown` for a request that grows the one before (the general
+        walk, without it, is the reference the tests hold it to)."""
         self._edges: dict[tuple[int, str], int] = {}
         """Children that are not the next node of their parent's run (a run's first node), as the run's
         index."""
@@ -371,6 +375,10 @@ class _Trie:
         The lists are the trie's own and change at later walks: read them before walking again.
         """
         lines = self._lines
+        if self.growth_path and lines:
+            grown = self._grown(segments, lines[0])
+            if grown is not None:
+                return grown
         last = lines[0] if lines else None
         best: _Line | None = None
         shared = kept = 0
@@ -417,6 +425,36 @@ class _Trie:
                 lines.remove(line)
             lines.insert(0, line)
             del lines[_RESUMABLE:]
+        return chain, cum
+
+    def _grown(self, segments: Sequence[Segment], last: _Line) -> tuple[list[int], list[int]] | None:
+        """:meth:`walk` for a request that is its history's prefix as the walk before's is, and no shorter
+        (most calls of a long session: the request before plus its growth), else ``None``.
+
+        The general walk resumes that line too, cut at its whole length: here it is only extended, without
+        the comparisons and look-ups that find which walk to resume.
+        """
+        if type(segments) is not SharedPrefix or segments.history is not last.history:
+            return None
+        chain, cum = last.chain, last.cum
+        shared, n = len(chain), segments.length
+        if n < shared:
+            return None
+        self.kept = shared
+        if shared < n:
+            history = segments.history
+            fps = list(map(_FINGERPRINT, history._segments[shared:n]))
+            node = chain[-1] if chain else -1
+            if node >= 0 and node == self._next - 1:
+                # ``node`` ends the newest run and has no child yet (any child would have a later id): the
+                # growth continues that run, as :meth:`_number` finds after its look-ups.
+                self._run_fps[-1] += fps
+                self._next += len(fps)
+                chain += range(node + 1, self._next)
+            else:
+                self._number(chain, fps)
+            cum += history._cum[shared + 1 : n + 1]
+        last.segments = segments
         return chain, cum
 
     def _number(self, chain: list[int], fps: list[str]) -> None:
@@ -598,15 +636,27 @@ def _price_breakpoints(
 def _latest_live(chain: list[int], lo: int, hi: int, expires: Mapping[int, float], now: float) -> int:
     """The last position from ``lo`` to ``hi`` whose node's entry outlives ``now``, else -1.
 
-    The nodes ever cached in the window are found by one set intersection rather than a lookup per
-    position (twenty per breakpoint); a chain's nodes are distinct, so each has one position.
+    Beyond the newest few positions, the nodes ever cached in the window are found by one set
+    intersection rather than a lookup per position (twenty per breakpoint); a chain's nodes are distinct,
+    so each has one position.
     """
-    window = chain[lo : hi + 1]
+    # The newest positions first, one look-up each: a growing session reads the entry its call before
+    # wrote a message or two back, where the intersection listed every entry in the window.
+    top = max(lo, hi - _NEAR_LOOKUPS + 1)
+    for j in range(hi, top - 1, -1):
+        expiry = expires.get(chain[j])
+        if expiry is not None and expiry > now:
+            return j
+    window = chain[lo:top]
     found = -1
     for node in expires.keys() & window:
         if expires[node] > now:
             found = max(found, window.index(node))
     return found + lo if found >= 0 else -1
+
+
+_NEAR_LOOKUPS = 4
+"""How many of the lookback's newest positions are looked up one by one before the rest is intersected."""
 
 
 class _Prices:

@@ -211,3 +211,21 @@ def test_a_rope_without_breakpoints_is_priced_at_its_whole_size():
     rope = SegmentRope([(stored, 0, 20), (changed, 0, 1), (stored, 21, 50)])
     (call,) = price_requests([Request(rope, 0.0, 3)], SONNET).calls
     assert call.input_tokens == sum(s.tokens for s in rope) and call.cache_read_tokens == 0
+
+
+def test_a_lookback_that_stops_after_its_newest_lookups_is_noticed(monkeypatch: pytest.MonkeyPatch):
+    # The live entry sits deeper in the window than the positions looked up one by one.
+    chain = list(range(30))
+    expires = {chain[5]: 9.0, chain[28]: 1.0}
+    assert _latest_live(chain, 0, 25, expires, 5.0) == _looped(chain, 0, 25, expires, 5.0) == 5
+    monkeypatch.setattr(cache, "_NEAR_LOOKUPS", ANTHROPIC_LOOKBACK_BLOCKS + 1)
+    assert cache._latest_live(chain, 0, 25, expires, 5.0) == 5  # all looked up: still found
+    monkeypatch.setattr(cache, "_NEAR_LOOKUPS", 4)
+
+    def near_only(chain: list[int], lo: int, hi: int, expires: dict[int, float], now: float) -> int:
+        return _looped(chain, max(lo, hi - cache._NEAR_LOOKUPS + 1), hi, expires, now)
+
+    assert near_only(chain, 0, 25, expires, 5.0) != _looped(chain, 0, 25, expires, 5.0)
+    shared, plain = _fixed_session()
+    monkeypatch.setattr(cache, "_latest_live", near_only)
+    assert list(price_requests(shared, SONNET).calls) != reference(plain, SONNET, "5m")
