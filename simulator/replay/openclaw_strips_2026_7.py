@@ -18,23 +18,18 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from simulator.runtimes.openclaw.estimate import (
-    OMITTED_ASSISTANT_REASONING_TEXT,
+    OMITTED_ASSISTANT_REASONING_CHARS,
     estimate_string_chars,
     strip_size_change,
     strip_thinking,
 )
 from simulator.runtimes.openclaw.messages import (
+    TYPED_KEPT_BLOCKS,
     AgentMessage,
     AssistantMessage,
-    ImageContent,
     RedactedThinkingContent,
-    TextContent,
     ThinkingContent,
-    ToolCall,
 )
-
-_KEPT = (TextContent, ImageContent, ToolCall)
-_OMITTED_CHARS = estimate_string_chars(OMITTED_ASSISTANT_REASONING_TEXT)
 
 
 def strip_size_typed(message: AgentMessage) -> int | None:
@@ -46,7 +41,7 @@ def strip_size_typed(message: AgentMessage) -> int | None:
         return None
     kept = removed = taken = 0
     for block in message.content:
-        if isinstance(block, _KEPT) and type(block) in _KEPT and not block.extra:  # (isinstance: for mypy)
+        if type(block) in TYPED_KEPT_BLOCKS and not block.extra:  # type: ignore[union-attr]
             kept += 1
             continue
         # An extra field may name another type, a subclass may write other JSON: the reference answers.
@@ -64,7 +59,7 @@ def strip_size_typed(message: AgentMessage) -> int | None:
         )
     if not removed:
         return 0
-    return (0 if kept else _OMITTED_CHARS) - taken
+    return (0 if kept else OMITTED_ASSISTANT_REASONING_CHARS) - taken
 
 
 class ThinkingStrips:

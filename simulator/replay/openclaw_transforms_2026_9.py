@@ -97,14 +97,13 @@ from simulator.runtimes.openclaw.estimate import (
 )
 from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_changes
 from simulator.runtimes.openclaw.messages import (
+    TYPED_KEPT_BLOCKS,
+    TYPED_THINKING_BLOCKS,
     AgentMessage,
     AssistantMessage,
     ContentBlock,
-    ImageContent,
-    RedactedThinkingContent,
     TextContent,
     ThinkingContent,
-    ToolCall,
     ToolResultMessage,
     text_block,
 )
@@ -163,12 +162,6 @@ def _plain_thinking_chars(blocks: Sequence[ContentBlock]) -> int:
     return total
 
 
-_TYPED_KEPT = (TextContent, ImageContent, ToolCall)
-"""Blocks whose JSON type is their class's own when they hold no other field: never thinking."""
-_TYPED_THINKING = (ThinkingContent, RedactedThinkingContent)
-"""Blocks whose JSON type is a thinking type when they hold no other field."""
-
-
 def strip_typed(
     message: AssistantMessage,
 ) -> tuple[AssistantMessage, tuple[ContentBlock, ...], tuple[ContentBlock, ...]] | None:
@@ -183,9 +176,9 @@ def strip_typed(
     removed: list[ContentBlock] = []
     for block in content:
         kind = type(block)
-        if kind in _TYPED_KEPT and not block.extra:  # type: ignore[union-attr]
+        if kind in TYPED_KEPT_BLOCKS and not block.extra:  # type: ignore[union-attr]
             kept.append(block)
-        elif kind in _TYPED_THINKING and not block.extra:  # type: ignore[union-attr]
+        elif kind in TYPED_THINKING_BLOCKS and not block.extra:  # type: ignore[union-attr]
             removed.append(block)
         else:
             return None  # an extra field may name another type: the reference functions answer

@@ -377,7 +377,7 @@ def test_a_strip_blind_to_redacted_thinking_is_noticed(monkeypatch: pytest.Monke
 
     blocks = [TextContent("ok"), ThinkingContent("hmm", "sig"), RedactedThinkingContent("xx")]
     _check_strip(blocks, False)
-    monkeypatch.setattr(transforms, "_TYPED_THINKING", (ThinkingContent,))
-    monkeypatch.setattr(transforms, "_TYPED_KEPT", (TextContent, RedactedThinkingContent))
+    monkeypatch.setattr(transforms, "TYPED_THINKING_BLOCKS", (ThinkingContent,))
+    monkeypatch.setattr(transforms, "TYPED_KEPT_BLOCKS", (TextContent, RedactedThinkingContent))
     with pytest.raises(AssertionError):
         _check_strip(blocks, False)

@@ -191,10 +191,10 @@ def strip_size_change(message: AgentMessage) -> int:
             kept += 1
     if not removed:
         return 0  # strip_thinking keeps the message itself
-    return (0 if kept else _OMITTED_CHARS) - taken
+    return (0 if kept else OMITTED_ASSISTANT_REASONING_CHARS) - taken
 
 
-_OMITTED_CHARS: Final = estimate_string_chars(OMITTED_ASSISTANT_REASONING_TEXT)
+OMITTED_ASSISTANT_REASONING_CHARS: Final = estimate_string_chars(OMITTED_ASSISTANT_REASONING_TEXT)
 """The omission notice's size (a text block's: its weighted text)."""
 
 

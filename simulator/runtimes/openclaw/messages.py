@@ -250,6 +250,13 @@ def content_to_json(content: Content) -> JSON:
     return [b.to_json() for b in content]
 
 
+TYPED_KEPT_BLOCKS = (TextContent, ImageContent, ToolCall)
+"""Blocks whose JSON type is their class's own when they hold no other field (exactly these classes, no
+``extra``): never thinking."""
+TYPED_THINKING_BLOCKS = (ThinkingContent, RedactedThinkingContent)
+"""Blocks whose JSON type is a thinking type when they hold no other field."""
+
+
 def block_json(block: ContentBlock) -> dict[str, JSON] | None:
     """The block as a JSON object, or None when it is not an object (null, number, string...)."""
     out = block.to_json()
