@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from benchmarks.common import ms
 
@@ -80,11 +81,7 @@ def run_one(messages: int) -> dict[str, float]:
     client.force_login(user)
 
     def ok(url: str, **headers: str) -> Callable[[], None]:
-        def get() -> None:
-            response = client.get(url, headers=headers)
-            assert response.status_code == 200, (url, response.status_code)
-
-        return get
+        return _get(client, url, headers)
 
     page_url = f"/transcripts/{transcript.pk}/"
     last_page = (messages + MESSAGES_PER_PAGE - 1) // MESSAGES_PER_PAGE
@@ -164,8 +161,61 @@ def run_one(messages: int) -> dict[str, float]:
         ok(f"{page_url}?page=2")
     )
     transcript.delete()
+    out.update(_heavy_openclaw(messages, user, client, others[1][1], newer))
+    return out
+
+
+HEAVY_SHAPE: dict[str, object] = {
+    "screenshot_every": 4,
+    "thinking": True,
+    "model": "claude-3-7-sonnet-20250219",
+}
+"""A browser-heavy OpenClaw session: a screenshot in every fourth turn's tool result (replaced by history
+image cleanup once old) and thinking in every assistant on a Claude 3.7 route (stripped from every
+assistant but the latest): both transforms change old messages at every call."""
+
+KNOBS = {
+    "2026.7.1": ("agents.defaults.contextPruning.keepLastAssistants", (4, 5, 6)),
+    "2026.9.6": ("agents.defaults.contextTokens", (150_000, 150_001, 150_002)),
+}
+"""A knob of each OpenClaw version and three values not simulated before (the memo would serve one)."""
+
+
+def _heavy_openclaw(messages: int, user: Any, client: Any, *profiles: Any) -> dict[str, float]:
+    """Both OpenClaw versions' first bodies and knob changes on the browser-heavy shape."""
+    from dashboard import memo, services
+    from simulator.synthetic import synthetic_openclaw_session
+
+    memo.clear()
+    gc.collect()
+    text = synthetic_openclaw_session(messages // 4, session_id=f"heavy-{messages}", **HEAVY_SHAPE)  # type: ignore[arg-type]
+    transcript = services.transcript_import(
+        text=text, name=f"heavy {messages:,}", format="openclaw", user=user, copy=True
+    )
+    body = {"HX-Request": "true", "HX-Target": "sim-body"}
+    out: dict[str, float] = {}
+    for profile, version in zip(profiles, KNOBS, strict=True):
+        sim = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
+        _forget_replays()
+        label = f"OpenClaw {version}, screenshots and thinking"
+        out[f"simulation first view, {label}: its body (htmx; its first replay)"] = _timed(
+            _get(client, sim, body)
+        )
+        path, values = KNOBS[version]
+        out[f"knob re-simulation, {label} (htmx partial), median of 3"] = statistics.median(
+            _timed(_get(client, f"{sim}&knob:{path}={value}", body)) for value in values
+        )
+    transcript.delete()
     memo.clear()
     return out
+
+
+def _get(client: Any, url: str, headers: dict[str, str]) -> Callable[[], None]:
+    def get() -> None:
+        response = client.get(url, headers=headers)
+        assert response.status_code == 200, (url, response.status_code)
+
+    return get
 
 
 def run(sizes: Sequence[int] = SIZES) -> dict[int, dict[str, float]]:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
-from dashboard.views.costs import compare_cost_context, cost_params
+from dashboard.views.costs import compare_cost_context, cost_inline, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
 
 MAX_PROFILES = 3
@@ -88,7 +88,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         )
         # One tokenizer for every runtime (o200k), beside each runtime's own estimator; a long session's
         # counts and costs (a walk over every call of every profile) are asked for after the page.
-        long = transcript.message_count > COST_INLINE_MESSAGES
+        long = not cost_inline(transcript, results, messages=COST_INLINE_MESSAGES)
         checks = [
             None
             if long

@@ -7,6 +7,7 @@ Kept apart from ``views/simulations.py`` so the page's view only adds one call t
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -24,6 +25,7 @@ from simulator import (
     CallRecord,
     PriceTableError,
     Profile,
+    SimulationResult,
     TimelineShape,
     cost_strip,
     part_usd,
@@ -47,6 +49,27 @@ class CostParams:
         pairs = [("pricing", self.pricing or ""), ("gap", "" if self.gap is None else f"{self.gap:g}")]
         pairs.append(("ttl", "" if self.ttl == "5m" else self.ttl))
         return [(k, v) for k, v in pairs if v]
+
+
+COST_INLINE_CHANGED = 100_000
+"""A session drawn with its cost (up to a view's message limit) sends at most this many messages changed,
+summed over its calls and replays: each is priced as sent at every call that changes it, so a short session
+whose every call strips old thinking or cleans old screenshots (hundreds of messages per call) prices for
+seconds, and its cost is asked for after the page like a long session's."""
+
+
+def cost_inline(transcript: Transcript, results: Iterable[SimulationResult], *, messages: int) -> bool:
+    """Whether the cost is drawn with the page: up to ``messages`` messages and ``COST_INLINE_CHANGED``
+    messages sent changed."""
+    if transcript.message_count > messages:
+        return False
+    changed = 0
+    for result in results:
+        for call in result.calls:
+            changed += sum(len(group.indices) for group in call.fated)
+            if changed > COST_INLINE_CHANGED:
+                return False
+    return True
 
 
 def _ttl(raw: str) -> tuple[CacheTtl, str | None]:

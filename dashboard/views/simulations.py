@@ -22,7 +22,7 @@ from dashboard.presenters.timeline_svg import timeline_bars_html
 from dashboard.selectors.simulations import SimulationScreen
 from dashboard.templatetags.transcript_pages import message_href
 from dashboard.views.common import HtmxHttpRequest
-from dashboard.views.costs import CostParams, cost_context, cost_params
+from dashboard.views.costs import CostParams, cost_context, cost_inline, cost_params
 from dashboard.views.profiles import KNOB_PREFIX
 from simulator import Profile as DomainProfile
 from simulator import timeline_shape, wire_frames
@@ -166,7 +166,7 @@ def simulation(request: HtmxHttpRequest) -> HttpResponse:
         context["cost_refused"] = selectors.SessionTooLongToPrice(
             transcript.message_count, selectors.cost_max_messages()
         ).message
-    elif transcript.message_count <= COST_INLINE_MESSAGES:
+    elif cost_inline(transcript, (screen.result,), messages=COST_INLINE_MESSAGES):
         context.update(
             cost_context(
                 user=request.user,

@@ -51,7 +51,7 @@ from simulator.cost.cache import (
     SharedPrefix,
     extends,
 )
-from simulator.cost.rope import Piece, SegmentRope, spliced
+from simulator.cost.rope import Piece, SegmentRope, spliced, spliced_each
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.replay.model import CallRecord, IndexSlice, SimulationResult
 from simulator.replay.sent_runs import SentRun, SentRuns
@@ -353,13 +353,19 @@ class _AsSent:
                     pieces += [(native, position, lo), (kept, lo, hi)]
                     position = hi
             pieces.append((native, position, end))
+        replacements: list[tuple[int, Segment]] = []
         for index, (fate, text) in singles.items():
             for start, end, offset in offsets:
                 if start <= index < end:
                     segment = self.edited(text, index) if fate is None else self.fated(fate, index)
-                    pieces = spliced(pieces, offset + index - start, [segment], 1)
+                    replacements.append((offset + index - start, segment))
                     break
-        return SegmentRope(pieces)
+        replacements.sort(key=_FIRST)
+        if any(a[0] == b[0] for a, b in zip(replacements, replacements[1:], strict=False)):
+            return (
+                None  # two singles at one place (ranges sent twice): the caller builds it message by message
+            )
+        return SegmentRope(spliced_each(pieces, replacements))
 
     def _plan(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
         """The call's runs (first and last native index, the kept segments), ascending and apart, and its

@@ -30,7 +30,9 @@ def pruned_runs(
         return pruned_contents(transcript, settings, result, call)
     on_demand = item.on_demand
     as_sent = on_demand.as_sent
-    changed = on_demand.outcome(item).changed
+    # 2026.9.6 kept the view its fast transforms answered for the call (what ``sent_messages`` reads too):
+    # recomputing the call would run the reference over its whole history, the square of the session.
+    changed = item.changed if item.changed is not None else on_demand.outcome(item).changed
     parts = sent_parts(changed)
     if parts is None:
         return {i: as_sent(m) for i, m in changed.items()}

@@ -4,6 +4,7 @@ values derived from a whole replay are kept beside it, and no page reads the tra
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection
@@ -13,7 +14,7 @@ from django.urls import reverse
 from dashboard import memo, selectors, services
 from dashboard.selectors import trace as trace_selectors
 from dashboard.selectors import transcript_pages
-from dashboard.views import simulations
+from dashboard.views import costs, simulations
 from tests.support import tool_heavy_chat
 
 pytestmark = pytest.mark.django_db
@@ -254,3 +255,35 @@ def test_a_knob_change_prices_its_replay_against_the_baseline_already_made(
     assert len(made) == 1  # against the one baseline
     assert 'id="cost-total"' in operator_client.get(f"{cost}&{knob}&ttl=1h").content.decode()
     assert [k["ttl"] for k in made] == ["5m", "1h"]  # another lifetime is another baseline
+
+
+def test_a_short_session_whose_calls_change_many_messages_asks_for_its_cost_after_the_page(
+    operator_client, setup, monkeypatch
+):
+    transcript, tight = setup
+    monkeypatch.setattr(costs, "COST_INLINE_CHANGED", -1)  # any change at all counts as many
+    body = operator_client.get(_sim(transcript, tight, call=30)).content.decode()
+    assert 'id="cost-pending"' in body and 'class="cost-strip"' not in body
+    other = services.profile_duplicate(profile=tight, name="tight again")
+    compare_url = f"{reverse('compare')}?transcript={transcript.pk}&profiles={tight.pk},{other.pk}"
+    body = operator_client.get(compare_url).content.decode()
+    assert 'id="compare-cost-pending"' in body and "cost-cell" not in body
+
+
+def _calls(*fated_lengths: tuple[int, ...]) -> SimpleNamespace:
+    return SimpleNamespace(
+        calls=[
+            SimpleNamespace(fated=[SimpleNamespace(indices=range(n)) for n in lengths])
+            for lengths in fated_lengths
+        ]
+    )
+
+
+def test_the_changed_messages_are_summed_over_every_call_and_replay(monkeypatch):
+    monkeypatch.setattr(costs, "COST_INLINE_CHANGED", 10)
+    short = SimpleNamespace(message_count=100)
+    assert costs.cost_inline(short, [_calls((3, 2), (5,))], messages=1000)  # 10: not over
+    assert not costs.cost_inline(short, [_calls((3, 2), (5,), (1,))], messages=1000)
+    assert not costs.cost_inline(short, [_calls((6,)), _calls((5,))], messages=1000)  # two replays
+    assert costs.cost_inline(short, [_calls((), ())], messages=1000)
+    assert not costs.cost_inline(SimpleNamespace(message_count=1001), [_calls()], messages=1000)

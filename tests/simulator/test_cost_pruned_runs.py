@@ -35,11 +35,20 @@ from simulator.cost.pricing import pricing_for
 from simulator.importers import parse_transcript
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
+from simulator.replay import openclaw as openclaw_replay
 from simulator.replay import simulate
 from simulator.replay.model import CallRecord, Fate, FateGroup, IndexSlice
-from simulator.replay.openclaw import pruned_contents
+from simulator.replay.openclaw import (
+    CallInput,
+    OnDemand,
+    message_text,
+    native_messages,
+    pruned_contents,
+    sent_messages,
+)
 from simulator.replay.openclaw_runs import pruned_runs
 from simulator.replay.sent_runs import SentRun, SentRuns
+from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.synthetic import synthetic_openclaw_session
 from simulator.transcript import Role
@@ -293,3 +302,64 @@ def test_a_broken_shortcut_plan_is_noticed():
         return out
 
     assert ([], first_wins(call)) != expected
+
+
+HEAVY = {"screenshot_every": 4, "thinking": True, "model": "claude-3-7-sonnet-20250219"}
+"""Old screenshots cleaned and old thinking stripped at every call: most calls change hundreds of messages."""
+
+
+def _reference_contents(transcript, settings_, result, call) -> dict[int, tuple[int, str]]:
+    """What the call sent changed, through the reference transforms over its whole history."""
+    natives = native_messages(transcript)
+    changed = sent_messages(transcript, settings_, result, call.number, natives)
+    return {
+        i: (openclaw_replay._tokens(estimate_message_chars(m)), message_text(m)) for i, m in changed.items()
+    }
+
+
+@pytest.mark.parametrize("session", [{"turns": 120, **HEAVY}, {"turns": 90, "pause_every": 2, **HEAVY}])
+def test_the_2026_9_6_runs_read_the_view_the_replay_kept_not_the_reference(session, monkeypatch):
+    kwargs = dict(session)
+    turns = kwargs.pop("turns")
+    transcript = parse_transcript(synthetic_openclaw_session(turns, session_id="heavy", **kwargs))
+    preset = "openclaw-2026.9.6"
+    profile = profile_from_document(dict(PRESETS_BY_KEY[preset].document), name=preset)
+    result = simulate(transcript, profile)
+    settings_ = profile.settings
+    assert isinstance(settings_, OpenClawSettings)
+    fated = [call for call in result.calls if call.fated]
+    expected = {call.number: _reference_contents(transcript, settings_, result, call) for call in fated}
+    assert sum(len(c) for c in expected.values()) > 1000  # the shape under test: many changed per call
+
+    def recomputed(self, item):
+        raise AssertionError("the call was recomputed: the replay kept its view")
+
+    monkeypatch.setattr(OnDemand, "outcome", recomputed)
+    for call in fated:
+        assert dict(pruned_runs(transcript, settings_, result, call)) == expected[call.number]
+
+
+def test_a_view_of_another_call_is_caught_by_the_reference():
+    """The comparison above has teeth: each call handed the view of the call before differs somewhere."""
+    transcript = parse_transcript(synthetic_openclaw_session(60, session_id="heavy", **HEAVY))
+    preset = "openclaw-2026.9.6"
+    profile = profile_from_document(dict(PRESETS_BY_KEY[preset].document), name=preset)
+    result = simulate(transcript, profile)
+    settings_ = profile.settings
+    assert isinstance(settings_, OpenClawSettings)
+    shifted = [result.resume[0], *result.resume[:-1]]
+    items = [
+        dataclasses.replace(item, changed=before.changed)
+        for item, before in zip(result.resume, shifted, strict=True)
+        if isinstance(item, CallInput) and isinstance(before, CallInput)
+    ]
+    assert len(items) == len(result.resume)
+    wrong = dataclasses.replace(result, resume=tuple(items))
+    differs = [
+        call.number
+        for call in result.calls
+        if call.fated
+        and dict(pruned_runs(transcript, settings_, wrong, call))
+        != _reference_contents(transcript, settings_, result, call)
+    ]
+    assert len(differs) > 10

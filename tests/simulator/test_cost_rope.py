@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +28,7 @@ from simulator.cost.cache import (
     extends,
     price_requests,
 )
-from simulator.cost.rope import Piece, SegmentRope, pieces_of, spliced
+from simulator.cost.rope import Piece, SegmentRope, pieces_of, spliced, spliced_each
 from tests.simulator.test_cost_shared_properties import PRICINGS, reference
 
 
@@ -241,3 +242,47 @@ def test_one_segment_read_backwards_from_its_start():
     flat = [Segment("a", 1)]
     assert SegmentRope([(flat, 0, 1)])[0:-2:-1] == (flat[0],)
     assert SegmentHistory(flat).prefix(1)[::-1] == (flat[0],)
+
+
+def _one_at_a_time(pieces: list[Piece], replacements: list[tuple[int, Segment]]) -> list[Piece]:
+    for position, item in replacements:
+        pieces = spliced(pieces, position, [item], 1)
+    return pieces
+
+
+@st.composite
+def replaced(draw: st.DrawFn) -> tuple[list[Piece], list[Segment], list[tuple[int, Segment]]]:
+    pieces, flat = draw(ropes())
+    positions = sorted(draw(st.sets(st.integers(min_value=0, max_value=max(0, len(flat) - 1)))))
+    return pieces, flat, [(p, Segment(f"new{p}", p % 5)) for p in positions if p < len(flat)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(replaced())
+def test_replacing_in_one_pass_is_splicing_one_at_a_time(drawn):
+    pieces, flat, replacements = drawn
+    expected = list(flat)
+    for position, item in replacements:
+        expected[position] = item
+    assert list(SegmentRope(spliced_each(pieces, replacements))) == expected
+    assert SegmentRope(spliced_each(pieces, replacements)) == SegmentRope(
+        _one_at_a_time(pieces, replacements)
+    )
+
+
+def test_a_pass_that_places_each_replacement_one_late_is_caught():
+    pieces: list[Piece] = [(SOURCES[0], 0, 4), (SOURCES[1], 2, 6)]
+    replacements = [(1, Segment("new1", 1)), (4, Segment("new4", 4))]
+
+    def late(pieces, replacements):
+        return spliced_each(pieces, [(p + 1, item) for p, item in replacements])
+
+    assert SegmentRope(late(pieces, replacements)) != SegmentRope(_one_at_a_time(pieces, replacements))
+    assert SegmentRope(spliced_each(pieces, replacements)) == SegmentRope(
+        _one_at_a_time(pieces, replacements)
+    )
+
+
+def test_a_replacement_past_the_end_is_refused():
+    with pytest.raises(IndexError):
+        spliced_each([(SOURCES[2], 0, 3)], [(3, Segment("new", 1))])
