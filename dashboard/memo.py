@@ -198,7 +198,7 @@ ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 3
 INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
 # A cold page of a long session reads its head and one chunk of the stored parts, not the whole parse.
 PAGE_HEADS: Memo[TranscriptKey, PageHead] = Memo("transcript page heads", 64)
-PAGE_CHUNKS: Memo[tuple[TranscriptKey, int], Chunk] = Memo("chunks of transcripts read for pages", 64)
+PAGE_CHUNKS: Memo[tuple[TranscriptKey, int], Chunk] = Memo("chunks of transcripts read for pages", 16)
 MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
 TRANSCRIPT_TOKENS: Memo[TranscriptKey, TranscriptTokens] = Memo("per-message costing facts", 16)
 REPLAY_RATES = ReplayRates()
