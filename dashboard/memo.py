@@ -196,9 +196,10 @@ TIMELINES: Memo[ReplayKey, Timeline] = Memo("timelines of replays", 32)
 REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
 ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
 INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
-# A cold page of a long session reads its head and one chunk of the stored parts, not the whole parse.
+# A cold page of a long session reads its head and one chunk of the stored parts, not the whole parse
+# (chunks are kept under their size and number).
 PAGE_HEADS: Memo[TranscriptKey, PageHead] = Memo("transcript page heads", 64)
-PAGE_CHUNKS: Memo[tuple[TranscriptKey, int], Chunk] = Memo("chunks of transcripts read for pages", 16)
+PAGE_CHUNKS: Memo[tuple[TranscriptKey, int, int], Chunk] = Memo("chunks of transcripts read for pages", 16)
 MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
 TRANSCRIPT_TOKENS: Memo[TranscriptKey, TranscriptTokens] = Memo("per-message costing facts", 16)
 REPLAY_RATES = ReplayRates()

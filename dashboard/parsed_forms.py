@@ -75,19 +75,20 @@ def _signature(version: str, blob: bytes) -> str:
     return salted_hmac(_SALT, version.encode() + b"\0" + blob, algorithm="sha256").hexdigest()
 
 
-def message_chunks(parsed: ParsedTranscript) -> tuple[bytes, ...]:
-    """The messages pickled :data:`CHUNK_MESSAGES` at a time, each chunk compressed on its own (as a
-    transcript of those messages alone, its format and nothing else)."""
+def message_chunks(parsed: ParsedTranscript, size: int | None = None) -> tuple[bytes, ...]:
+    """The messages pickled ``size`` (:data:`CHUNK_MESSAGES`) at a time, each chunk compressed on its own
+    (as a transcript of those messages alone, its format and nothing else)."""
+    size = size or CHUNK_MESSAGES
     compressor = zstandard.ZstdCompressor(level=1)
     messages = parsed.messages
     return tuple(
         compressor.compress(
             pickle.dumps(
-                ParsedTranscript(format=parsed.format, messages=messages[i : i + CHUNK_MESSAGES]),
+                ParsedTranscript(format=parsed.format, messages=messages[i : i + size]),
                 protocol=pickle.HIGHEST_PROTOCOL,
             )
         )
-        for i in range(0, len(messages), CHUNK_MESSAGES)
+        for i in range(0, len(messages), size)
     )
 
 

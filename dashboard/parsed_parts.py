@@ -102,7 +102,7 @@ class ChunkIndex:
 
 def chunk_indexes(index: TranscriptIndex, chunk_messages: int) -> list[ChunkIndex]:
     """``index`` cut into chunks of ``chunk_messages`` messages (one walk over each of its tables)."""
-    count = max(1, -(-index.message_count // chunk_messages)) if index.message_count else 0
+    count = -(-index.message_count // chunk_messages)
     calls: list[dict[tuple[int, str], int]] = [{} for _ in range(count)]
     for (i, call_id), target in index.result_of_call.items():
         calls[i // chunk_messages][(i % chunk_messages, call_id)] = target
@@ -114,9 +114,8 @@ def chunk_indexes(index: TranscriptIndex, chunk_messages: int) -> list[ChunkInde
         flags[i // chunk_messages][i % chunk_messages] = named
     spans: list[list[TurnSpan]] = [[] for _ in range(count)]
     for span in index.spans:
-        for k in range(
-            span.start // chunk_messages, (max(span.end, span.start + 1) - 1) // chunk_messages + 1
-        ):
+        last = min(max(span.end - 1, span.start) // chunk_messages, count - 1)  # an empty span: its start
+        for k in range(span.start // chunk_messages, last + 1):
             spans[k].append(span)
     return [
         ChunkIndex(

@@ -56,10 +56,11 @@ def page_head(*, transcript: Transcript) -> PageHead | None:
     return memo.PAGE_HEADS.put(key, head) if head is not None else None
 
 
-def _chunks(transcript: Transcript, wanted: range) -> list[Chunk] | None:
-    """Chunks ``wanted`` (kept, or read in one query), or None when any cannot be read."""
+def _chunks(transcript: Transcript, wanted: range, size: int) -> list[Chunk] | None:
+    """Chunks ``wanted`` of ``size`` messages (kept, or read in one query), or None when any cannot be
+    read."""
     key = transcript_key(transcript)
-    kept = {k: c for k in wanted if (c := memo.PAGE_CHUNKS.get((key, k))) is not None}
+    kept = {k: c for k in wanted if (c := memo.PAGE_CHUNKS.get((key, size, k))) is not None}
     missing = [k for k in wanted if k not in kept]
     if missing:
         numbers = [n for k in missing for n in (parsed_parts.messages_part(k), parsed_parts.index_part(k))]
@@ -71,7 +72,7 @@ def _chunks(transcript: Transcript, wanted: range) -> list[Chunk] | None:
             index = parsed_parts.unpacked(found[parsed_parts.index_part(k)], ChunkIndex)
             if messages is None or index is None:
                 return None
-            kept[k] = memo.PAGE_CHUNKS.put((key, k), Chunk(messages, index))
+            kept[k] = memo.PAGE_CHUNKS.put((key, size, k), Chunk(messages, index))
     return [kept[k] for k in wanted]
 
 
@@ -81,7 +82,7 @@ def window(*, transcript: Transcript, head: PageHead, start: int, end: int) -> W
     size = head.chunk_messages
     if not 0 <= start < end <= head.message_count:
         return None
-    chunks = _chunks(transcript, range(start // size, (end - 1) // size + 1))
+    chunks = _chunks(transcript, range(start // size, (end - 1) // size + 1), size)
     if chunks is None:
         return None
     return _joined(head, chunks)

@@ -178,7 +178,8 @@ def transcript_count_all(*, transcript_id: int) -> int:
 
 
 def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
-    """Store the parsed form of every transcript whose form is missing or was made by another parser.
+    """Store the parsed form of every transcript whose form is missing, was made by another parser or was
+    stored before its page parts were (``_current_forms``).
 
     Run after an upgrade (``make migrate`` does): until then, a stale form is ignored and the text
     parsed again on every cold read.
@@ -215,11 +216,12 @@ class _Encoded(NamedTuple):
 
 def _encoded(parsed: simulator.Transcript, index: simulator.TranscriptIndex, sha256: str) -> _Encoded:
     """The whole form and its page parts, the message chunks pickled and compressed once for both."""
-    chunks = parsed_forms.message_chunks(parsed)
+    size = parsed_forms.CHUNK_MESSAGES
+    chunks = parsed_forms.message_chunks(parsed, size)
     content = parsed_parts.content_of(sha256, parsed.format)
     return _Encoded(
         parsed_forms.encode(parsed, index, chunks),
-        parsed_parts.encode(index, chunks, parsed_forms.CHUNK_MESSAGES, content),
+        parsed_parts.encode(index, chunks, size, content),
     )
 
 
