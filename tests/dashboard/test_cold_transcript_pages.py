@@ -4,11 +4,14 @@ ignored and the page takes the general way, drawing the same page."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pickle
 import random
 import re
 
 import pytest
+import zstandard
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
@@ -232,10 +235,6 @@ def test_store_parsed_forms_adds_the_parts_of_a_form_stored_before_them(operator
 
 
 def test_a_whole_form_of_one_pickle_written_before_the_chunks_is_still_read(stored):
-    import pickle
-
-    import zstandard
-
     text = TranscriptSource.objects.get(transcript=stored).text
     parsed = parse_transcript(text)
     index = transcript_index(parsed)
@@ -323,3 +322,32 @@ def test_the_migration_adds_the_parts_table_and_removes_it_going_back():
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert "dashboard_transcriptparsepart" in connection.introspection.table_names()
+
+
+# The whole form put back together from its chunks against the parse it was made from.
+
+
+def _round_trip(seed: int, monkeypatch) -> None:
+    rng = random.Random(seed)
+    parsed = parse_transcript(_chat(rng.randint(1, 40), seed=seed))
+    index = transcript_index(parsed)
+    monkeypatch.setattr(parsed_forms, "CHUNK_MESSAGES", rng.randint(1, 60))
+    decoded = parsed_forms.decode(*parsed_forms.encode(parsed, index))
+    assert decoded == (parsed, index), seed
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_whole_form_read_back_from_its_chunks_is_the_parse(seed, monkeypatch):
+    _round_trip(seed, monkeypatch)
+
+
+def test_a_chunk_read_back_wrong_is_caught_by_the_round_trip(monkeypatch):
+    real = parsed_forms.decode_chunk
+
+    def first_message_lost(chunk):
+        part = real(chunk)
+        return dataclasses.replace(part, messages=part.messages[1:]) if part is not None else None
+
+    monkeypatch.setattr(parsed_forms, "decode_chunk", first_message_lost)
+    with pytest.raises(AssertionError):
+        _round_trip(0, monkeypatch)
