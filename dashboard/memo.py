@@ -1,6 +1,7 @@
 """The dashboard's one cache: derived values kept in this process, each under an explicit key.
 
-What is kept: parsed transcripts, their overviews and page indexes, replays, their costs, and per transcript
+What is kept: parsed transcripts, their overviews and page indexes, the page heads and chunks read for a
+cold page, replays, their costs, and per transcript
 the o200k count of each message (filled in as pages ask for them) — values that are expensive to derive
 and that depend only on their key. Every key is built from content
 (the transcript text's SHA-256 and format, the canonical profile document, the price edits), never from a
@@ -19,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, NamedTuple, Protocol, TypeVar
 
+from dashboard.parsed_parts import Chunk, PageHead
 from simulator import (
     Baseline,
     EstimateCheck,
@@ -194,6 +196,10 @@ TIMELINES: Memo[ReplayKey, Timeline] = Memo("timelines of replays", 32)
 REREADS: Memo[ReplayKey, tuple[Reread, ...]] = Memo("re-reads of replays", 32)
 ESTIMATES: Memo[ReplayKey, EstimateCheck] = Memo("estimate checks of replays", 32)
 INDEXES: Memo[TranscriptKey, TranscriptIndex] = Memo("transcript page indexes", 16)
+# A cold page of a long session reads its head and one chunk of the stored parts, not the whole parse
+# (chunks are kept under their size and number).
+PAGE_HEADS: Memo[TranscriptKey, PageHead] = Memo("transcript page heads", 64)
+PAGE_CHUNKS: Memo[tuple[TranscriptKey, int, int], Chunk] = Memo("chunks of transcripts read for pages", 16)
 MESSAGE_COUNTS: Memo[TranscriptKey, MessageCounts] = Memo("o200k counts of messages", 16)
 TRANSCRIPT_TOKENS: Memo[TranscriptKey, TranscriptTokens] = Memo("per-message costing facts", 16)
 REPLAY_RATES = ReplayRates()
@@ -210,6 +216,8 @@ STORES: tuple[_Clearable, ...] = (
     PARSED,
     OVERVIEWS,
     INDEXES,
+    PAGE_HEADS,
+    PAGE_CHUNKS,
     PREPARED,
     REPLAYS,
     COSTS,

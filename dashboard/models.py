@@ -88,6 +88,25 @@ class TranscriptParse(models.Model):
         return f"parsed form of transcript {self.transcript_id} (parser {self.parser_version[:8]})"
 
 
+class TranscriptParsePart(models.Model):
+    """A part of a transcript's parsed form that its page reads alone (``dashboard.parsed_parts``): the
+    page head, or one chunk's messages or page index. Derived, never edited; written with the form."""
+
+    transcript = models.ForeignKey(Transcript, on_delete=models.CASCADE, related_name="parsed_parts")
+    number = models.PositiveIntegerField()
+    parser_version = models.CharField(max_length=64)
+    signature = models.CharField(max_length=64)
+    blob = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["transcript", "number"], name="one_parsed_part_per_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"part {self.number} of transcript {self.transcript_id}'s parsed form"
+
+
 class TranscriptTokenCounts(models.Model):
     """Every message's o200k count and fingerprint, stored by the task worker after a long session's upload
     (``dashboard.stored_counts``): derived, never edited, ignored when the code that made them has changed.

@@ -15,13 +15,21 @@ they are) and Zstandard-compressed at level 1 (about 1/8 of the pickle for a cod
 rather than zlib: for a 100,000-message session's 78 MB pickle, level 1 writes 9.4 MB in 0.21 s and reads
 it back in 0.15 s, where zlib's fastest level wrote 12.7 MB in 0.56 s and read it in 0.34 s (a restart's
 first page reads it). Forms written with zlib before are still read.
+
+The messages are pickled in chunks of :data:`CHUNK_MESSAGES`, each compressed on its own, and the form holds
+those compressed chunks beside the rest of the transcript and the index: the same chunk bytes are stored as
+parts of their own (``dashboard.parsed_parts``), so the transcript page of a long session reads back only
+the chunk it draws, and nothing is pickled or compressed twice. Forms of one pickle (written before) are
+still read.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import pickle
 import zlib
+from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files
 from typing import NamedTuple
@@ -33,6 +41,10 @@ from simulator import Transcript as ParsedTranscript
 from simulator import TranscriptIndex, collector_paused
 
 _SALT = "trimscope.parsed-form"
+CHUNK_MESSAGES = 1_000
+"""Messages per compressed chunk: a page (100 messages) reads one chunk of about 0.1 MB, a few ms."""
+_CHUNKED = "chunked-1"
+"""The first item of a form made of chunks (a form of one pickle is a pair)."""
 
 
 class StoredForm(NamedTuple):
@@ -63,10 +75,34 @@ def _signature(version: str, blob: bytes) -> str:
     return salted_hmac(_SALT, version.encode() + b"\0" + blob, algorithm="sha256").hexdigest()
 
 
-def encode(parsed: ParsedTranscript, index: TranscriptIndex) -> tuple[bytes, str, str]:
-    """The form to store: ``(blob, parser version, signature)``."""
+def message_chunks(parsed: ParsedTranscript, size: int | None = None) -> tuple[bytes, ...]:
+    """The messages pickled ``size`` (:data:`CHUNK_MESSAGES`) at a time, each chunk compressed on its own
+    (as a transcript of those messages alone, its format and nothing else)."""
+    size = size or CHUNK_MESSAGES
+    compressor = zstandard.ZstdCompressor(level=1)
+    messages = parsed.messages
+    return tuple(
+        compressor.compress(
+            pickle.dumps(
+                ParsedTranscript(format=parsed.format, messages=messages[i : i + size]),
+                protocol=pickle.HIGHEST_PROTOCOL,
+            )
+        )
+        for i in range(0, len(messages), size)
+    )
+
+
+def encode(
+    parsed: ParsedTranscript, index: TranscriptIndex, chunks: Sequence[bytes] | None = None
+) -> tuple[bytes, str, str]:
+    """The form to store: ``(blob, parser version, signature)``; ``chunks`` are
+    ``message_chunks(parsed)`` when the caller made them already (to store them as parts too)."""
+    if chunks is None:
+        chunks = message_chunks(parsed)
+    rest = dataclasses.replace(parsed, messages=())
+    # The chunks are compressed already: the outer frame stores them as they are, at memory speed.
     blob = zstandard.ZstdCompressor(level=1).compress(
-        pickle.dumps((parsed, index), protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dumps((_CHUNKED, rest, index, tuple(chunks)), protocol=pickle.HIGHEST_PROTOCOL)
     )
     version = parser_version()
     return blob, version, _signature(version, blob)
@@ -79,11 +115,31 @@ def decode(blob: bytes | memoryview, version: str, signature: str) -> StoredForm
         return None
     with collector_paused():
         stored = pickle.loads(_decompress(blob))
+        if isinstance(stored, tuple) and len(stored) == 4 and stored[0] == _CHUNKED:
+            stored = _joined(stored[1], stored[2], stored[3])
     if not (isinstance(stored, tuple) and len(stored) == 2):
         return None
     parsed, index = stored
     ok = isinstance(parsed, ParsedTranscript) and isinstance(index, TranscriptIndex)
     return StoredForm(parsed, index) if ok else None
+
+
+def _joined(rest: object, index: object, chunks: tuple[bytes, ...]) -> tuple[object, object] | None:
+    """The transcript put back together from its chunks (the caller checked the signature)."""
+    if not isinstance(rest, ParsedTranscript):
+        return None
+    parts = [decode_chunk(chunk) for chunk in chunks]
+    read = [part for part in parts if part is not None]
+    if len(read) != len(parts):
+        return None
+    return dataclasses.replace(rest, messages=tuple(m for part in read for m in part.messages)), index
+
+
+def decode_chunk(chunk: bytes) -> ParsedTranscript | None:
+    """One chunk of messages, from signed bytes only (the form's or its part's signature was checked)."""
+    with collector_paused():
+        part = pickle.loads(zstandard.ZstdDecompressor().decompress(chunk))
+    return part if isinstance(part, ParsedTranscript) else None
 
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"

@@ -13,8 +13,11 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dashboard import memo, stored_counts
+from dashboard import memo, parsed_forms, stored_counts
 from dashboard.models import Transcript, TranscriptTokenCounts
+from dashboard.parsed_parts import PageHead
+from dashboard.selectors import transcript_parts
+from dashboard.selectors.transcript_parts import transcript_message_count
 from dashboard.selectors.transcripts import transcript_key, transcript_parsed
 from simulator import (
     RUNTIMES,
@@ -85,7 +88,8 @@ class ReplayEstimate:
 
 @dataclass(frozen=True, slots=True)
 class TranscriptPage:
-    index: TranscriptIndex
+    index: PageHead
+    """What the header shows of the whole transcript."""
     number: int
     pages: int
     start: int
@@ -138,7 +142,7 @@ def message_counts(*, transcript: Transcript) -> memo.MessageCounts:
     """The transcript's kept o200k counts (a count is None until some page or call asks for it)."""
     return memo.MESSAGE_COUNTS.get_or_compute(
         transcript_key(transcript),
-        lambda: memo.MessageCounts(len(transcript_parsed(transcript=transcript).messages)),
+        lambda: memo.MessageCounts(transcript_message_count(transcript=transcript)),
     )
 
 
@@ -157,14 +161,31 @@ def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int
         stored = transcript_stored_tokens(transcript=transcript)
         if stored is not None:
             counts.fill_all(stored.tokens)
-    messages = transcript_parsed(transcript=transcript).messages
-    out: dict[int, int] = {}
-    for i in wanted:
-        known = counts.get(i)
-        if known is None:
-            known = counts.fill(i, tiktoken_count(message_token_text(messages[i])))
-        out[i] = known
-    return out
+    uncounted = [i for i in wanted if counts.get(i) is None]
+    if uncounted:
+        held, offset = _messages_at(transcript, min(uncounted), max(uncounted) + 1)
+        for i in uncounted:
+            if counts.get(i) is None:  # a message listed twice is counted once
+                counts.fill(i, tiktoken_count(message_token_text(held.messages[i - offset])))
+    return {i: counts.get(i) or 0 for i in wanted}  # every wanted index is counted by now
+
+
+PART_CHUNKS_READ = 4
+"""At most this many chunks of stored parts are read for counts asked of a transcript whose parse is not
+kept (a page's counts: one chunk); a wider request reads the whole parse."""
+
+
+def _messages_at(transcript: Transcript, start: int, end: int) -> tuple[ParsedTranscript, int]:
+    """A transcript holding messages ``[start, end)`` and the index of its first message: the kept parse,
+    else the stored chunks holding them (a page's counts after a restart), else the whole parse."""
+    if memo.PARSED.get(transcript_key(transcript)) is None:
+        head = transcript_parts.page_head(transcript=transcript)
+        size = head.chunk_messages if head is not None else 1
+        if head is not None and (end - 1) // size - start // size < PART_CHUNKS_READ:
+            found = transcript_parts.window(transcript=transcript, head=head, start=start, end=end)
+            if found is not None:
+                return found.messages, found.offset
+    return transcript_parsed(transcript=transcript), 0
 
 
 def transcript_stored_tokens(*, transcript: Transcript) -> TranscriptTokens | None:
@@ -181,8 +202,7 @@ def transcript_stored_tokens(*, transcript: Transcript) -> TranscriptTokens | No
     )
     if row is None:
         return None
-    messages = len(transcript_parsed(transcript=transcript).messages)
-    return stored_counts.decode(*row, messages)
+    return stored_counts.decode(*row, transcript_message_count(transcript=transcript))
 
 
 def transcript_tokens(*, transcript: Transcript) -> TranscriptTokens:
@@ -231,13 +251,53 @@ def page_count(messages: int, per_page: int = MESSAGES_PER_PAGE) -> int:
 def transcript_page(
     *, transcript: Transcript, page: int | None, per_page: int = MESSAGES_PER_PAGE
 ) -> TranscriptPage:
-    """Page ``page`` (1-based; out of range is clamped, so a stale link still shows something)."""
+    """Page ``page`` (1-based; out of range is clamped, so a stale link still shows something).
+
+    When the parse is not kept (after a restart, in another server process) the page reads its head and
+    the chunk it draws from the stored parts, not the whole form; the general way (the kept or whole
+    parse and its page index) is taken otherwise, and whenever a part cannot be read."""
+    if memo.PARSED.get(transcript_key(transcript)) is None:
+        cold = _page_from_parts(transcript, page, per_page)
+        if cold is not None:
+            return cold
     index = transcript_page_index(transcript=transcript)
-    pages = page_count(index.message_count, per_page)
-    number = min(max(page or 1, 1), pages)
-    start, end = (number - 1) * per_page, min(number * per_page, index.message_count)
+    number, pages, start, end = _range(index.message_count, page, per_page)
     counts = message_counts(transcript=transcript)
     rows = transcript_message_rows(transcript_parsed(transcript=transcript), index, start, end, counts.get)
+    head = PageHead.of(index, parsed_forms.CHUNK_MESSAGES)
+    return _page(head, number, pages, start, end, rows, index.spans, counts)
+
+
+def _page_from_parts(transcript: Transcript, page: int | None, per_page: int) -> TranscriptPage | None:
+    head = transcript_parts.page_head(transcript=transcript)
+    if head is None:
+        return None
+    number, pages, start, end = _range(head.message_count, page, per_page)
+    found = transcript_parts.window(transcript=transcript, head=head, start=start, end=end)
+    if found is None:
+        return None
+    counts = message_counts(transcript=transcript)
+    rows = transcript_parts.window_rows(found, start, end, counts.get)
+    return _page(head, number, pages, start, end, rows, found.spans, counts)
+
+
+def _range(messages: int, page: int | None, per_page: int) -> tuple[int, int, int, int]:
+    """The page's number (clamped), the page count and its messages ``[start, end)``."""
+    pages = page_count(messages, per_page)
+    number = min(max(page or 1, 1), pages)
+    return number, pages, (number - 1) * per_page, min(number * per_page, messages)
+
+
+def _page(
+    head: PageHead,
+    number: int,
+    pages: int,
+    start: int,
+    end: int,
+    rows: tuple[MessageRow, ...],
+    spans: tuple[TurnSpan, ...],
+    counts: memo.MessageCounts,
+) -> TranscriptPage:
     blocks = tuple(
         PageBlock(
             span,
@@ -245,10 +305,10 @@ def transcript_page(
             span.start < start,
             span.end > end,
         )
-        for span in _spans_between(index.spans, start, end)
+        for span in _spans_between(spans, start, end)
     )
     return TranscriptPage(
-        index=index,
+        index=head,
         number=number,
         pages=pages,
         start=start,
@@ -256,7 +316,7 @@ def transcript_page(
         blocks=blocks,
         uncounted=tuple(r.index for r in rows if r.tokenizer_tokens is None),
         o200k_total=_total(counts),
-        estimates=replay_estimates(messages=index.message_count),
+        estimates=replay_estimates(messages=head.message_count),
     )
 
 

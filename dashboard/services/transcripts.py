@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.urls import reverse
 
 import simulator
-from dashboard import parsed_forms, stored_counts
+from dashboard import parsed_forms, parsed_parts, stored_counts
 from dashboard.errors import ApplicationError
-from dashboard.models import Transcript, TranscriptParse, TranscriptSource, TranscriptTokenCounts
+from dashboard.models import (
+    Transcript,
+    TranscriptParse,
+    TranscriptParsePart,
+    TranscriptSource,
+    TranscriptTokenCounts,
+)
 from dashboard.selectors.transcript_pages import transcript_stored_tokens, transcript_upload_index
 from dashboard.selectors.transcripts import (
     text_sha256,
@@ -98,16 +107,13 @@ def transcript_import(
     # A long session's parsed form is pickled and stored by the task worker after the upload, with its
     # counts (a third of a 100,000-message upload's time); until then a cold read parses the text again.
     later = summary.message_count >= settings.TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES
-    form = None if later else parsed_forms.encode(parsed, summary)
+    form = None if later else _encoded(parsed, summary, sha256)
     try:
         with transaction.atomic():
             row.save()
             TranscriptSource.objects.create(transcript=row, text=text)
             if form is not None:
-                blob, version, signature = form
-                TranscriptParse.objects.create(
-                    transcript=row, parser_version=version, signature=signature, blob=blob
-                )
+                _write_form(row, form, new=True)
     except IntegrityError:
         # Another upload of the same text committed between the check and the insert.
         existing = _stored_with(sha256)
@@ -136,10 +142,7 @@ def transcript_form_store(*, transcript_id: int) -> bool:
     """Store a transcript's parsed form when it has none made by this parser: what the task worker does
     after a long session's upload, which leaves it (``transcript_import``). Whether it stored one."""
     transcript = Transcript.objects.filter(pk=transcript_id).first()
-    current = TranscriptParse.objects.filter(
-        transcript_id=transcript_id, parser_version=parsed_forms.parser_version()
-    )
-    if transcript is None or current.exists():
+    if transcript is None or _current_forms().filter(pk=transcript_id).exists():
         return False
     try:
         parsed = parse_transcript(transcript_text(transcript=transcript), format=transcript.format)
@@ -175,7 +178,8 @@ def transcript_count_all(*, transcript_id: int) -> int:
 
 
 def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
-    """Store the parsed form of every transcript whose form is missing or was made by another parser.
+    """Store the parsed form of every transcript whose form is missing, was made by another parser or was
+    stored before its page parts were (``_current_forms``).
 
     Run after an upgrade (``make migrate`` does): until then, a stale form is ignored and the text
     parsed again on every cold read.
@@ -183,8 +187,7 @@ def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
     Returns:
         How many forms were stored, and the transcripts whose text this parser refuses, with why.
     """
-    version = parsed_forms.parser_version()
-    stale = Transcript.objects.exclude(parsed_form__parser_version=version).order_by("pk")
+    stale = Transcript.objects.exclude(pk__in=_current_forms().values("pk")).order_by("pk")
     stored, refused = 0, []
     for row in stale.select_related("source").iterator(chunk_size=20):
         try:
@@ -197,12 +200,56 @@ def transcript_parsed_forms_store() -> tuple[int, list[tuple[Transcript, str]]]:
     return stored, refused
 
 
-def _store_form(transcript: Transcript, parsed: simulator.Transcript) -> None:
-    """Store (or replace) ``transcript``'s parsed form and page index."""
-    blob, version, signature = parsed_forms.encode(parsed, transcript_index(parsed))
-    TranscriptParse.objects.update_or_create(
-        transcript=transcript, defaults={"parser_version": version, "signature": signature, "blob": blob}
+def _current_forms() -> QuerySet[Transcript]:
+    """Transcripts whose parsed form and page parts were made by this parser (a form stored before the
+    parts were is made again: its page would read the whole form)."""
+    version = parsed_forms.parser_version()
+    return Transcript.objects.filter(parsed_form__parser_version=version).filter(
+        parsed_parts__number=parsed_parts.HEAD, parsed_parts__parser_version=version
     )
+
+
+class _Encoded(NamedTuple):
+    form: tuple[bytes, str, str]
+    parts: list[parsed_parts.Part]
+
+
+def _encoded(parsed: simulator.Transcript, index: simulator.TranscriptIndex, sha256: str) -> _Encoded:
+    """The whole form and its page parts, the message chunks pickled and compressed once for both."""
+    size = parsed_forms.CHUNK_MESSAGES
+    chunks = parsed_forms.message_chunks(parsed, size)
+    content = parsed_parts.content_of(sha256, parsed.format)
+    return _Encoded(
+        parsed_forms.encode(parsed, index, chunks),
+        parsed_parts.encode(index, chunks, size, content),
+    )
+
+
+def _write_form(transcript: Transcript, encoded: _Encoded, *, new: bool = False) -> None:
+    """Store (or replace) the form and its parts, all or none (the caller's transaction)."""
+    blob, version, signature = encoded.form
+    if new:
+        TranscriptParse.objects.create(
+            transcript=transcript, parser_version=version, signature=signature, blob=blob
+        )
+    else:
+        TranscriptParse.objects.update_or_create(
+            transcript=transcript, defaults={"parser_version": version, "signature": signature, "blob": blob}
+        )
+        TranscriptParsePart.objects.filter(transcript=transcript).delete()
+    TranscriptParsePart.objects.bulk_create(
+        TranscriptParsePart(
+            transcript=transcript, number=p.number, parser_version=version, signature=p.signature, blob=p.blob
+        )
+        for p in encoded.parts
+    )
+
+
+def _store_form(transcript: Transcript, parsed: simulator.Transcript) -> None:
+    """Store (or replace) ``transcript``'s parsed form, page index and page parts in one transaction."""
+    encoded = _encoded(parsed, transcript_index(parsed), transcript.sha256)
+    with transaction.atomic():
+        _write_form(transcript, encoded)
 
 
 def transcript_delete(*, transcript: Transcript) -> None:

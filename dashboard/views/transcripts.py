@@ -8,14 +8,14 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import forms, selectors, services
-from dashboard.models import Transcript
+from dashboard.models import Transcript, TranscriptSource
 from dashboard.views.common import HtmxHttpRequest
 from simulator import FORMATS, SimulatorError, TranscriptParseError
 
@@ -117,7 +117,10 @@ def transcript_detail(request: HtmxHttpRequest, transcript_id: int) -> HttpRespo
         return render(
             request, "dashboard/transcript-detail.html#trace-panel", {"transcript": transcript, **trace}
         )
-    page = selectors.transcript_page(transcript=transcript, page=_int(request.GET.get("page")))
+    try:
+        page = selectors.transcript_page(transcript=transcript, page=_int(request.GET.get("page")))
+    except TranscriptSource.DoesNotExist:  # deleted while the page was read: its parts and text are gone
+        raise Http404(f"no transcript with id {transcript_id}") from None
     return render(
         request,
         "dashboard/transcript-detail.html",
@@ -141,7 +144,10 @@ def transcript_counts(request: HtmxHttpRequest, transcript_id: int) -> HttpRespo
         return HttpResponseBadRequest(
             f"at most {MAX_COUNTED_RANGE} messages per request (asked for {end - start})"
         )
-    counts = selectors.message_o200k(transcript=transcript, indices=range(start, end))
+    try:
+        counts = selectors.message_o200k(transcript=transcript, indices=range(start, end))
+    except TranscriptSource.DoesNotExist:  # deleted since the page was drawn
+        raise Http404(f"no transcript with id {transcript_id}") from None
     return render(request, "dashboard/transcript-detail.html#o200k-counts", {"counts": counts.items()})
 
 
