@@ -54,7 +54,7 @@ from simulator.cost.cache import (
 from simulator.cost.rope import Piece, SegmentRope, spliced, spliced_each
 from simulator.estimates import message_token_text, tiktoken_count
 from simulator.replay.model import CallRecord, IndexSlice, SimulationResult
-from simulator.replay.sent_runs import SentRun, SentRuns
+from simulator.replay.sent_runs import SentLayer, SentRun, SentRuns
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
 from simulator.transcript import ImagePart, Message, Transcript
 from simulator.transcript import Role as MessageRole
@@ -278,13 +278,14 @@ class _AsSent:
     far as sent: a call sends slices of it, not a message at a time.
     """
 
-    __slots__ = ("_as_sent", "_fated", "_kept", "native")
+    __slots__ = ("_as_sent", "_fated", "_kept", "_layers", "native")
 
     def __init__(self, native: list[Segment]) -> None:
         self.native = native
         self._as_sent: dict[tuple[str, Role], Segment] = {}
         self._fated: dict[tuple[str, int], Segment] = {}
-        self._kept: dict[tuple[Hashable, int], _Kept] = {}
+        self._kept: dict[tuple[Hashable, int, int], _Kept] = {}
+        self._layers: dict[tuple[tuple[Hashable, int], ...], _Layered] = {}
 
     def edited(self, text: str, index: int) -> Segment:
         role = self.native[index].role
@@ -334,11 +335,17 @@ class _AsSent:
         """What :meth:`marked` gives, as slices of the natives and of the kept runs (a rope: nothing is
         copied); ``None`` when the changes are not runs that this can place without doubt (the caller then
         builds the call message by message)."""
-        plan = self._plan(call, edited)
+        layers = edited.layers if isinstance(edited, SentRuns) else ()
+        base = self._layered(layers) if layers else None
+        if layers and base is None:
+            return None
+        plan = self._plan(call, edited, base)
         if plan is None:
             return None
         runs, singles = plan
         native = self.native
+        # Between the runs: the layered copy below its frontier (where it is final), the natives above it.
+        under, frontier = base if base is not None else (native, 0)
         pieces: list[Piece] = [(leading, 0, len(leading))]
         offsets: list[tuple[int, int, int]] = []
         length = len(leading)
@@ -350,14 +357,21 @@ class _AsSent:
                 lo, hi = max(first, position), min(last + 1, end)
                 if lo < hi:
                     # Every index of the run up to ``last`` is as sent and stays so: the slice is fixed.
-                    pieces += [(native, position, lo), (kept, lo, hi)]
+                    pieces += _between(under, frontier, native, position, lo)
+                    pieces.append((kept, lo, hi))
                     position = hi
-            pieces.append((native, position, end))
+            pieces += _between(under, frontier, native, position, end)
+        tail = (
+            _layer_tail(edited, frontier, under) if base is not None and isinstance(edited, SentRuns) else {}
+        )
         replacements: list[tuple[int, Segment]] = []
-        for index, (fate, text) in singles.items():
+        for index in singles.keys() | tail.keys():
             for start, end, offset in offsets:
                 if start <= index < end:
-                    segment = self.edited(text, index) if fate is None else self.fated(fate, index)
+                    segment = tail.get(index)
+                    if segment is None:  # a single (a layer's newest messages win over a fate only)
+                        fate, text = singles[index]
+                        segment = self.edited(text, index) if fate is None else self.fated(fate, index)
                     replacements.append((offset + index - start, segment))
                     break
         replacements.sort(key=_FIRST)
@@ -367,22 +381,28 @@ class _AsSent:
             )
         return SegmentRope(spliced_each(pieces, replacements))
 
-    def _plan(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
+    def _plan(
+        self, call: CallRecord, edited: Mapping[int, tuple[int, str]], base: _Base | None = None
+    ) -> _Plan | None:
         """The call's runs (first and last native index, the kept segments), ascending and apart, and its
-        single changes (a fate, or ``None`` and the text as sent); ``None`` when that shape does not hold."""
+        single changes (a fate, or ``None`` and the text as sent); ``None`` when that shape does not hold.
+        With ``base`` (the layers' copy and its frontier) the runs are kept over it, not over the natives."""
         if not edited and not (isinstance(edited, SentRuns) and edited.runs):
             few = _few_fates(call)
             if few is not None:
                 return [], few
-        return self._planned(call, edited)
+        return self._planned(call, edited, base)
 
-    def _planned(self, call: CallRecord, edited: Mapping[int, tuple[int, str]]) -> _Plan | None:
+    def _planned(
+        self, call: CallRecord, edited: Mapping[int, tuple[int, str]], base: _Base | None = None
+    ) -> _Plan | None:
         """:meth:`_plan` for any call (the reference its shortcut is tested against)."""
         edited_runs = edited.runs if isinstance(edited, SentRuns) else ()
+        layers = edited.layers if isinstance(edited, SentRuns) else ()
         edited_singles = edited.singles if isinstance(edited, SentRuns) else edited
         runs: list[tuple[int, int, list[Segment]]] = []
         for run in edited_runs:
-            kept = self._kept_run(("as-sent", run.key), run.indices, partial(self._run_edited, run))
+            kept = self._kept_run(("as-sent", run.key), run.indices, partial(self._run_edited, run), base)
             if kept is None:
                 return None
             if run.indices:
@@ -391,8 +411,10 @@ class _AsSent:
         fate_singles: dict[int, str] = {}
         for group in call.fated:
             indices, fate = group.indices, group.fate.value
-            if not indices or _covered(indices, edited_runs, edited_singles):
+            if not indices or _covered(indices, edited_runs, edited_singles) or _layered_by(indices, layers):
                 continue
+            if layers and len(indices) > _FEW_MARKS:
+                return None  # a fate over a layer's messages: the layer's text wins, not a slice away
             if isinstance(indices, IndexSlice) and len(indices) > _FEW_MARKS:
                 kept = self._kept_run(("fate", fate), indices, partial(self.fated, fate))
                 if kept is None:
@@ -406,7 +428,11 @@ class _AsSent:
             return None  # runs that overlap: which one a message is sent as is not a slice away
         singles: dict[int, tuple[str | None, str]] = {}
         for index, fate in fate_singles.items():
-            if index in edited_singles or any(index in run.indices for run in edited_runs):
+            if (
+                index in edited_singles
+                or any(index in run.indices for run in edited_runs)
+                or _in_layer(index, layers)
+            ):
                 continue  # what the caller spelled out wins over a fate
             if any(first <= index <= last for first, last in fate_runs):
                 return None  # two fates for one message: the later group's wins, not the later layer's
@@ -419,7 +445,11 @@ class _AsSent:
         return self.edited(run.content(index)[1], index)
 
     def _kept_run(
-        self, key: Hashable, indices: IndexSlice, segment_of: Callable[[int], Segment]
+        self,
+        key: Hashable,
+        indices: IndexSlice,
+        segment_of: Callable[[int], Segment],
+        base: _Base | None = None,
     ) -> list[Segment] | None:
         """The native segments with each index of ``indices``' list up to its window's end as sent.
 
@@ -427,10 +457,12 @@ class _AsSent:
         slice there is the call's. ``None`` when the list does not ascend within the natives.
         """
         source = indices.source
-        entry = self._kept.get((key, id(source)))
-        if entry is None or entry.source is not source:
-            # The entry holds the list, so its id is not reused while kept.
-            entry = self._kept[(key, id(source))] = _Kept(source, list(self.native))
+        under, frontier = base if base is not None else (self.native, len(self.native))
+        entry = self._kept.get((key, id(source), id(under)))
+        if entry is None or entry.source is not source or entry.base is not under:
+            # The entry holds both lists, so their ids are not reused while kept.
+            entry = _Kept(source, list(self.native), under)
+            self._kept[(key, id(source), id(under))] = entry
         segments, stop = entry.segments, indices.stop
         if stop > len(source):
             return None
@@ -438,9 +470,60 @@ class _AsSent:
             index = source[entry.filled]
             if index >= len(segments) or (entry.filled and index <= source[entry.filled - 1]):
                 return None
+            if base is not None:
+                if index >= frontier:
+                    return None  # the layers may still change what lies before it
+                # What lies between the run's messages is the layers' (final below their frontier).
+                segments[entry.copied : index] = under[entry.copied : index]
+                entry.copied = index + 1
             segments[index] = segment_of(index)
             entry.filled += 1
         return segments
+
+    def _layered(self, layers: Sequence[SentLayer]) -> _Base | None:
+        """The natives with every layer's window as sent, one list kept for every call of the same layers,
+        and its frontier: the lowest index a layer may still change, below which the list is this call's
+        and every later one's. ``None`` when a window is not a prefix of an ascending list of the natives."""
+        key = tuple((layer.key, id(layer.indices.source)) for layer in layers)
+        sources = tuple(layer.indices.source for layer in layers)
+        entry = self._layers.get(key)
+        frontier = None
+        if entry is not None and all(a is b for a, b in zip(entry.sources, sources, strict=True)):
+            frontier = self._fill(entry, layers)
+        if frontier is None:
+            # New layers, or a change below what calls before were handed: a copy of its own from here on
+            # (the pieces handed out keep the old one).
+            entry = _Layered(sources, list(self.native), [0] * len(layers))
+            frontier = self._fill(entry, layers)
+            if frontier is None:
+                return None
+            self._layers[key] = entry
+        assert entry is not None
+        entry.handed = max(entry.handed, frontier)
+        return entry.segments, frontier
+
+    def _fill(self, entry: _Layered, layers: Sequence[SentLayer]) -> int | None:
+        """Every layer's new indices written as sent; the frontier, or ``None`` when a write would fall
+        below what was handed out or a window is not a growing prefix."""
+        segments = entry.segments
+        frontier = len(segments)
+        for k, layer in enumerate(layers):
+            window = layer.indices
+            source, stop = window.source, window.stop
+            if window.start != 0 or stop < entry.filled[k] or stop > len(source):
+                return None
+            for j in range(entry.filled[k], stop):
+                index = source[j]
+                if index < entry.handed or index >= len(segments) or (j and index <= source[j - 1]):
+                    return None
+                if any(index in earlier.indices for earlier in layers[:k]):
+                    continue  # an earlier layer tells it (and wins, as in ``SentRuns``)
+                segments[index] = self.edited(layer.content(index)[1], index)
+            entry.filled[k] = stop
+            # The next index this list can change: its next item, else (a list still growing) past its last.
+            following = source[stop] if stop < len(source) else (source[-1] + 1 if source else 0)
+            frontier = min(frontier, following)
+        return frontier
 
 
 _Plan = tuple[list[tuple[int, int, list[Segment]]], dict[int, tuple[str | None, str]]]
@@ -449,12 +532,74 @@ _FEW_MARKS = 8
 _FIRST = itemgetter(0)
 
 
+_Base = tuple[list[Segment], int]
+"""The layers' copy of the natives and its frontier (:meth:`_AsSent._layered`)."""
+
+
 @dataclass(slots=True)
 class _Kept:
     source: Sequence[int]
     segments: list[Segment]
+    base: Sequence[Segment]
+    """What lies between the run's messages: the natives, or the layers' copy."""
     filled: int = 0
     """How many of ``source``'s indices are as sent in ``segments``."""
+    copied: int = 0
+    """Up to where ``segments`` holds the layers' copy (with a layers' base)."""
+
+
+@dataclass(slots=True)
+class _Layered:
+    """The natives with every layer's window so far as sent: one list shared by the calls' pieces."""
+
+    sources: tuple[Sequence[int], ...]
+    segments: list[Segment]
+    filled: list[int]
+    """Per layer, how many of its list's indices are as sent in ``segments``."""
+    handed: int = 0
+    """Positions below this are in pieces handed out, so never written again."""
+
+
+def _layered_by(indices: Sequence[int], layers: Sequence[SentLayer]) -> bool:
+    """Whether ``indices`` are a layer's window (the record's fate of the messages a layer tells)."""
+    source = getattr(indices, "source", None)
+    if source is None:
+        return False
+    start, stop = getattr(indices, "start", None), getattr(indices, "stop", None)
+    return any(
+        layer.indices.source is source and (layer.indices.start, layer.indices.stop) == (start, stop)
+        for layer in layers
+    )
+
+
+def _between(under: list[Segment], frontier: int, native: list[Segment], lo: int, hi: int) -> list[Piece]:
+    """``natives[lo:hi]`` as sent between runs: the layers' copy below its frontier, the natives above it."""
+    if lo >= hi:
+        return []
+    if frontier <= lo:
+        return [(native, lo, hi)]
+    if frontier >= hi:
+        return [(under, lo, hi)]
+    return [(under, lo, frontier), (native, frontier, hi)]
+
+
+def _in_layer(index: int, layers: Sequence[SentLayer]) -> bool:
+    return any(index in layer.indices for layer in layers)
+
+
+def _layer_tail(edited: SentRuns, frontier: int, under: list[Segment]) -> dict[int, Segment]:
+    """The layers' messages at or past the frontier (a few: the newest), each as sent, but where a single
+    or a run tells the message (they win over a layer)."""
+    out: dict[int, Segment] = {}
+    for layer in edited.layers:
+        window = layer.indices
+        source = window.source
+        for j in range(bisect_left(source, frontier, 0, window.stop), window.stop):
+            index = source[j]
+            if index in edited.singles or any(index in run.indices for run in edited.runs):
+                continue
+            out.setdefault(index, under[index])
+    return out
 
 
 def _covered(indices: Sequence[int], runs: Sequence[SentRun], singles: Mapping[int, tuple[int, str]]) -> bool:

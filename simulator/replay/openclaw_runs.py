@@ -7,17 +7,22 @@ and a few more, and each is sent as the same cleared result at every call that c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from simulator.replay.model import CallRecord, IndexSlice, SimulationResult
+from simulator.replay.model import CallRecord, Fate, IndexSlice, SimulationResult
 from simulator.replay.openclaw import CallInput, pruned_contents
 from simulator.replay.openclaw_transforms import sent_parts
-from simulator.replay.sent_runs import Content, SentRun, SentRuns
+from simulator.replay.openclaw_views import ChangedView, SliceView
+from simulator.replay.sent_runs import Content, SentLayer, SentRun, SentRuns
+from simulator.runtimes.openclaw.messages import AgentMessage
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.transcript import Transcript
 
 HARD_CLEARED = "openclaw:hard-cleared"
 """The key of a hard-cleared run, beside its placeholder: a cleared result is a function of both alone."""
+LAYER = "openclaw:layer"
+"""The key of a layer, beside its name: a cleaned message or a stripped assistant is a function of its
+native index alone."""
 
 
 def pruned_runs(
@@ -35,19 +40,51 @@ def pruned_runs(
     changed = item.changed if item.changed is not None else on_demand.outcome(item).changed
     parts = sent_parts(changed)
     if parts is None:
+        if isinstance(changed, ChangedView):
+            return _stripped_as_layer(changed, call, as_sent)
         return {i: as_sent(m) for i, m in changed.items()}
-    small, cleared, message, placeholder = parts
+    small, cleared, message, placeholder, told = parts
     singles = {i: as_sent(m) for i, m in small.items()}
+    layers = tuple(SentLayer((LAYER, name), window, _as_sent_of(of, as_sent)) for name, window, of in told)
     if not cleared:
-        return singles
+        return SentRuns(singles, (), layers) if layers else singles
     if not isinstance(cleared, IndexSlice):
         # Not a window of a growing list: no promise to keep per index, so every message is told.
-        return {**{i: as_sent(message(i)) for i in cleared}, **singles}
+        singles = {**{i: as_sent(message(i)) for i in cleared}, **singles}
+        return SentRuns(singles, (), layers) if layers else singles
+    run = SentRun((HARD_CLEARED, placeholder), cleared, _as_sent_of(message, as_sent))
+    return SentRuns(singles, (run,), layers)
 
+
+def _as_sent_of(
+    message: Callable[[int], AgentMessage], as_sent: Callable[[AgentMessage], Content]
+) -> Callable[[int], Content]:
     def content(index: int) -> Content:
         return as_sent(message(index))
 
-    return SentRuns(singles, (SentRun((HARD_CLEARED, placeholder), cleared, content),))
+    return content
+
+
+def _stripped_as_layer(
+    changed: ChangedView, call: CallRecord, as_sent: Callable[[AgentMessage], Content]
+) -> Mapping[int, Content]:
+    """2026.9.6's view with its stripped assistants as a layer (the record's window of the assistants with
+    thinking, from the first: every later call strips at least those), the other changes one by one; every
+    change one by one when the record has no such window or the view holds other changes than these."""
+    windows = [
+        group.indices
+        for group in call.fated
+        if group.fate is Fate.THINKING_DROPPED and isinstance(group.indices, SliceView | IndexSlice)
+    ]
+    if len(windows) != 1 or windows[0].start != 0:
+        return {i: as_sent(m) for i, m in changed.items()}
+    singles = {i: as_sent(m) for i, m in changed.stored_changes()}
+    stripped = IndexSlice(windows[0].source, 0, windows[0].stop)
+    if len(singles) + len(stripped) != len(changed) or any(i in stripped for i in singles):
+        return {i: as_sent(m) for i, m in changed.items()}
+    return SentRuns(
+        singles, (), (SentLayer((LAYER, "stripped"), stripped, _as_sent_of(changed.__getitem__, as_sent)),)
+    )
 
 
 __all__ = ["HARD_CLEARED", "pruned_runs"]

@@ -35,10 +35,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate, chain, islice
 from typing import Protocol
 
-from simulator.replay.model import slot_builder
+from simulator.replay.model import IndexSlice, slot_builder
 from simulator.replay.openclaw_cleanup_2026_7 import (
     CleanedIndexes,
     HistoryCleanup,
@@ -555,26 +556,51 @@ class _SentView(Mapping[int, AgentMessage]):
         )
 
 
+Layer = tuple[str, IndexSlice, Callable[[int], AgentMessage]]
+"""``(name, window, message as sent at a native index)`` of a rewrite that stays once made, its window a
+prefix of a list that only grows (:class:`~simulator.replay.sent_runs.SentLayer`)."""
+
+
 def sent_parts(
     changed: Mapping[int, AgentMessage],
-) -> tuple[Mapping[int, AgentMessage], Sequence[int], Callable[[int], AgentMessage], str] | None:
+) -> (
+    tuple[Mapping[int, AgentMessage], Sequence[int], Callable[[int], AgentMessage], str, tuple[Layer, ...]]
+    | None
+):
     """When ``changed`` is a fast call's view: its few rewritten messages, the run it hard-cleared, the
-    cleared result at a native index of the run, and the placeholder every cleared result holds; else
-    ``None``.
+    cleared result at a native index of the run, the placeholder every cleared result holds, and the old
+    stored messages history image cleanup cleaned and the assistants the transcript policy stripped, as
+    layers (each under the others: a message rewritten or cleared is told so); else ``None``.
 
     A cleared result is a function of its native index and the placeholder alone (built once per index), so a
-    reader may keep what it derives from one per index instead of asking again at every call.
+    reader may keep what it derives from one per index instead of asking again at every call; so is a cleaned
+    message and a stripped assistant, and every later call cleans and strips at least as many.
     """
     if not isinstance(changed, _SentView):
         return None
     run, small = changed._run, changed._small
-    if changed._cleaned is not None:  # the cleaned messages told one by one (one call's are asked)
-        small = {**{i: changed[i] for i in changed._cleaned}, **small}
-    if changed._stripped is not None:  # so are the stripped assistants
-        small = {**{i: changed[i] for i in changed._stripped}, **small}
+    layers: list[Layer] = []
+    if (cleaned := changed._cleaned) is not None and cleaned.count:
+        cleanup = cleaned.cleanup
+        layers.append(
+            ("cleaned", IndexSlice(cleanup.cleanable, 0, cleaned.count), partial(_cleaned, cleanup))
+        )
+    if (stripped := changed._stripped) is not None and stripped.count:
+        strips = stripped.strips
+        layers.append(
+            ("stripped", IndexSlice(strips.thinking, 0, stripped.count), partial(_stripped, strips))
+        )
     if not run or run._sums is None:
-        return small, (), run.message, ""
-    return small, run._cleared, run.message, run._sums.placeholder
+        return small, (), run.message, "", tuple(layers)
+    return small, run._cleared, run.message, run._sums.placeholder, tuple(layers)
+
+
+def _cleaned(cleanup: HistoryCleanup, index: int) -> AgentMessage:
+    return cleanup.cleaned_at(bisect_left(cleanup.cleanable, index))
+
+
+def _stripped(strips: ThinkingStrips, index: int) -> AgentMessage:
+    return strips.message(bisect_left(strips.thinking, index))
 
 
 @dataclass(slots=True)

@@ -222,6 +222,20 @@ class SliceView(_Equal, Sequence[int]):
     def __init__(self, items: Sequence[int], start: int, stop: int) -> None:
         self._items, self._start, self._stop = items, start, max(start, stop)
 
+    @property
+    def source(self) -> Sequence[int]:
+        """The sequence this is a window of (as :class:`~simulator.replay.model.IndexSlice` names it: a reader
+        compares two windows by it, its start and its stop, not item by item)."""
+        return self._items
+
+    @property
+    def start(self) -> int:
+        return self._start
+
+    @property
+    def stop(self) -> int:
+        return self._stop
+
     def __len__(self) -> int:
         return self._stop - self._start
 
@@ -280,3 +294,10 @@ class ChangedView(Mapping[int, AgentMessage]):
 
     def __len__(self) -> int:
         return self._length
+
+    def stored_changes(self) -> Iterator[tuple[int, AgentMessage]]:
+        """Position → message as sent of the main store only: every change but the stripped assistants."""
+        seq, lo, end, store = self._seq, self._lo, self._end, self._versions
+        for p in list(store.positions):
+            if lo <= p < end and (message := store.at(p, seq)) is not None:
+                yield p, message

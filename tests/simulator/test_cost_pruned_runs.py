@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any, cast
@@ -20,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simulator.cost import from_replay
 from simulator.cost.breakpoints import pi_breakpoints, zeroclaw_breakpoints
 from simulator.cost.breaks import cache_breaks
 from simulator.cost.cache import Request, Segment, SharedPrefix, extends, price_requests
@@ -47,7 +49,7 @@ from simulator.replay.openclaw import (
     sent_messages,
 )
 from simulator.replay.openclaw_runs import pruned_runs
-from simulator.replay.sent_runs import SentRun, SentRuns
+from simulator.replay.sent_runs import SentLayer, SentRun, SentRuns
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.settings import OpenClawSettings
 from simulator.synthetic import synthetic_openclaw_session
@@ -155,8 +157,21 @@ SESSIONS = [
 ]
 
 
-@pytest.mark.parametrize("preset", ["openclaw", "openclaw-anthropic"])
-@pytest.mark.parametrize("session", SESSIONS)
+HEAVY_SESSIONS = [
+    {"turns": 150, "screenshot_every": 4, "thinking": True, "model": "claude-3-7-sonnet-20250219"},
+    {"turns": 150, "pause_every": 2, "thinking": True, "model": "claude-3-7-sonnet-20250219"},
+    {"turns": 120, "pause_every": 1, "screenshot_every": 2, "tool_result_chars": 9000},
+]
+"""Old screenshots cleaned and old thinking stripped at every call (told as layers), pruned or not."""
+
+
+@pytest.mark.parametrize(
+    ("preset", "session"),
+    [
+        *((preset, session) for preset in ("openclaw", "openclaw-anthropic") for session in SESSIONS),
+        *((preset, session) for preset in ("openclaw", "openclaw-2026.9.6") for session in HEAVY_SESSIONS),
+    ],
+)
 def test_openclaw_runs_price_as_the_contents_message_by_message(preset, session):
     kwargs = dict(session)
     turns = kwargs.pop("turns")
@@ -363,3 +378,122 @@ def test_a_view_of_another_call_is_caught_by_the_reference():
         != _reference_contents(transcript, settings_, result, call)
     ]
     assert len(differs) > 10
+
+
+@st.composite
+def layered_calls(draw: st.DrawFn) -> tuple[int, list[tuple[Any, Any]]]:
+    """Calls whose changes include layers: prefixes of one or two ascending lists, mostly growing from call
+    to call (as a replay tells them), sometimes not (a copy of their own then), with runs, singles, fates."""
+    n = draw(st.integers(min_value=2, max_value=50))
+    lists = [sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=n))) for _ in range(3)]
+    layer_lists, run_list = lists[:2], lists[2]
+    stops = [0, 0]
+    calls = []
+    for _ in range(draw(st.integers(min_value=1, max_value=8))):
+        end = draw(st.integers(min_value=1, max_value=n))
+        cut = draw(st.integers(min_value=0, max_value=end))
+        spans = ((0, cut), (cut, end)) if draw(st.booleans()) else ((0, end),)
+        layers = []
+        for k in draw(st.lists(st.sampled_from([0, 1]), min_size=1, max_size=2, unique=True)):
+            grown = draw(st.booleans()) or draw(st.booleans())
+            low = stops[k] if grown else 0
+            stops[k] = draw(
+                st.integers(min_value=min(low, len(layer_lists[k])), max_value=len(layer_lists[k]))
+            )
+            layers.append(
+                SentLayer(f"layer{k}", IndexSlice(layer_lists[k], 0, stops[k]), _content(f"layer{k}"))
+            )
+        runs: tuple[SentRun, ...] = ()
+        if draw(st.booleans()):
+            start = draw(st.integers(min_value=0, max_value=len(run_list)))
+            stop = draw(st.integers(min_value=start, max_value=len(run_list)))
+            runs = (SentRun("run", IndexSlice(run_list, start, stop), _content("run")),)
+        singles = {
+            i: (0, f"single {draw(st.integers(min_value=0, max_value=2))}")
+            for i in draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=4))
+        }
+        groups = [
+            FateGroup(Fate.IMAGE_REPLACED, "rule", layer.indices) for layer in layers if draw(st.booleans())
+        ]
+        if draw(st.booleans()):
+            few = tuple(sorted(draw(st.sets(st.integers(min_value=0, max_value=n - 1), max_size=4))))
+            groups.append(FateGroup(Fate.TRUNCATED, "rule", few))
+        calls.append((_call(spans, groups), SentRuns(singles, runs, tuple(layers))))
+    return n, calls
+
+
+def _check_layers(calls: list[tuple[Any, Any]], fast: _AsSent) -> int:
+    """Every call built with layers is the call built message by message, then and after every later call
+    (a later call must not change what an earlier one was handed); how many took the layered path."""
+    general = _AsSent(fast.native)
+    leading = [Segment("system", 5, "system")]
+    built: list[tuple[Any, list[Segment]]] = []
+    for call, edited in calls:
+        marks = {i: group.fate.value for group in call.fated for i in group.indices}
+        expected = general.marked(call, edited, marks, leading)
+        rope = fast.by_runs(call, edited, leading)
+        if rope is not None:
+            assert list(rope) == expected
+            built.append((rope, expected))
+    for rope, expected in built:
+        assert list(rope) == expected
+    return len(built)
+
+
+@settings(max_examples=500, deadline=None)
+@given(layered_calls())
+def test_a_call_built_over_layers_is_the_call_built_message_by_message_then_and_later(drawn):
+    n, calls = drawn
+    _check_layers(calls, _AsSent(_natives(n)))
+
+
+def _replay_like(n: int = 40, calls: int = 12) -> list[tuple[Any, Any]]:
+    """Layers as a replay tells them: windows of two lists growing at every call, a run, a single."""
+    thinking, images, cleared = list(range(1, n, 4)), list(range(2, n, 8)), list(range(2, n, 4))
+    out = []
+    for k in range(1, calls + 1):
+        end = min(n, 3 * k + 4)
+        layers = (
+            SentLayer(
+                "thinking", IndexSlice(thinking, 0, bisect_left(thinking, end - 2)), _content("thinking")
+            ),
+            SentLayer("images", IndexSlice(images, 0, bisect_left(images, end - 8)), _content("images")),
+        )
+        runs = (
+            SentRun("cleared", IndexSlice(cleared, 0, bisect_left(cleared, end // 4)), _content("cleared")),
+        )
+        groups = [FateGroup(Fate.THINKING_DROPPED, "rule", layer.indices) for layer in layers[:1]]
+        # A single over the newest stripped assistant (past the frontier): the single wins.
+        newest = layers[0].indices[-1] if layers[0].indices else end - 1
+        out.append((_call(((0, end),), groups), SentRuns({newest: (0, "trimmed")}, runs, layers)))
+    return out
+
+
+def test_layers_told_as_a_replay_tells_them_take_the_layered_path():
+    calls = _replay_like()
+    assert _check_layers(calls, _AsSent(_natives(40))) == len(calls)
+
+
+def test_a_layered_copy_read_past_its_frontier_is_caught(monkeypatch):
+    """Were the copy sliced to the end (its frontier ignored), a later call's layer would change what an
+    earlier call was handed, or the newest layer messages would be read before they are written."""
+    original = _AsSent._layered
+
+    def past_frontier(self, layers):
+        found = original(self, layers)
+        return None if found is None else (found[0], len(found[0]))
+
+    monkeypatch.setattr(_AsSent, "_layered", past_frontier)
+    with pytest.raises(AssertionError):
+        _check_layers(_replay_like(), _AsSent(_natives(40)))
+
+
+def test_a_layer_that_wins_over_a_single_is_caught(monkeypatch):
+    def over_singles(edited, frontier, under):
+        return {
+            index: under[index] for layer in edited.layers for index in layer.indices if index >= frontier
+        }
+
+    monkeypatch.setattr(from_replay, "_layer_tail", over_singles)
+    with pytest.raises(AssertionError):
+        _check_layers(_replay_like(), _AsSent(_natives(40)))
