@@ -376,9 +376,8 @@ class _AsSent:
                     break
         replacements.sort(key=_FIRST)
         if any(a[0] == b[0] for a, b in zip(replacements, replacements[1:], strict=False)):
-            return (
-                None  # two singles at one place (ranges sent twice): the caller builds it message by message
-            )
+            # Two singles at one place (ranges sent twice): the caller builds it message by message.
+            return None
         return SegmentRope(spliced_each(pieces, replacements))
 
     def _plan(
