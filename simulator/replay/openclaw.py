@@ -173,6 +173,9 @@ class _Session:
     inputs: list[CallInput] = field(default_factory=list)
     sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
     """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
+    image_fates: list[tuple[Sequence[int], str, FateGroup]] = field(default_factory=list)
+    """The last cleaned messages a record named, with its note and fate group (:func:`_changed_record`:
+    a session with old screenshots sends the same ones call after call, in one view); none or one."""
 
     def size(self, message: AgentMessage) -> int:
         hit = self.sizes.get(id(message))
@@ -769,8 +772,14 @@ def _changed_record(
         notes = (*notes, texts[0])
     if images:
         marks = _IMAGE_MARKS
-        notes = (*notes, f"history image cleanup changed {len(images)} older messages")
-        fated = (_fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images),)
+        kept = session.image_fates
+        if not kept or kept[0][0] is not images:
+            # The entry keeps the view alive, so its identity is not reused while kept; groups are frozen.
+            note = f"history image cleanup changed {len(images)} older messages"
+            kept[:] = [(images, note, _fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))]
+        last = kept[0]
+        notes = (*notes, last[1])
+        fated = (last[2],)
     if texts is not None:
         fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
     call = planned.call

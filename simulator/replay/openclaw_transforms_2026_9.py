@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from simulator.replay.model import slot_builder
-from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
+from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_typed_or_of
 from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import (
     ChangedView,
@@ -341,8 +341,11 @@ class FastTransforms2026_9:
         self._ready_compaction = False
         self._touches = LastTouches()
         self._ready_drops = False
-        self._last_cleaning = (-1, 0, 0, 0)
-        """``(lo, end, k0, k1)`` of the last :meth:`_cleaning` (facts of the session, not of the mirrors)."""
+        self._last_cleaning = (-1, 0, 0, 0, 0)
+        """``(lo, end, k0, k1, until)`` of the last :meth:`_cleaning` (facts of the session, not of the
+        mirrors): the same ``(k0, k1)`` hold for every history end from ``end`` to ``until``."""
+        self._last_images: tuple[int, int, Sequence[int]] = (0, 0, ())
+        """``(k0, k1, view)`` of the last :meth:`_images` (its view handed out again while they hold)."""
         self._last_stripping = (-1, 0, False, 0, 0)
         """``(lo, end, drops, t0, t1)`` of the last :meth:`_stripping` (facts of the session too)."""
         self._reset()
@@ -676,7 +679,7 @@ class FastTransforms2026_9:
         if same:
             after = own
         elif result:
-            after = weights_of(message)
+            after = weights_typed_or_of(message)
         else:
             after = Weights(message_chars(message), 0, 0)  # as the stored message's own
         new_estimate = -1 if same else estimate_message_chars(message)
@@ -758,20 +761,24 @@ class FastTransforms2026_9:
         """``(k0, k1)``: ``cleanable[k0:k1]`` are the messages history image cleanup changes at a call over
         ``natives[lo:end]`` (those before the third-last completed turn's start)."""
         cleanable = self._n.cleanable
-        last_lo, last_end, k0, k1 = self._last_cleaning
-        if lo == last_lo and end == last_end:
-            return k0, k1  # asked again at the same call (its cleanup, then its quiet checks)
+        last_lo, last_end, k0, k1, until = self._last_cleaning
+        if lo == last_lo and last_end <= end <= until:
+            # Asked again at the same call (its cleanup, then its quiet checks), or at a later one with no
+            # user message since: no turn closed, so the cutoff is where it was.
+            return k0, k1
         if lo == last_lo and end >= last_end and (k1 == len(cleanable) or cleanable[k1] >= end):
             # A longer history's cutoff is no earlier (turns only complete), and no later than its end:
             # the same messages are cleaned (every call after the last image came of age).
-            self._last_cleaning = (lo, end, k0, k1)
+            self._last_cleaning = (lo, end, k0, k1, end)
             return k0, k1
         k0 = bisect_left(cleanable, lo) if cleanable else 0
+        until = end
         if k0 == len(cleanable) or cleanable[k0] >= end:
             k1 = k0  # none in the context (the usual answer)
         else:
             k1 = bisect_left(cleanable, self._n.cutoff(lo, end), k0)
-        self._last_cleaning = (lo, end, k0, k1)
+            until = self._n.next_user(end)
+        self._last_cleaning = (lo, end, k0, k1, until)
         return k0, k1
 
     def _cleans_now(self, lo: int, end: int) -> bool:
@@ -1090,13 +1097,13 @@ class FastTransforms2026_9:
 
         ``None``, with nothing counted or logged, for any other call (the caller asks :meth:`call`). Saves
         the outcome's objects and the state after the pass's sources (a quiet call of a long session)."""
+        if self._current or self._strip_k:
+            return None  # asked first: every call after the first cleanup or strip (kept_call's then)
         if not self._ready_at(setup, state, end):
             return None
         compacted = state.compacted_through
         if (
             self._ready_settings is None
-            or self._current
-            or self._strip_k
             or self._ready_compaction
             or (compacted is not None and self._ready_applies)
             or not self._nothing_changes(state.clock.last_cache_touch_at, now, 0, end)
@@ -1485,7 +1492,14 @@ class FastTransforms2026_9:
 
     def _images(self, k0: int, k1: int) -> Sequence[int]:
         """The messages the cleanup changed at a call, ``cleanable[k0:k1]`` (the second pass changes none)."""
-        return SliceView(self._n.cleanable, k0, k1) if k1 > k0 else ()
+        if k1 <= k0:
+            return ()
+        last = self._last_images
+        if last[0] == k0 and last[1] == k1:
+            return last[2]  # the same messages as last call's (most calls): its view, never changed
+        view = SliceView(self._n.cleanable, k0, k1)
+        self._last_images = (k0, k1, view)
+        return view
 
     def _check_images(self, plan: _Plan, lo: int, end: int) -> None:
         """History image cleanup's second pass (after the guard) changes nothing and a result first sent

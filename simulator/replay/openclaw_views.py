@@ -75,7 +75,11 @@ class Fenwick:
         return total
 
     def range(self, lo: int, hi: int) -> int:
-        return self.prefix(hi) - self.prefix(lo) if hi > lo and self._used else 0
+        if hi <= lo or not self._used:
+            return 0
+        if lo <= 0 and hi >= self._top:
+            return self._total  # the whole history past every change (most asks): no prefix asked
+        return self.prefix(hi) - self.prefix(lo)
 
 
 class Versions:
