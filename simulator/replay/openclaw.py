@@ -772,20 +772,26 @@ def _changed_record(
         notes = (*notes, texts[0])
     if images:
         marks = _IMAGE_MARKS
-        kept = session.image_fates
-        if not kept or kept[0][0] is not images:
-            # The entry keeps the view alive, so its identity is not reused while kept; groups are frozen.
-            note = f"history image cleanup changed {len(images)} older messages"
-            kept[:] = [(images, note, _fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))]
-        last = kept[0]
-        notes = (*notes, last[1])
-        fated = (last[2],)
+        note, group = _image_fate(session, images)
+        notes = (*notes, note)
+        fated = (group,)
     if texts is not None:
         fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
     call = planned.call
     prefix = session.prefix
     sent_chars = prefix[call.available] - prefix[0] + sent_delta
     return _sent_whole(session, call, sent_chars, changed, False, notes, fated, marks)
+
+
+def _image_fate(session: _Session, images: Sequence[int]) -> tuple[str, FateGroup]:
+    """History image cleanup's note and fate group of the messages ``images`` (the same ones as the last
+    record's, in the same view, at most calls of a session with old screenshots: kept, not made again)."""
+    kept = session.image_fates
+    if not kept or kept[0][0] is not images:
+        # The entry keeps the view alive, so its identity is not reused while kept; groups are frozen.
+        note = f"history image cleanup changed {len(images)} older messages"
+        kept[:] = [(images, note, _fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))]
+    return kept[0][1], kept[0][2]
 
 
 def _sent_whole(

@@ -66,6 +66,7 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import msgspec
 
@@ -78,6 +79,7 @@ from simulator.replay.openclaw_views import (
     Fenwick,
     PositionsView,
     SliceView,
+    StrippedStore,
     Versions,
 )
 from simulator.runtimes.openclaw.attempt import (
@@ -186,6 +188,53 @@ def strip_typed(
         return message, (), ()
     notice: tuple[ContentBlock, ...] = () if kept else (text_block(OMITTED_ASSISTANT_REASONING_TEXT),)
     return AssistantMessage(tuple(kept) or notice, message.extra), tuple(removed), notice
+
+
+def strip_sizes_typed(message: AssistantMessage) -> tuple[int, bool] | None:
+    """What :func:`strip_typed` takes away from an assistant and whether it puts the omission notice in,
+    read without making the stripped message: the size of its thinking (``_plain_thinking_chars``: plain
+    ASCII thinking weighs its length to both sizes) and whether no block is kept. ``None`` when a block
+    holds a field of its own or has no class, the thinking is not plain, or there is none (the general
+    strip in :meth:`FastTransforms2026_9._strip_one` answers)."""
+    content = message.content
+    if type(content) is not tuple:
+        return None
+    gone = 0
+    kept = thinking = False
+    for block in content:
+        kind = type(block)
+        if kind in TYPED_KEPT_BLOCKS and not block.extra:  # type: ignore[union-attr]
+            kept = True
+        elif kind is ThinkingContent and not block.extra:  # type: ignore[union-attr]
+            text, signature = block.thinking, block.thinking_signature  # type: ignore[union-attr]
+            if type(text) is not str or not text.isascii():
+                return None
+            if signature is not None:
+                if type(signature) is not str or not signature.isascii():
+                    return None
+                gone += len(signature)
+            gone += len(text)
+            thinking = True
+        else:
+            return None  # redacted thinking, an extra field, a block of no class: the general strip
+    return (gone, not kept) if thinking else None
+
+
+def _stripped(message: AgentMessage) -> AgentMessage:
+    """The message :func:`strip_typed` sends for an assistant :func:`strip_sizes_typed` sized (made when a
+    view first reads it)."""
+    assert isinstance(message, AssistantMessage)
+    typed = strip_typed(message)
+    assert typed is not None  # every block of its own class, no extra field (strip_sizes_typed's test)
+    return typed[0]
+
+
+@lru_cache(maxsize=1)
+def _notice_sizes() -> tuple[int, int]:
+    """``cacheTtlMessageChars`` and the estimate of the omission notice an assistant left with no block of
+    its own is sent with."""
+    came = AssistantMessage((text_block(OMITTED_ASSISTANT_REASONING_TEXT),), ())
+    return message_chars(came), estimate_message_chars(came)
 
 
 class _Fallback(Exception):
@@ -377,7 +426,7 @@ class FastTransforms2026_9:
         """The cleanup has cleaned ``cleanable[:_clean_k]`` (those inside the context)."""
         self._strip_k = 0
         """The transcript policy has stripped ``thinking[:_strip_k]`` (those inside the context)."""
-        self._strips = Versions()
+        self._strips = StrippedStore(self._natives, _stripped)
         """The stripped assistants, stamped at the stream (``changed`` reads them; the cache-TTL pass's
         context, which keeps their thinking, does not)."""
         self._sum_mc = Fenwick(n)
@@ -864,6 +913,17 @@ class FastTransforms2026_9:
         assistant, so it has no rewrite of its own."""
         native = self._natives[position]
         assert isinstance(native, AssistantMessage)
+        sizes = strip_sizes_typed(native)
+        if sizes is not None:
+            # Plain thinking in blocks of their own classes (every strip of a long session): the sizes
+            # read from the blocks, the stripped message made only if a view reads it.
+            self._strips.add(position, seq)
+            taken, notice_in = sizes
+            came_mc, came_est = _notice_sizes() if notice_in else (0, 0)
+            self._sum_mc.add(position, came_mc - taken)
+            self._sum_est.add(position, came_est - taken)
+            self._sum_changed.add(position, 1)
+            return
         typed = strip_typed(native)
         if typed is not None:
             stripped, removed, notice = typed
@@ -874,7 +934,7 @@ class FastTransforms2026_9:
             # Both sizes of an assistant are sums over its blocks: the change is what the strip took away
             # (its thinking) and put in (the omission notice), sized alone (tool call arguments are JSON).
             removed, notice = strip_change(native, stripped)
-        self._strips.set(position, seq, stripped)
+        self._strips.add(position, seq, stripped)
         plain = _plain_thinking_chars(removed)
         if plain >= 0:
             mc_gone = est_gone = plain
