@@ -218,6 +218,8 @@ class StoredFacts:
         """Running counts of tool results."""
         self.users: list[int] = []
         self.assistants: list[int] = []
+        self.kinds: list[type | None] = []
+        """Each message's kind (:func:`_kinds`), once fed."""
         self.position: dict[str, int] = {}
         """Projection key → the tool result that has it."""
         self.first_bad = n
@@ -237,7 +239,7 @@ class StoredFacts:
             return
         natives = self.natives
         count = len(natives)
-        kinds = _kinds(natives)
+        kinds = self.kinds = _kinds(natives)
         # The positions of each kind, and the running count of results, selected in C (no loop here).
         is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
         results = list(compress(range(count), is_result))
@@ -311,12 +313,28 @@ class StoredFacts:
         k = bisect_left(users, end)
         return users[k] if k < len(users) else len(self.natives)
 
-    def cutoff(self, lo: int, end: int) -> int:
-        """History image cleanup's boundary over ``natives[lo:end]``: messages before it are cleaned (``lo``
-        when none are). A compaction's summary is no turn, so the count over the tail is the context's."""
-        turns = self._turns.get(lo)
-        if turns is None:
-            turns = self._turns[lo] = _Turns(fed=lo)
+    def _count_turns(self, turns: _Turns, end: int) -> None:
+        """:meth:`_count_turns_read` from the messages' kinds (compared, not asked of each message), the
+        turn's state in locals: a replay counts every message of the session once."""
+        kinds, starts = self.kinds, turns.starts
+        fed, current, replied = turns.fed, turns.current, turns.replied
+        user, result, assistant = UserMessage, ToolResultMessage, AssistantMessage
+        for kind in kinds[fed:end]:
+            if kind is user:
+                if current >= 0 and replied:
+                    starts.append(current)
+                current, replied = fed, False
+            elif kind is result:
+                if current < 0:
+                    current, replied = fed, False
+            elif kind is assistant and current >= 0:
+                replied = True
+            fed += 1
+        turns.fed, turns.current, turns.replied = fed, current, replied
+
+    def _count_turns_read(self, turns: _Turns, end: int) -> None:
+        """Completed turns over ``natives[turns.fed:end]`` counted into ``turns`` (``completed_turn_starts``
+        with 2026.9.6's rule), each message asked its class (the reference of :meth:`_count_turns`)."""
         natives = self.natives
         while turns.fed < end:
             message = natives[turns.fed]
@@ -330,6 +348,18 @@ class StoredFacts:
             elif isinstance(message, AssistantMessage) and turns.current >= 0:
                 turns.replied = True
             turns.fed += 1
+
+    def cutoff(self, lo: int, end: int) -> int:
+        """History image cleanup's boundary over ``natives[lo:end]``: messages before it are cleaned (``lo``
+        when none are). A compaction's summary is no turn, so the count over the tail is the context's."""
+        turns = self._turns.get(lo)
+        if turns is None:
+            turns = self._turns[lo] = _Turns(fed=lo)
+        if turns.fed < end:
+            if len(self.kinds) >= end:
+                self._count_turns(turns, end)
+            else:
+                self._count_turns_read(turns, end)
         starts = turns.starts
         keep = PRESERVE_RECENT_COMPLETED_TURNS
         return starts[-keep] if len(starts) > keep else lo

@@ -355,6 +355,9 @@ class KeptChanges:
 
 
 _kept_changes = slot_builder(KeptChanges)
+_Ready = tuple[tuple[Sequence[int], Sequence[int]], ProjectionState | None, ProjectionState]
+"""What :meth:`FastTransforms2026_9._quiet_ready` gives: the messages cleaned and the assistants stripped,
+the state after the pass (``None`` for a kept answer) and the state after the call."""
 
 
 class FastTransforms2026_9:
@@ -857,7 +860,13 @@ class FastTransforms2026_9:
         the transcript policy strips (:meth:`_strip`). Gives the outcome's ``images`` and ``policy``."""
         images: Sequence[int] = ()
         if self._n.cleanable:
-            images = self._images(*self._clean(lo, end, seq))
+            last = self._last_cleaning
+            if last[0] == lo and last[1] <= end <= last[4] and last[3] == self._clean_k:
+                k0, k1 = last[2], last[3]  # no turn closed since, nothing left to clean (most calls)
+            else:
+                k0, k1 = self._clean(lo, end, seq)
+            shown = self._last_images
+            images = shown[2] if shown[0] == k0 and shown[1] == k1 else self._images(k0, k1)
         policy: Sequence[int] = ()
         if self._thinking:
             t0, t1 = self._strip(drops, lo, end, seq)
@@ -1010,12 +1019,16 @@ class FastTransforms2026_9:
         return None if ready is None else self._quiet_outcome(setup, state, now, end, ready)
 
     def _quiet_ready(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
-    ) -> tuple[tuple[Sequence[int], Sequence[int]], ProjectionState, ProjectionState] | None:
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, *, kept: bool = False
+    ) -> _Ready | None:
         """:meth:`_quiet`'s work before its outcome: this call's image cleanup and thinking strips (what a
         call sends from now on whatever else it does), its checks and its log. Gives the messages cleaned
         and the assistants stripped, and the states after the pass and after the call; ``None`` when a
-        stage might change something (only the cleanup and the strips were applied then)."""
+        stage might change something (only the cleanup and the strips were applied then).
+
+        ``kept`` (:meth:`kept_call`, the whole history sent): when the call sends cleanups or strips and
+        replays nothing, it is answered without its outcome, so only the state after the call is logged
+        (the state after the pass ``None``)."""
         if setup is not self._ready_setup:
             self._ready_for(setup)
         settings = self._ready_settings
@@ -1027,8 +1040,16 @@ class FastTransforms2026_9:
             bases = self._bases(self._ready_drops, lo, end, 2 * self.calls)
         except _Fallback:
             return None  # the pipeline falls back (nothing was changed)
-        if not self._nothing_changes(before, now, lo, end, based=True) or self._sources_cleaned():
+        if not self._nothing_changes(before, now, lo, end, based=True) or (
+            self._cleaned and self._sources_cleaned()
+        ):
             return None
+        if kept and (bases[0] or bases[1]) and not self._sum_replayed.range(0, end):
+            final = self._state
+            if self._unsourced or self._unfrozen:
+                final = self._quiet_log_final(end)  # the pass is on: its sources logged, as _quiet_log
+            assert final is not None  # the state is this path's (checked)
+            return bases, None, final
         results = self._n.results
         has_results = results[end] > results[lo]
         cache_state = final_state = self._state  # nothing new to log (about half the calls)
@@ -1043,10 +1064,11 @@ class FastTransforms2026_9:
         state: AttemptState,
         now: float,
         end: int,
-        ready: tuple[tuple[Sequence[int], Sequence[int]], ProjectionState, ProjectionState],
+        ready: _Ready,
     ) -> tuple[Outcome, AttemptState]:
         """:meth:`_quiet`'s outcome and state, from what :meth:`_quiet_ready` gave."""
         bases, cache_state, final_state = ready
+        assert cache_state is not None  # logged for an outcome (not a kept answer)
         settings = self._ready_settings
         before = state.clock.last_cache_touch_at
         compacted = state.compacted_through
@@ -1096,12 +1118,12 @@ class FastTransforms2026_9:
         ):
             return None
         self.calls += 1  # as call() counts it: the stamps below are this call's
-        ready = self._quiet_ready(setup, state, now, end)
+        ready = self._quiet_ready(setup, state, now, end, kept=True)
         if ready is None:
             return self._checked(setup, state, now, end, ready=True)
         self.quiet_calls += 1
-        (images, policy), _, final_state = ready
-        if not (images or policy) or self._sum_replayed.range(0, end):
+        (images, policy), cache_state, final_state = ready
+        if cache_state is not None:
             return self._quiet_outcome(setup, state, now, end, ready)  # nothing kept, or replays: views
         after = _attempt_state(_gate_state(now), final_state, state.compacted_through)
         stripped = self._strips if self._strip_k else None

@@ -26,10 +26,15 @@ from simulator.replay.openclaw_transforms import FastTransforms
 from simulator.replay.openclaw_transforms_2026_9 import _source_texts
 from simulator.runtimes.openclaw import context_guard as guard_v1
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
-from simulator.runtimes.openclaw.image_prune import cleaned_message
+from simulator.runtimes.openclaw.image_prune import (
+    PRESERVE_RECENT_COMPLETED_TURNS,
+    cleaned_message,
+    completed_turn_starts,
+)
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     ToolResultMessage,
+    UserMessage,
     message_from_json,
     messages_from_json,
 )
@@ -256,3 +261,45 @@ def test_a_wrong_typed_weight_is_caught(monkeypatch: pytest.MonkeyPatch) -> None
     assert facts.typed_weights(message) != weights_of(message)
     with pytest.raises(AssertionError):
         test_typed_weights_equal_the_runtime_functions.hypothesis.inner_test(message)  # type: ignore[attr-defined]
+
+
+_ROLES = st.lists(st.sampled_from(["user", "assistant", "toolResult", "custom"]), max_size=30)
+
+
+def _role_messages(roles: list[str]) -> list[AgentMessage]:
+    return [message_from_json({"role": r, "content": "x", "toolCallId": "c"}) for r in roles]
+
+
+def _cutoffs(facts: StoredFacts, lo: int, ends: list[int]) -> list[int]:
+    """The cleanup's cutoff over ``natives[lo:end]`` for growing ends, as a replay asks them."""
+    return [facts.cutoff(lo, end) for end in ends]
+
+
+def _reference_cutoff(messages: list[AgentMessage], lo: int, end: int) -> int:
+    starts = completed_turn_starts(messages[lo:end], count_open_turn=False)
+    keep = PRESERVE_RECENT_COMPLETED_TURNS
+    return lo + starts[-keep] if len(starts) > keep else lo
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ROLES, st.data())
+def test_turns_counted_from_the_kinds_give_the_cleanups_cutoff(roles: list[str], data: st.DataObject) -> None:
+    """The cutoff counted from the messages' kinds (the facts fed) and from each message's class (not
+    fed) is ``completed_turn_starts``' third-last start over the call's history, for growing histories."""
+    messages = _role_messages(roles)
+    lo = data.draw(st.integers(0, len(messages)))
+    ends = sorted(data.draw(st.lists(st.integers(lo, len(messages)), max_size=6)))
+    expected = [_reference_cutoff(messages, lo, end) for end in ends]
+    fed = StoredFacts(messages, ())
+    fed.feed(len(messages))
+    assert _cutoffs(fed, lo, ends) == expected
+    assert _cutoffs(StoredFacts(messages, ()), lo, ends) == expected  # not fed: each message read
+
+
+def test_turns_counted_from_wrong_kinds_are_noticed() -> None:
+    """A kind taken for another (a tool result counted as a user message) moves the cutoff."""
+    messages = _role_messages(["user", "assistant", "toolResult", "assistant"] * 5)
+    facts = StoredFacts(messages, ())
+    facts.feed(len(messages))
+    facts.kinds = [UserMessage if kind is ToolResultMessage else kind for kind in facts.kinds]
+    assert _cutoffs(facts, 0, [len(messages)]) != [_reference_cutoff(messages, 0, len(messages))]
