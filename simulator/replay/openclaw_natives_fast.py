@@ -206,9 +206,15 @@ def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None
     text, signature = block.get("thinking"), block.get("thinkingSignature")
     if type(text) is not str:
         return None
+    # An ASCII text is one code unit a character, none of them weighted: its length is both sizes.
+    length = len(text) if text.isascii() else -1
     if signature is None and len(block) == 2:
+        if length >= 0:
+            return ThinkingContent(text, None, None, ()), length, length
         return ThinkingContent(text, None, None, ()), estimate_string_chars(text), js_len(text)
     if type(signature) is str and len(block) == 3:
+        if length >= 0 and signature.isascii():
+            return ThinkingContent(text, signature, None, ()), length + len(signature), length
         estimate = estimate_string_chars(text) + estimate_string_chars(signature)
         return ThinkingContent(text, signature, None, ()), estimate, js_len(text)
     return None

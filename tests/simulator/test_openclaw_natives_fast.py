@@ -435,3 +435,31 @@ def test_a_wrong_count_of_held_natives_would_be_noticed(monkeypatch):
     monkeypatch.setattr(openclaw_session, "_model_call", counting_the_system_message)
     with pytest.raises(AssertionError):
         _assert_calls_are_model_calls(messages)
+
+
+_THOUGHTS = ("look first", "naïve plan", "漢字", "")
+
+
+@pytest.mark.parametrize("signature", [None, "sig", "sïg"])
+@pytest.mark.parametrize("thought", _THOUGHTS)
+def test_thinking_blocks_of_ascii_and_other_texts_are_sized_as_the_reference_does(thought, signature):
+    """An ASCII thinking (and signature) is sized by its length, any other by the weighted functions."""
+    block: dict[str, Any] = {"type": "thinking", "thinking": thought}
+    if signature is not None:
+        block["thinkingSignature"] = signature
+    _assert_same([{"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]}])
+
+
+def test_thinking_sized_without_its_signature_is_noticed(monkeypatch):
+    import simulator.replay.openclaw_natives_fast as fast
+
+    original = fast._thinking
+
+    def blind(block):  # the signature left out of the estimate
+        read = original(block)
+        return None if read is None else (read[0], len(block["thinking"]), read[2])
+
+    monkeypatch.setattr(fast, "_thinking", blind)
+    raw = {"role": "assistant", "content": [{"type": "thinking", "thinking": "a", "thinkingSignature": "s"}]}
+    with pytest.raises(AssertionError):
+        _assert_same([raw])
