@@ -173,6 +173,9 @@ class _Session:
     inputs: list[CallInput] = field(default_factory=list)
     sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
     """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
+    image_fates: list[tuple[Sequence[int], str, FateGroup]] = field(default_factory=list)
+    """The last cleaned messages a record named, with its note and fate group (:func:`_changed_record`:
+    a session with old screenshots sends the same ones call after call, in one view); none or one."""
 
     def size(self, message: AgentMessage) -> int:
         hit = self.sizes.get(id(message))
@@ -769,14 +772,26 @@ def _changed_record(
         notes = (*notes, texts[0])
     if images:
         marks = _IMAGE_MARKS
-        notes = (*notes, f"history image cleanup changed {len(images)} older messages")
-        fated = (_fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images),)
+        note, group = _image_fate(session, images)
+        notes = (*notes, note)
+        fated = (group,)
     if texts is not None:
         fated = (*fated, _fate_group(Fate.THINKING_DROPPED, texts[1], policy))
     call = planned.call
     prefix = session.prefix
     sent_chars = prefix[call.available] - prefix[0] + sent_delta
     return _sent_whole(session, call, sent_chars, changed, False, notes, fated, marks)
+
+
+def _image_fate(session: _Session, images: Sequence[int]) -> tuple[str, FateGroup]:
+    """History image cleanup's note and fate group of the messages ``images`` (the same ones as the last
+    record's, in the same view, at most calls of a session with old screenshots: kept, not made again)."""
+    kept = session.image_fates
+    if not kept or kept[0][0] is not images:
+        # The entry keeps the view alive, so its identity is not reused while kept; groups are frozen.
+        note = f"history image cleanup changed {len(images)} older messages"
+        kept[:] = [(images, note, _fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))]
+    return kept[0][1], kept[0][2]
 
 
 def _sent_whole(

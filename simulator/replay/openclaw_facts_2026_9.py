@@ -10,6 +10,7 @@ server-side tool clearing and no compaction never does).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, repeat
@@ -20,14 +21,15 @@ from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TU
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
+    ImageContent,
     TextContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
-from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars, projection_key
-from simulator.runtimes.openclaw.v2026_9_6.context_guard import guard_message_chars
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import IMAGE_CHARS, message_chars, projection_key
+from simulator.runtimes.openclaw.v2026_9_6.context_guard import TOOL_IMAGE_CHARS, guard_message_chars
 
 
 @dataclass(slots=True)
@@ -44,6 +46,42 @@ class Weights:
 
 def weights_of(message: AgentMessage) -> Weights:
     return Weights(message_chars(message), provider_budget.text_budget(message), guard_message_chars(message))
+
+
+def typed_weights(message: AgentMessage) -> Weights | None:
+    """:func:`weights_of` of a tool result whose blocks are ASCII text and images holding only their own
+    fields (so each block's JSON type is its class's), read from the blocks' classes; else ``None``.
+
+    A screenshot result, stored or cleaned (its image a text marker), is one: the general functions build
+    every block's JSON three times over to ask its type. On ASCII a text weighs its length (twice it for
+    the guard), an image the pass's and the guard's fixed estimates; an excluded result weighs nothing to
+    the guard."""
+    if type(message) is not ToolResultMessage:
+        return None
+    content = message.content
+    if type(content) is not tuple:
+        return None
+    chars = images = 0
+    for block in content:
+        kind = type(block)
+        if kind is TextContent and not block.extra:  # type: ignore[union-attr]
+            text = block.text  # type: ignore[union-attr]
+            if not text.isascii():
+                return None
+            chars += len(text)
+        elif kind is ImageContent and not block.extra:  # type: ignore[union-attr]
+            images += 1
+        else:
+            return None
+    for name, value in message.extra:
+        if name == "excludeFromContext" and value is True:
+            return Weights(chars + IMAGE_CHARS * images, chars, 0)
+    return Weights(chars + IMAGE_CHARS * images, chars, 2 * chars + TOOL_IMAGE_CHARS * images)
+
+
+def weights_typed_or_of(message: AgentMessage) -> Weights:
+    """:func:`typed_weights` when it answers, else :func:`weights_of` (the reference)."""
+    return typed_weights(message) or weights_of(message)
 
 
 def plain_text_chars(message: AgentMessage) -> int:
@@ -82,6 +120,9 @@ def _result_weights(message: ToolResultMessage) -> tuple[int, int]:
     """A stored tool result's text budget and 2026.9.6 guard size."""
     plain = plain_text_chars(message)
     if plain < 0:
+        typed = typed_weights(message)
+        if typed is not None:
+            return typed.tb, typed.guard  # a screenshot's result
         return provider_budget.text_budget(message), guard_message_chars(message)
     # The guard counts a result's text twice, or nothing when it is excluded from the context.
     excluded = any(name == "excludeFromContext" and value is True for name, value in message.extra)
@@ -177,6 +218,8 @@ class StoredFacts:
         """Running counts of tool results."""
         self.users: list[int] = []
         self.assistants: list[int] = []
+        self.kinds: list[type | None] = []
+        """Each message's kind (:func:`_kinds`), once fed."""
         self.position: dict[str, int] = {}
         """Projection key → the tool result that has it."""
         self.first_bad = n
@@ -196,7 +239,7 @@ class StoredFacts:
             return
         natives = self.natives
         count = len(natives)
-        kinds = _kinds(natives)
+        kinds = self.kinds = _kinds(natives)
         # The positions of each kind, and the running count of results, selected in C (no loop here).
         is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
         results = list(compress(range(count), is_result))
@@ -257,14 +300,41 @@ class StoredFacts:
         # A plain ASCII message weighs its 2026.7.1 estimate (made once, when prepared).
         if chars is not None and plain_text_chars(message) >= 0:
             return chars[position]
-        return message_chars(message)
+        typed = typed_weights(message)
+        return typed.mc if typed is not None else message_chars(message)
 
-    def cutoff(self, lo: int, end: int) -> int:
-        """History image cleanup's boundary over ``natives[lo:end]``: messages before it are cleaned (``lo``
-        when none are). A compaction's summary is no turn, so the count over the tail is the context's."""
-        turns = self._turns.get(lo)
-        if turns is None:
-            turns = self._turns[lo] = _Turns(fed=lo)
+    def next_user(self, end: int) -> int:
+        """The first user message at or after ``end`` (the session's length when none is, or when the
+        facts are not fed yet: then ``end``). History image cleanup's cutoff over ``natives[lo:e]`` is
+        the same for every ``e`` from ``end`` up to it: only a user message closes a turn."""
+        if self.fed < len(self.natives):
+            return end
+        users = self.users
+        k = bisect_left(users, end)
+        return users[k] if k < len(users) else len(self.natives)
+
+    def _count_turns(self, turns: _Turns, end: int) -> None:
+        """:meth:`_count_turns_read` from the messages' kinds (compared, not asked of each message), the
+        turn's state in locals: a replay counts every message of the session once."""
+        kinds, starts = self.kinds, turns.starts
+        fed, current, replied = turns.fed, turns.current, turns.replied
+        user, result, assistant = UserMessage, ToolResultMessage, AssistantMessage
+        for kind in kinds[fed:end]:
+            if kind is user:
+                if current >= 0 and replied:
+                    starts.append(current)
+                current, replied = fed, False
+            elif kind is result:
+                if current < 0:
+                    current, replied = fed, False
+            elif kind is assistant and current >= 0:
+                replied = True
+            fed += 1
+        turns.fed, turns.current, turns.replied = fed, current, replied
+
+    def _count_turns_read(self, turns: _Turns, end: int) -> None:
+        """Completed turns over ``natives[turns.fed:end]`` counted into ``turns`` (``completed_turn_starts``
+        with 2026.9.6's rule), each message asked its class (the reference of :meth:`_count_turns`)."""
         natives = self.natives
         while turns.fed < end:
             message = natives[turns.fed]
@@ -278,6 +348,18 @@ class StoredFacts:
             elif isinstance(message, AssistantMessage) and turns.current >= 0:
                 turns.replied = True
             turns.fed += 1
+
+    def cutoff(self, lo: int, end: int) -> int:
+        """History image cleanup's boundary over ``natives[lo:end]``: messages before it are cleaned (``lo``
+        when none are). A compaction's summary is no turn, so the count over the tail is the context's."""
+        turns = self._turns.get(lo)
+        if turns is None:
+            turns = self._turns[lo] = _Turns(fed=lo)
+        if turns.fed < end:
+            if len(self.kinds) >= end:
+                self._count_turns(turns, end)
+            else:
+                self._count_turns_read(turns, end)
         starts = turns.starts
         keep = PRESERVE_RECENT_COMPLETED_TURNS
         return starts[-keep] if len(starts) > keep else lo

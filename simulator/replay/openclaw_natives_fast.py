@@ -21,8 +21,13 @@ from typing import TypeAlias
 
 from simulator.jsonvalue import JSON
 from simulator.replay.openclaw_transforms import media_and_thinking_of
+from simulator.runtimes.openclaw.context_guard import IMAGE_CHAR_ESTIMATE as GUARD_IMAGE_CHARS
 from simulator.runtimes.openclaw.context_guard import TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO, guard_message_chars
-from simulator.runtimes.openclaw.estimate import estimate_message_chars, estimate_string_chars
+from simulator.runtimes.openclaw.estimate import (
+    IMAGE_CHAR_ESTIMATE,
+    estimate_message_chars,
+    estimate_string_chars,
+)
 from simulator.runtimes.openclaw.image_prune import may_name_media
 from simulator.runtimes.openclaw.jsstr import js_json_length, js_len
 from simulator.runtimes.openclaw.messages import (
@@ -30,6 +35,7 @@ from simulator.runtimes.openclaw.messages import (
     AssistantMessage,
     ContentBlock,
     Fields,
+    ImageContent,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -112,6 +118,8 @@ def _user(raw: dict[str, JSON]) -> NativeFacts | None:
         estimate, guard, media = _text_facts(content)
         return UserMessage(content, _extra(raw)), estimate, guard, media, False
     read = _text_blocks(content) if type(content) is list else None
+    if read is None and type(content) is list:
+        read = _with_images(content)  # an attached image
     if read is None:
         return None
     blocks, estimate, guard, media = read
@@ -124,6 +132,8 @@ def _tool_result(raw: dict[str, JSON]) -> NativeFacts | None:
     if type(name) is not str or type(call_id) is not str or type(is_error) is not bool:
         return None
     read = _text_blocks(content) if type(content) is list else None
+    if read is None and type(content) is list:
+        read = _with_images(content)  # a screenshot's result
     if read is None:
         return None
     blocks, estimate, chars, media = read
@@ -206,9 +216,15 @@ def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None
     text, signature = block.get("thinking"), block.get("thinkingSignature")
     if type(text) is not str:
         return None
+    # An ASCII text is one code unit a character, none of them weighted: its length is both sizes.
+    length = len(text) if text.isascii() else -1
     if signature is None and len(block) == 2:
+        if length >= 0:
+            return ThinkingContent(text, None, None, ()), length, length
         return ThinkingContent(text, None, None, ()), estimate_string_chars(text), js_len(text)
     if type(signature) is str and len(block) == 3:
+        if length >= 0 and signature.isascii():
+            return ThinkingContent(text, signature, None, ()), length + len(signature), length
         estimate = estimate_string_chars(text) + estimate_string_chars(signature)
         return ThinkingContent(text, signature, None, ()), estimate, js_len(text)
     return None
@@ -248,6 +264,39 @@ def _text_blocks(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, in
             estimate += estimate_string_chars(text)
             chars += js_len(text)
     return tuple(blocks), estimate, chars, media
+
+
+def _with_images(content: list[JSON]) -> tuple[tuple[ContentBlock, ...], int, int, bool] | None:
+    """:func:`_text_blocks` of blocks that are each a text block or ``{"type": "image", "data": <string>,
+    "mimeType": <string>}``: an image weighs the estimate's and the guard's fixed 8,000 characters, and
+    image cleanup may change the message (``_may_hold_media``: it holds an image)."""
+    blocks: list[ContentBlock] = []
+    estimate = chars = 0
+    for block in content:
+        if type(block) is not dict:
+            return None
+        kind = block.get("type")
+        if kind == "text" and len(block) == 2:
+            text = block.get("text")
+            if type(text) is not str:
+                return None
+            blocks.append(TextContent(text, None, ()))
+            if text.isascii():
+                estimate += len(text)
+                chars += len(text)
+            else:
+                estimate += estimate_string_chars(text)
+                chars += js_len(text)
+        elif kind == "image" and len(block) == 3:
+            data, mime_type = block.get("data"), block.get("mimeType")
+            if type(data) is not str or type(mime_type) is not str:
+                return None
+            blocks.append(ImageContent(data, mime_type, ()))
+            estimate += IMAGE_CHAR_ESTIMATE
+            chars += GUARD_IMAGE_CHARS
+        else:
+            return None
+    return tuple(blocks), estimate, chars, True
 
 
 def _text_facts(text: str) -> tuple[int, int, bool]:

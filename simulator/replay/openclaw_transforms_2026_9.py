@@ -66,11 +66,12 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import msgspec
 
 from simulator.replay.model import slot_builder
-from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_of
+from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_typed_or_of
 from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import (
     ChangedView,
@@ -78,6 +79,7 @@ from simulator.replay.openclaw_views import (
     Fenwick,
     PositionsView,
     SliceView,
+    StrippedStore,
     Versions,
 )
 from simulator.runtimes.openclaw.attempt import (
@@ -186,6 +188,53 @@ def strip_typed(
         return message, (), ()
     notice: tuple[ContentBlock, ...] = () if kept else (text_block(OMITTED_ASSISTANT_REASONING_TEXT),)
     return AssistantMessage(tuple(kept) or notice, message.extra), tuple(removed), notice
+
+
+def strip_sizes_typed(message: AssistantMessage) -> tuple[int, bool] | None:
+    """What :func:`strip_typed` takes away from an assistant and whether it puts the omission notice in,
+    read without making the stripped message: the size of its thinking (``_plain_thinking_chars``: plain
+    ASCII thinking weighs its length to both sizes) and whether no block is kept. ``None`` when a block
+    holds a field of its own or has no class, the thinking is not plain, or there is none (the general
+    strip in :meth:`FastTransforms2026_9._strip_one` answers)."""
+    content = message.content
+    if type(content) is not tuple:
+        return None
+    gone = 0
+    kept = thinking = False
+    for block in content:
+        kind = type(block)
+        if kind in TYPED_KEPT_BLOCKS and not block.extra:  # type: ignore[union-attr]
+            kept = True
+        elif kind is ThinkingContent and not block.extra:  # type: ignore[union-attr]
+            text, signature = block.thinking, block.thinking_signature  # type: ignore[union-attr]
+            if type(text) is not str or not text.isascii():
+                return None
+            if signature is not None:
+                if type(signature) is not str or not signature.isascii():
+                    return None
+                gone += len(signature)
+            gone += len(text)
+            thinking = True
+        else:
+            return None  # redacted thinking, an extra field, a block of no class: the general strip
+    return (gone, not kept) if thinking else None
+
+
+def _stripped(message: AgentMessage) -> AgentMessage:
+    """The message :func:`strip_typed` sends for an assistant :func:`strip_sizes_typed` sized (made when a
+    view first reads it)."""
+    assert isinstance(message, AssistantMessage)
+    typed = strip_typed(message)
+    assert typed is not None  # every block of its own class, no extra field (strip_sizes_typed's test)
+    return typed[0]
+
+
+@lru_cache(maxsize=1)
+def _notice_sizes() -> tuple[int, int]:
+    """``cacheTtlMessageChars`` and the estimate of the omission notice an assistant left with no block of
+    its own is sent with."""
+    came = AssistantMessage((text_block(OMITTED_ASSISTANT_REASONING_TEXT),), ())
+    return message_chars(came), estimate_message_chars(came)
 
 
 class _Fallback(Exception):
@@ -306,6 +355,9 @@ class KeptChanges:
 
 
 _kept_changes = slot_builder(KeptChanges)
+_Ready = tuple[tuple[Sequence[int], Sequence[int]], ProjectionState | None, ProjectionState]
+"""What :meth:`FastTransforms2026_9._quiet_ready` gives: the messages cleaned and the assistants stripped,
+the state after the pass (``None`` for a kept answer) and the state after the call."""
 
 
 class FastTransforms2026_9:
@@ -341,8 +393,11 @@ class FastTransforms2026_9:
         self._ready_compaction = False
         self._touches = LastTouches()
         self._ready_drops = False
-        self._last_cleaning = (-1, 0, 0, 0)
-        """``(lo, end, k0, k1)`` of the last :meth:`_cleaning` (facts of the session, not of the mirrors)."""
+        self._last_cleaning = (-1, 0, 0, 0, 0)
+        """``(lo, end, k0, k1, until)`` of the last :meth:`_cleaning` (facts of the session, not of the
+        mirrors): the same ``(k0, k1)`` hold for every history end from ``end`` to ``until``."""
+        self._last_images: tuple[int, int, Sequence[int]] = (0, 0, ())
+        """``(k0, k1, view)`` of the last :meth:`_images` (its view handed out again while they hold)."""
         self._last_stripping = (-1, 0, False, 0, 0)
         """``(lo, end, drops, t0, t1)`` of the last :meth:`_stripping` (facts of the session too)."""
         self._reset()
@@ -374,7 +429,7 @@ class FastTransforms2026_9:
         """The cleanup has cleaned ``cleanable[:_clean_k]`` (those inside the context)."""
         self._strip_k = 0
         """The transcript policy has stripped ``thinking[:_strip_k]`` (those inside the context)."""
-        self._strips = Versions()
+        self._strips = StrippedStore(self._natives, _stripped)
         """The stripped assistants, stamped at the stream (``changed`` reads them; the cache-TTL pass's
         context, which keeps their thinking, does not)."""
         self._sum_mc = Fenwick(n)
@@ -676,7 +731,7 @@ class FastTransforms2026_9:
         if same:
             after = own
         elif result:
-            after = weights_of(message)
+            after = weights_typed_or_of(message)
         else:
             after = Weights(message_chars(message), 0, 0)  # as the stored message's own
         new_estimate = -1 if same else estimate_message_chars(message)
@@ -758,20 +813,24 @@ class FastTransforms2026_9:
         """``(k0, k1)``: ``cleanable[k0:k1]`` are the messages history image cleanup changes at a call over
         ``natives[lo:end]`` (those before the third-last completed turn's start)."""
         cleanable = self._n.cleanable
-        last_lo, last_end, k0, k1 = self._last_cleaning
-        if lo == last_lo and end == last_end:
-            return k0, k1  # asked again at the same call (its cleanup, then its quiet checks)
+        last_lo, last_end, k0, k1, until = self._last_cleaning
+        if lo == last_lo and last_end <= end <= until:
+            # Asked again at the same call (its cleanup, then its quiet checks), or at a later one with no
+            # user message since: no turn closed, so the cutoff is where it was.
+            return k0, k1
         if lo == last_lo and end >= last_end and (k1 == len(cleanable) or cleanable[k1] >= end):
             # A longer history's cutoff is no earlier (turns only complete), and no later than its end:
             # the same messages are cleaned (every call after the last image came of age).
-            self._last_cleaning = (lo, end, k0, k1)
+            self._last_cleaning = (lo, end, k0, k1, end)
             return k0, k1
         k0 = bisect_left(cleanable, lo) if cleanable else 0
+        until = end
         if k0 == len(cleanable) or cleanable[k0] >= end:
             k1 = k0  # none in the context (the usual answer)
         else:
             k1 = bisect_left(cleanable, self._n.cutoff(lo, end), k0)
-        self._last_cleaning = (lo, end, k0, k1)
+            until = self._n.next_user(end)
+        self._last_cleaning = (lo, end, k0, k1, until)
         return k0, k1
 
     def _cleans_now(self, lo: int, end: int) -> bool:
@@ -801,7 +860,13 @@ class FastTransforms2026_9:
         the transcript policy strips (:meth:`_strip`). Gives the outcome's ``images`` and ``policy``."""
         images: Sequence[int] = ()
         if self._n.cleanable:
-            images = self._images(*self._clean(lo, end, seq))
+            last = self._last_cleaning
+            if last[0] == lo and last[1] <= end <= last[4] and last[3] == self._clean_k:
+                k0, k1 = last[2], last[3]  # no turn closed since, nothing left to clean (most calls)
+            else:
+                k0, k1 = self._clean(lo, end, seq)
+            shown = self._last_images
+            images = shown[2] if shown[0] == k0 and shown[1] == k1 else self._images(k0, k1)
         policy: Sequence[int] = ()
         if self._thinking:
             t0, t1 = self._strip(drops, lo, end, seq)
@@ -857,6 +922,17 @@ class FastTransforms2026_9:
         assistant, so it has no rewrite of its own."""
         native = self._natives[position]
         assert isinstance(native, AssistantMessage)
+        sizes = strip_sizes_typed(native)
+        if sizes is not None:
+            # Plain thinking in blocks of their own classes (every strip of a long session): the sizes
+            # read from the blocks, the stripped message made only if a view reads it.
+            self._strips.add(position, seq)
+            taken, notice_in = sizes
+            came_mc, came_est = _notice_sizes() if notice_in else (0, 0)
+            self._sum_mc.add(position, came_mc - taken)
+            self._sum_est.add(position, came_est - taken)
+            self._sum_changed.add(position, 1)
+            return
         typed = strip_typed(native)
         if typed is not None:
             stripped, removed, notice = typed
@@ -867,7 +943,7 @@ class FastTransforms2026_9:
             # Both sizes of an assistant are sums over its blocks: the change is what the strip took away
             # (its thinking) and put in (the omission notice), sized alone (tool call arguments are JSON).
             removed, notice = strip_change(native, stripped)
-        self._strips.set(position, seq, stripped)
+        self._strips.add(position, seq, stripped)
         plain = _plain_thinking_chars(removed)
         if plain >= 0:
             mc_gone = est_gone = plain
@@ -943,12 +1019,16 @@ class FastTransforms2026_9:
         return None if ready is None else self._quiet_outcome(setup, state, now, end, ready)
 
     def _quiet_ready(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
-    ) -> tuple[tuple[Sequence[int], Sequence[int]], ProjectionState, ProjectionState] | None:
+        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, *, kept: bool = False
+    ) -> _Ready | None:
         """:meth:`_quiet`'s work before its outcome: this call's image cleanup and thinking strips (what a
         call sends from now on whatever else it does), its checks and its log. Gives the messages cleaned
         and the assistants stripped, and the states after the pass and after the call; ``None`` when a
-        stage might change something (only the cleanup and the strips were applied then)."""
+        stage might change something (only the cleanup and the strips were applied then).
+
+        ``kept`` (:meth:`kept_call`, the whole history sent): when the call sends cleanups or strips and
+        replays nothing, it is answered without its outcome, so only the state after the call is logged
+        (the state after the pass ``None``)."""
         if setup is not self._ready_setup:
             self._ready_for(setup)
         settings = self._ready_settings
@@ -960,8 +1040,16 @@ class FastTransforms2026_9:
             bases = self._bases(self._ready_drops, lo, end, 2 * self.calls)
         except _Fallback:
             return None  # the pipeline falls back (nothing was changed)
-        if not self._nothing_changes(before, now, lo, end, based=True) or self._sources_cleaned():
+        if not self._nothing_changes(before, now, lo, end, based=True) or (
+            self._cleaned and self._sources_cleaned()
+        ):
             return None
+        if kept and (bases[0] or bases[1]) and not self._sum_replayed.range(0, end):
+            final = self._state
+            if self._unsourced or self._unfrozen:
+                final = self._quiet_log_final(end)  # the pass is on: its sources logged, as _quiet_log
+            assert final is not None  # the state is this path's (checked)
+            return bases, None, final
         results = self._n.results
         has_results = results[end] > results[lo]
         cache_state = final_state = self._state  # nothing new to log (about half the calls)
@@ -976,10 +1064,11 @@ class FastTransforms2026_9:
         state: AttemptState,
         now: float,
         end: int,
-        ready: tuple[tuple[Sequence[int], Sequence[int]], ProjectionState, ProjectionState],
+        ready: _Ready,
     ) -> tuple[Outcome, AttemptState]:
         """:meth:`_quiet`'s outcome and state, from what :meth:`_quiet_ready` gave."""
         bases, cache_state, final_state = ready
+        assert cache_state is not None  # logged for an outcome (not a kept answer)
         settings = self._ready_settings
         before = state.clock.last_cache_touch_at
         compacted = state.compacted_through
@@ -1029,12 +1118,12 @@ class FastTransforms2026_9:
         ):
             return None
         self.calls += 1  # as call() counts it: the stamps below are this call's
-        ready = self._quiet_ready(setup, state, now, end)
+        ready = self._quiet_ready(setup, state, now, end, kept=True)
         if ready is None:
             return self._checked(setup, state, now, end, ready=True)
         self.quiet_calls += 1
-        (images, policy), _, final_state = ready
-        if not (images or policy) or self._sum_replayed.range(0, end):
+        (images, policy), cache_state, final_state = ready
+        if cache_state is not None:
             return self._quiet_outcome(setup, state, now, end, ready)  # nothing kept, or replays: views
         after = _attempt_state(_gate_state(now), final_state, state.compacted_through)
         stripped = self._strips if self._strip_k else None
@@ -1090,13 +1179,13 @@ class FastTransforms2026_9:
 
         ``None``, with nothing counted or logged, for any other call (the caller asks :meth:`call`). Saves
         the outcome's objects and the state after the pass's sources (a quiet call of a long session)."""
+        if self._current or self._strip_k:
+            return None  # asked first: every call after the first cleanup or strip (kept_call's then)
         if not self._ready_at(setup, state, end):
             return None
         compacted = state.compacted_through
         if (
             self._ready_settings is None
-            or self._current
-            or self._strip_k
             or self._ready_compaction
             or (compacted is not None and self._ready_applies)
             or not self._nothing_changes(state.clock.last_cache_touch_at, now, 0, end)
@@ -1485,7 +1574,14 @@ class FastTransforms2026_9:
 
     def _images(self, k0: int, k1: int) -> Sequence[int]:
         """The messages the cleanup changed at a call, ``cleanable[k0:k1]`` (the second pass changes none)."""
-        return SliceView(self._n.cleanable, k0, k1) if k1 > k0 else ()
+        if k1 <= k0:
+            return ()
+        last = self._last_images
+        if last[0] == k0 and last[1] == k1:
+            return last[2]  # the same messages as last call's (most calls): its view, never changed
+        view = SliceView(self._n.cleanable, k0, k1)
+        self._last_images = (k0, k1, view)
+        return view
 
     def _check_images(self, plan: _Plan, lo: int, end: int) -> None:
         """History image cleanup's second pass (after the guard) changes nothing and a result first sent

@@ -75,7 +75,11 @@ class Fenwick:
         return total
 
     def range(self, lo: int, hi: int) -> int:
-        return self.prefix(hi) - self.prefix(lo) if hi > lo and self._used else 0
+        if hi <= lo or not self._used:
+            return 0
+        if lo <= 0 and hi >= self._top:
+            return self._total  # the whole history past every change (most asks): no prefix asked
+        return self.prefix(hi) - self.prefix(lo)
 
 
 class Versions:
@@ -115,6 +119,52 @@ class Versions:
     def latest(self, position: int) -> AgentMessage | None:
         found = self._messages.get(position)
         return found[-1] if found else None
+
+
+class StrippedStore:
+    """Per assistant the transcript policy stripped, the stamp it is sent stripped from (once each, in
+    position order: the latest assistant only moves forward), and the stripped message, made when first
+    read (``strip``) unless handed in: a long session strips an assistant at every call, and its stripped
+    messages are read only by a call's on-demand view. Read as :class:`Versions` reads (``at``,
+    ``positions``)."""
+
+    __slots__ = ("_natives", "_strip", "positions", "_seqs", "_made")
+
+    def __init__(
+        self, natives: Sequence[AgentMessage], strip: Callable[[AgentMessage], AgentMessage]
+    ) -> None:
+        self._natives, self._strip = natives, strip
+        self.positions: list[int] = []
+        """Every position stripped, ascending."""
+        self._seqs: list[int] = []
+        self._made: dict[int, AgentMessage] = {}
+
+    def add(self, position: int, seq: int, message: AgentMessage | None = None) -> None:
+        """``natives[position]`` is sent stripped from stamp ``seq`` on (as ``message``, or as ``strip``
+        makes it when first read)."""
+        positions, seqs = self.positions, self._seqs
+        if not positions or position > positions[-1]:
+            positions.append(position)  # every strip of a replay
+            seqs.append(seq)
+        else:
+            k = bisect_left(positions, position)
+            if k < len(positions) and positions[k] == position:
+                seqs[k] = min(seqs[k], seq)  # stripped again: the same message, sent since the first
+            else:
+                positions.insert(k, position)
+                seqs.insert(k, seq)
+        if message is not None:
+            self._made[position] = message
+
+    def at(self, position: int, seq: int) -> AgentMessage | None:
+        positions = self.positions
+        k = bisect_left(positions, position)
+        if k == len(positions) or positions[k] != position or self._seqs[k] > seq:
+            return None
+        made = self._made.get(position)
+        if made is None:
+            made = self._made[position] = self._strip(self._natives[position])
+        return made
 
 
 class _Equal:
@@ -266,7 +316,13 @@ class ChangedView(Mapping[int, AgentMessage]):
     __slots__ = ("_versions", "_seq", "_lo", "_end", "_length", "_stripped")
 
     def __init__(
-        self, versions: Versions, seq: int, lo: int, end: int, length: int, stripped: Versions | None = None
+        self,
+        versions: Versions,
+        seq: int,
+        lo: int,
+        end: int,
+        length: int,
+        stripped: Versions | StrippedStore | None = None,
     ) -> None:
         self._versions, self._seq, self._lo, self._end, self._length = versions, seq, lo, end, length
         self._stripped = stripped
@@ -283,7 +339,9 @@ class ChangedView(Mapping[int, AgentMessage]):
 
     def __iter__(self) -> Iterator[int]:
         seq, lo, end = self._seq, self._lo, self._end
-        stores = [self._versions] if self._stripped is None else [self._versions, self._stripped]
+        stores: list[Versions | StrippedStore] = [self._versions]
+        if self._stripped is not None:
+            stores.append(self._stripped)
         found = [
             p
             for store in stores

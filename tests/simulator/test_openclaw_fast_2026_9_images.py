@@ -381,3 +381,98 @@ def test_a_strip_blind_to_redacted_thinking_is_noticed(monkeypatch: pytest.Monke
     monkeypatch.setattr(transforms, "TYPED_KEPT_BLOCKS", (TextContent, RedactedThinkingContent))
     with pytest.raises(AssertionError):
         _check_strip(blocks, False)
+
+
+def test_a_cleanup_cutoff_kept_past_the_next_user_message_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cutoff is kept between calls only up to the next user message (a turn closes there): kept
+    for good, the old screenshots would never be cleaned after the first ones."""
+    from simulator.replay.openclaw_facts_2026_9 import StoredFacts
+    from tests.simulator.test_openclaw_fast_2026_9 import _Checked
+
+    text = synthetic_openclaw_session(60, screenshot_every=4)
+    document = dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document)
+    monkeypatch.setattr(StoredFacts, "next_user", lambda self, end: len(self.natives))
+    _assert_noticed(_Checked, text, document)
+
+
+def test_a_record_that_keeps_an_older_cleanups_fates_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record names the messages cleaned at its own call: kept from a call that cleaned fewer (the
+    first ones kept for good), the records differ from the reference's."""
+    import simulator.replay.openclaw as replay_module
+
+    text = synthetic_openclaw_session(60, screenshot_every=4)
+    document = dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document)
+    made, fast, slow = _both(text, document)
+    assert fast.calls == slow.calls
+    kept = replay_module._image_fate
+
+    def first_for_good(session: Any, images: Any) -> Any:
+        return kept(session, session.image_fates[0][0] if session.image_fates else images)
+
+    monkeypatch.setattr(replay_module, "_image_fate", first_for_good)
+    _, broken, _ = _both(text, document)
+    assert broken.calls != slow.calls
+
+
+def _strip_sizes_reference(message: Any) -> tuple[int, int, int, int]:
+    """What the reference strip of ``message`` takes away and puts in, each sized by the reference
+    functions: (``cacheTtlMessageChars`` taken, estimate taken, ``cacheTtlMessageChars`` put in, estimate
+    put in)."""
+    from simulator.runtimes.openclaw.estimate import estimate_message_chars, strip_change, strip_thinking
+    from simulator.runtimes.openclaw.messages import AssistantMessage
+    from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import message_chars
+
+    removed, notice = strip_change(message, strip_thinking(message))
+    gone, came = AssistantMessage(removed, ()), AssistantMessage(notice, ())
+    put_in = (message_chars(came), estimate_message_chars(came)) if notice else (0, 0)
+    return message_chars(gone), estimate_message_chars(gone), *put_in
+
+
+def _check_strip_sizes(blocks: list[Any], extra: bool) -> None:
+    """:func:`strip_sizes_typed` of an assistant of ``blocks`` sizes the reference strip, and the message
+    made later (:func:`_stripped`) is the reference strip."""
+    from simulator.replay.openclaw_transforms_2026_9 import _notice_sizes, _stripped, strip_sizes_typed
+    from simulator.runtimes.openclaw.estimate import strip_thinking
+    from simulator.runtimes.openclaw.messages import AssistantMessage
+
+    message = AssistantMessage(tuple(blocks), (("api", "x"),) if extra else ())
+    sizes = strip_sizes_typed(message)
+    if sizes is None:
+        return  # the general strip answers (its sizes: test_plain_thinking_sizes_are_...)
+    taken, notice = sizes
+    assert (taken, taken, *(_notice_sizes() if notice else (0, 0))) == _strip_sizes_reference(message)
+    assert _stripped(message) == strip_thinking(message)
+
+
+@given(st.lists(_blocks(), max_size=5), st.booleans())
+def test_strip_sizes_read_from_the_block_classes_are_the_reference_sizes(blocks: list[Any], extra: bool):
+    _check_strip_sizes(blocks, extra)
+
+
+def test_strip_sizes_of_plain_thinking_are_read_and_a_wrong_notice_is_noticed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import simulator.replay.openclaw_transforms_2026_9 as transforms
+    from simulator.runtimes.openclaw.messages import AssistantMessage, TextContent, ThinkingContent
+
+    alone = [ThinkingContent("hmm", "sig")]  # no block kept: the notice comes in
+    with_text = [ThinkingContent("hmm"), TextContent("ok")]
+    for blocks in (alone, with_text):
+        assert transforms.strip_sizes_typed(AssistantMessage(tuple(blocks), ())) is not None
+        _check_strip_sizes(blocks, False)
+    monkeypatch.setattr(transforms, "_notice_sizes", lambda: (0, 0))  # the notice weighed nothing
+    with pytest.raises(AssertionError):
+        _check_strip_sizes(alone, False)
+
+
+def test_a_lazy_strip_store_that_makes_the_wrong_message_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stripped messages are made when a view reads them: made as stored (thinking kept), the
+    calls' ``changed`` differ from the reference's."""
+    import simulator.replay.openclaw_transforms_2026_9 as transforms
+    from tests.simulator.test_openclaw_fast_2026_9 import _Checked
+
+    document = dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document)
+    made, fast, slow = _both(_thinking_session(8), document)
+    assert fast.calls == slow.calls and sum(made[0].kept_calls) > 0
+    monkeypatch.setattr(transforms, "_stripped", lambda message: message)
+    _assert_noticed(_Checked, _thinking_session(8), document)

@@ -435,3 +435,76 @@ def test_a_wrong_count_of_held_natives_would_be_noticed(monkeypatch):
     monkeypatch.setattr(openclaw_session, "_model_call", counting_the_system_message)
     with pytest.raises(AssertionError):
         _assert_calls_are_model_calls(messages)
+
+
+_THOUGHTS = ("look first", "naïve plan", "漢字", "")
+
+
+@pytest.mark.parametrize("signature", [None, "sig", "sïg"])
+@pytest.mark.parametrize("thought", _THOUGHTS)
+def test_thinking_blocks_of_ascii_and_other_texts_are_sized_as_the_reference_does(thought, signature):
+    """An ASCII thinking (and signature) is sized by its length, any other by the weighted functions."""
+    block: dict[str, Any] = {"type": "thinking", "thinking": thought}
+    if signature is not None:
+        block["thinkingSignature"] = signature
+    _assert_same([{"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]}])
+
+
+def test_thinking_sized_without_its_signature_is_noticed(monkeypatch):
+    import simulator.replay.openclaw_natives_fast as fast
+
+    original = fast._thinking
+
+    def blind(block):  # the signature left out of the estimate
+        read = original(block)
+        return None if read is None else (read[0], len(block["thinking"]), read[2])
+
+    monkeypatch.setattr(fast, "_thinking", blind)
+    raw = {"role": "assistant", "content": [{"type": "thinking", "thinking": "a", "thinkingSignature": "s"}]}
+    with pytest.raises(AssertionError):
+        _assert_same([raw])
+
+
+@pytest.mark.parametrize(
+    "options", [{"screenshot_every": 4}, {"thinking": True, "model": "claude-3-7-sonnet-20250219"}]
+)
+def test_sessions_with_screenshots_or_thinking_prepare_as_the_reference_does_on_the_fast_path(
+    options, monkeypatch
+):
+    transcript = parse_transcript(synthetic_openclaw_session(40, tool_result_chars=300, **options))
+
+    def refused(message: Any) -> Any:
+        raise AssertionError(f"the fast path left a common message to the reference: {message!r}")
+
+    want = _reference_prepare(transcript)
+    monkeypatch.setattr(fast, "reference_facts", refused)
+    assert repr(_prepared(transcript)) == repr(want)
+
+
+_IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
+
+
+@pytest.mark.parametrize("role", ["user", "toolResult"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "text", "text": "see"}, _IMAGE],
+        [_IMAGE, {"type": "text", "text": "漢字 [media attached: a]"}],
+        [_IMAGE],
+        [{**_IMAGE, "detail": "low"}],  # a field of its own: the reference reads it
+        [{"type": "image", "data": "AAAA"}],
+        [{"type": "image", "data": 1, "mimeType": "image/png"}],
+    ],
+)
+def test_images_beside_texts_are_read_and_sized_as_the_reference_does(role, content):
+    raw: dict[str, Any] = {"role": role, "content": content}
+    if role == "toolResult":
+        raw = {"role": role, "toolCallId": "c", "toolName": "shot", "content": content, "isError": False}
+    _assert_same([raw])
+
+
+def test_an_image_weighed_as_a_text_is_noticed(monkeypatch):
+    monkeypatch.setattr(fast, "IMAGE_CHAR_ESTIMATE", 0)
+    raw = {"role": "toolResult", "toolCallId": "c", "toolName": "shot", "content": [_IMAGE], "isError": False}
+    with pytest.raises(AssertionError):
+        _assert_same([raw])

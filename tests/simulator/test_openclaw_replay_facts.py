@@ -10,18 +10,31 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.replay.openclaw_facts_2026_9 import StoredFacts, plain_text_chars
+from simulator.replay.openclaw_facts_2026_9 import (
+    StoredFacts,
+    plain_text_chars,
+    typed_weights,
+    weights_of,
+    weights_typed_or_of,
+)
 from simulator.replay.openclaw_fast import _left_alone
 from simulator.replay.openclaw_transforms import FastTransforms
 from simulator.replay.openclaw_transforms_2026_9 import _source_texts
 from simulator.runtimes.openclaw import context_guard as guard_v1
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.image_prune import (
+    PRESERVE_RECENT_COMPLETED_TURNS,
+    cleaned_message,
+    completed_turn_starts,
+)
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     ToolResultMessage,
+    UserMessage,
     message_from_json,
     messages_from_json,
 )
@@ -193,3 +206,100 @@ def test_the_pruners_shortcut_decides_both_ways_on_plain_results() -> None:
     assert not _left_alone(result("12345", "12345"), effective)  # 11: trimmed
     assert soft_trim_tool_result(result("12345", "12345"), effective) is not None
     assert not _left_alone(result("é"), effective)  # not ASCII: the function decides
+
+
+_SCREENSHOT_BLOCKS = st.one_of(
+    _BLOCKS,
+    st.just({"type": "image", "data": "AAAA", "mimeType": "image/png", "detail": "low"}),
+    st.just({"type": "image"}),
+    _TEXT_BLOCK.map(lambda block: {**block, "cache": True}),
+)
+
+
+@st.composite
+def _tool_results(draw: st.DrawFn) -> AgentMessage:
+    """Tool results of text and image blocks mostly (a screenshot's), with other blocks and fields."""
+    raw: dict[str, Any] = {
+        "role": "toolResult",
+        "toolCallId": "c1",
+        "toolName": "browser",
+        "content": draw(st.one_of(_TEXTS, st.lists(_SCREENSHOT_BLOCKS, max_size=4))),
+    }
+    if draw(st.booleans()):
+        raw["excludeFromContext"] = draw(st.sampled_from([True, False, 1]))
+    return message_from_json(raw)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(_tool_results(), agent_messages()))
+def test_typed_weights_equal_the_runtime_functions(message: AgentMessage) -> None:
+    """The screenshot result's sizes read from its blocks' classes are the general functions' sizes."""
+    typed = typed_weights(message)
+    if typed is not None:
+        assert typed == weights_of(message)
+    assert weights_typed_or_of(message) == weights_of(message)
+
+
+def test_typed_weights_answer_for_screenshots_stored_and_cleaned() -> None:
+    blocks = [{"type": "text", "text": "abc"}, {"type": "image", "data": "AAAA", "mimeType": "image/png"}]
+    stored = message_from_json({"role": "toolResult", "toolCallId": "c", "content": blocks})
+    cleaned = cleaned_message(stored)
+    for message in (stored, cleaned):
+        typed = typed_weights(message)
+        assert typed is not None and typed == weights_of(message)
+    odd = message_from_json({"role": "toolResult", "toolCallId": "c", "content": [{**blocks[1], "x": 1}]})
+    assert typed_weights(odd) is None  # an extra field may name another type: the reference answers
+
+
+def test_a_wrong_typed_weight_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison notices an image weighed wrong (the guard's estimate taken for the pass's)."""
+    from simulator.replay import openclaw_facts_2026_9 as facts
+
+    monkeypatch.setattr(facts, "IMAGE_CHARS", facts.TOOL_IMAGE_CHARS)
+    blocks = [{"type": "text", "text": "abc"}, {"type": "image", "data": "AAAA"}]
+    message = message_from_json({"role": "toolResult", "toolCallId": "c", "content": blocks})
+    assert facts.typed_weights(message) != weights_of(message)
+    with pytest.raises(AssertionError):
+        test_typed_weights_equal_the_runtime_functions.hypothesis.inner_test(message)  # type: ignore[attr-defined]
+
+
+_ROLES = st.lists(st.sampled_from(["user", "assistant", "toolResult", "custom"]), max_size=30)
+
+
+def _role_messages(roles: list[str]) -> list[AgentMessage]:
+    return [message_from_json({"role": r, "content": "x", "toolCallId": "c"}) for r in roles]
+
+
+def _cutoffs(facts: StoredFacts, lo: int, ends: list[int]) -> list[int]:
+    """The cleanup's cutoff over ``natives[lo:end]`` for growing ends, as a replay asks them."""
+    return [facts.cutoff(lo, end) for end in ends]
+
+
+def _reference_cutoff(messages: list[AgentMessage], lo: int, end: int) -> int:
+    starts = completed_turn_starts(messages[lo:end], count_open_turn=False)
+    keep = PRESERVE_RECENT_COMPLETED_TURNS
+    return lo + starts[-keep] if len(starts) > keep else lo
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ROLES, st.data())
+def test_turns_counted_from_the_kinds_give_the_cleanups_cutoff(roles: list[str], data: st.DataObject) -> None:
+    """The cutoff counted from the messages' kinds (the facts fed) and from each message's class (not
+    fed) is ``completed_turn_starts``' third-last start over the call's history, for growing histories."""
+    messages = _role_messages(roles)
+    lo = data.draw(st.integers(0, len(messages)))
+    ends = sorted(data.draw(st.lists(st.integers(lo, len(messages)), max_size=6)))
+    expected = [_reference_cutoff(messages, lo, end) for end in ends]
+    fed = StoredFacts(messages, ())
+    fed.feed(len(messages))
+    assert _cutoffs(fed, lo, ends) == expected
+    assert _cutoffs(StoredFacts(messages, ()), lo, ends) == expected  # not fed: each message read
+
+
+def test_turns_counted_from_wrong_kinds_are_noticed() -> None:
+    """A kind taken for another (a tool result counted as a user message) moves the cutoff."""
+    messages = _role_messages(["user", "assistant", "toolResult", "assistant"] * 5)
+    facts = StoredFacts(messages, ())
+    facts.feed(len(messages))
+    facts.kinds = [UserMessage if kind is ToolResultMessage else kind for kind in facts.kinds]
+    assert _cutoffs(facts, 0, [len(messages)]) != [_reference_cutoff(messages, 0, len(messages))]

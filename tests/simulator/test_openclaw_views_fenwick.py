@@ -87,3 +87,20 @@ def test_sums_blind_to_the_ascending_tail_are_noticed() -> None:
     with pytest.raises(AssertionError):
         _check(_TreeOnly(_SIZE), [(2, 5), (7, 1), (3, 4)], [(0, 5)])
     _check(Fenwick(_SIZE), [(2, 5), (7, 1), (3, 4)], [(0, 5)])
+
+
+class _WholeFromStart(Fenwick):
+    """A broken range: every range from the start taken for the whole total (its end not looked at)."""
+
+    __slots__ = ()
+
+    def range(self, lo: int, hi: int) -> int:
+        if hi > lo and lo <= 0:
+            return self._total
+        return super().range(lo, hi)
+
+
+def test_a_range_from_the_start_that_ignores_its_end_is_noticed() -> None:
+    with pytest.raises(AssertionError):
+        _check(_WholeFromStart(_SIZE), [(2, 5), (7, 1)], [(0, 5)])
+    _check(Fenwick(_SIZE), [(2, 5), (7, 1)], [(0, 5), (0, 8), (0, 45)])
