@@ -41,7 +41,7 @@ def pruned_runs(
     parts = sent_parts(changed)
     if parts is None:
         if isinstance(changed, ChangedView):
-            return _stripped_as_layer(changed, call, as_sent)
+            return _layered_view(changed, call, as_sent)
         return {i: as_sent(m) for i, m in changed.items()}
     small, cleared, message, placeholder, told = parts
     singles = {i: as_sent(m) for i, m in small.items()}
@@ -65,26 +65,42 @@ def _as_sent_of(
     return content
 
 
-def _stripped_as_layer(
+def _layered_view(
     changed: ChangedView, call: CallRecord, as_sent: Callable[[AgentMessage], Content]
 ) -> Mapping[int, Content]:
-    """2026.9.6's view with its stripped assistants as a layer (the record's window of the assistants with
-    thinking, from the first: every later call strips at least those), the other changes one by one; every
-    change one by one when the record has no such window or the view holds other changes than these."""
+    """2026.9.6's view with its cleaned messages and stripped assistants as layers (the record's windows of
+    the cleaned and the thinking lists, from their first: every later call cleans and strips at least
+    those), the other changes one by one; every change one by one when the view cannot be told so exactly
+    (each of its changes told once, the count checked)."""
+    stripped, cleaned = _window(call, Fate.THINKING_DROPPED), _window(call, Fate.IMAGE_REPLACED)
+    apart = changed.apart_from_cleaned(cleaned) if cleaned is not None else None
+    if apart is None:
+        cleaned = None  # the cleaned messages told one by one, with the other changes of the store
+        apart = dict(changed.stored_changes())
+    if stripped is None and cleaned is None:
+        return {i: as_sent(m) for i, m in changed.items()}
+    outside = sum(1 for i in apart if cleaned is None or i not in cleaned)
+    told = len(stripped or ()) + len(cleaned or ()) + outside
+    if told != len(changed) or (stripped is not None and any(i in stripped for i in apart)):
+        return {i: as_sent(m) for i, m in changed.items()}
+    layers = []
+    if cleaned is not None:
+        layers.append(SentLayer((LAYER, "cleaned"), cleaned, _as_sent_of(changed.cleaned_message, as_sent)))
+    if stripped is not None:
+        layers.append(SentLayer((LAYER, "stripped"), stripped, _as_sent_of(changed.__getitem__, as_sent)))
+    return SentRuns({i: as_sent(m) for i, m in apart.items()}, (), tuple(layers))
+
+
+def _window(call: CallRecord, fate: Fate) -> IndexSlice | None:
+    """The record's one window of ``fate`` when it is a prefix of a list (``None`` otherwise)."""
     windows = [
         group.indices
         for group in call.fated
-        if group.fate is Fate.THINKING_DROPPED and isinstance(group.indices, SliceView | IndexSlice)
+        if group.fate is fate and isinstance(group.indices, SliceView | IndexSlice) and len(group.indices)
     ]
     if len(windows) != 1 or windows[0].start != 0:
-        return {i: as_sent(m) for i, m in changed.items()}
-    singles = {i: as_sent(m) for i, m in changed.stored_changes()}
-    stripped = IndexSlice(windows[0].source, 0, windows[0].stop)
-    if len(singles) + len(stripped) != len(changed) or any(i in stripped for i in singles):
-        return {i: as_sent(m) for i, m in changed.items()}
-    return SentRuns(
-        singles, (), (SentLayer((LAYER, "stripped"), stripped, _as_sent_of(changed.__getitem__, as_sent)),)
-    )
+        return None
+    return IndexSlice(windows[0].source, 0, windows[0].stop)
 
 
 __all__ = ["HARD_CLEARED", "pruned_runs"]

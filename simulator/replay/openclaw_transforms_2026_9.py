@@ -425,6 +425,11 @@ class FastTransforms2026_9:
         """... up to the call that cleaned its message (a projection made from the stored texts stops)."""
         self._cleaned: dict[int, AgentMessage] = {}
         """Position → its message as history image cleanup sends it, for every position cleaned so far."""
+        self._unlayered: list[int] = []
+        """Every position ever sent as something else than its cleaned message (a projection, a cut, a
+        revert), ascending: a view tells the cleaned messages as one layer and reads only these one by one
+        (:meth:`ChangedView.apart_from_cleaned`)."""
+        self._unlayered_seen: set[int] = set()
         self._clean_k = 0
         """The cleanup has cleaned ``cleanable[:_clean_k]`` (those inside the context)."""
         self._strip_k = 0
@@ -716,6 +721,9 @@ class FastTransforms2026_9:
         native = self._natives[position]
         same = message is native or message == native
         self._versions.set(position, seq, None if same else message)
+        if not (base and message is self._cleaned.get(position)) and position not in self._unlayered_seen:
+            self._unlayered_seen.add(position)
+            insort(self._unlayered, position)
         old = self._current.get(position)
         if old is not None and not base and (message is old[0] or message == old[0]):
             # The replay of what was sent (a new, equal message): every sum stays as it is.
@@ -1128,7 +1136,13 @@ class FastTransforms2026_9:
         after = _attempt_state(_gate_state(now), final_state, state.compacted_through)
         stripped = self._strips if self._strip_k else None
         changed = ChangedView(
-            self._versions, 2 * self.calls + 1, 0, end, self._sum_changed.range(0, end), stripped
+            self._versions,
+            2 * self.calls + 1,
+            0,
+            end,
+            self._sum_changed.range(0, end),
+            stripped,
+            (self._unlayered, self._cleaned),
         )
         return _kept_changes(images, policy, changed, self._sum_est.range(0, end)), after
 
@@ -1448,7 +1462,15 @@ class FastTransforms2026_9:
                 and _reaches(results, p, p + 1)
             )
         stripped = self._strips if self._strip_k else None
-        changed = ChangedView(versions, final_seq, lo, end, self._sum_changed.range(lo, end), stripped)
+        changed = ChangedView(
+            versions,
+            final_seq,
+            lo,
+            end,
+            self._sum_changed.range(lo, end),
+            stripped,
+            (self._unlayered, self._cleaned) if versions is self._versions else None,
+        )
         return _fast_outcome(
             False,
             None,

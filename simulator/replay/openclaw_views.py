@@ -313,7 +313,7 @@ class ChangedView(Mapping[int, AgentMessage]):
     ``stripped``: a second store of what is sent at the stream only (assistants without their thinking,
     never in the store the context views read); a position is in at most one of the two."""
 
-    __slots__ = ("_versions", "_seq", "_lo", "_end", "_length", "_stripped")
+    __slots__ = ("_versions", "_seq", "_lo", "_end", "_length", "_stripped", "_cleaning")
 
     def __init__(
         self,
@@ -323,9 +323,13 @@ class ChangedView(Mapping[int, AgentMessage]):
         end: int,
         length: int,
         stripped: Versions | StrippedStore | None = None,
+        cleaning: tuple[Sequence[int], Mapping[int, AgentMessage]] | None = None,
     ) -> None:
         self._versions, self._seq, self._lo, self._end, self._length = versions, seq, lo, end, length
         self._stripped = stripped
+        self._cleaning = cleaning
+        """The writer's positions ever sent as something else than their cleaned message (ascending) and
+        its cleaned messages (:meth:`apart_from_cleaned`); ``None`` when the writer did not hand them."""
 
     def __getitem__(self, position: int) -> AgentMessage:
         found = None
@@ -352,6 +356,26 @@ class ChangedView(Mapping[int, AgentMessage]):
 
     def __len__(self) -> int:
         return self._length
+
+    def apart_from_cleaned(self, cleaned: Sequence[int]) -> dict[int, AgentMessage] | None:
+        """The main store's changes but the positions of ``cleaned`` sent as history image cleanup cleaned
+        them (told as a layer by the caller, :meth:`cleaned_message`), without visiting those; ``None``
+        when the writer did not hand what tells them apart."""
+        if self._cleaning is None:
+            return None
+        unlayered, messages = self._cleaning
+        seq, lo, end, store = self._seq, self._lo, self._end, self._versions
+        out: dict[int, AgentMessage] = {}
+        for p in unlayered[bisect_left(unlayered, lo) : bisect_left(unlayered, end)]:
+            message = store.at(p, seq)
+            if message is not None and (p not in cleaned or message is not messages.get(p)):
+                out[p] = message
+        return out
+
+    def cleaned_message(self, position: int) -> AgentMessage:
+        """``position`` as history image cleanup sends it (it was cleaned: :meth:`apart_from_cleaned`)."""
+        assert self._cleaning is not None
+        return self._cleaning[1][position]
 
     def stored_changes(self) -> Iterator[tuple[int, AgentMessage]]:
         """Position → message as sent of the main store only: every change but the stripped assistants."""

@@ -497,3 +497,64 @@ def test_a_layer_that_wins_over_a_single_is_caught(monkeypatch):
     monkeypatch.setattr(from_replay, "_layer_tail", over_singles)
     with pytest.raises(AssertionError):
         _check_layers(_replay_like(), _AsSent(_natives(40)))
+
+
+def test_cleaned_results_later_trimmed_or_cleared_are_told_apart_from_the_cleaned_layer():
+    """Gemini, a 40k-token window and TTL pauses: results with screenshots are cleaned (a layer), then
+    soft-trimmed and hard-cleared (told one by one over it): every call as the reference sends it, and
+    priced as the contents message by message."""
+    from tests.simulator.test_openclaw_fast_2026_9_images import GEMINI_40K, _gemini_with_screenshots
+
+    transcript = parse_transcript(_gemini_with_screenshots([1_500, 6_000, 300, 9_000, 12_000], every=3))
+    profile = profile_from_document(dict(GEMINI_40K), name="gemini")
+    result = simulate(transcript, profile)
+    settings_ = profile.settings
+    assert isinstance(settings_, OpenClawSettings)
+    apart = 0
+    for call in result.calls:
+        if not call.fated:
+            continue
+        runs = pruned_runs(transcript, settings_, result, call)
+        assert dict(runs) == _reference_contents(transcript, settings_, result, call)
+        if isinstance(runs, SentRuns) and runs.layers:
+            apart += bool(set(runs.singles) & set(runs.layers[0].indices))
+    assert apart > 3  # cleaned results sent trimmed or cleared over the layer: the path under test
+
+    def general(call):
+        return pruned_contents(transcript, settings_, result, call)
+
+    def fast(call):
+        return pruned_runs(transcript, settings_, result, call)
+
+    expected = requests_from_result(transcript, result, changed=general)
+    built = requests_from_result(transcript, result, changed=fast)
+    assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
+
+
+def test_a_cleaned_result_told_by_its_layer_after_it_was_trimmed_is_caught(monkeypatch):
+    """Were a cleaned result sent trimmed or cleared taken as sent cleaned, the layer would tell it so (its
+    count still adds up): the reference sees it."""
+    from simulator.replay import openclaw_views
+    from tests.simulator.test_openclaw_fast_2026_9_images import GEMINI_40K, _gemini_with_screenshots
+
+    told_apart = openclaw_views.ChangedView.apart_from_cleaned
+
+    def blind(self, cleaned):
+        # Every cleaned position taken as sent cleaned: the count still adds up, the content does not.
+        found = told_apart(self, cleaned)
+        return None if found is None else {p: m for p, m in found.items() if p not in cleaned}
+
+    monkeypatch.setattr(openclaw_views.ChangedView, "apart_from_cleaned", blind)
+    transcript = parse_transcript(_gemini_with_screenshots([1_500, 6_000, 300, 9_000, 12_000], every=3))
+    profile = profile_from_document(dict(GEMINI_40K), name="gemini")
+    result = simulate(transcript, profile)
+    settings_ = profile.settings
+    assert isinstance(settings_, OpenClawSettings)
+    wrong = [
+        call.number
+        for call in result.calls
+        if call.fated
+        and dict(pruned_runs(transcript, settings_, result, call))
+        != _reference_contents(transcript, settings_, result, call)
+    ]
+    assert wrong
