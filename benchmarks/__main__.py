@@ -112,7 +112,7 @@ def _sections(args: argparse.Namespace, chosen: tuple[str, ...]) -> dict[str, li
     if "pages" in chosen:
         print("dashboard …", flush=True)
         pages = dashboard_pages.LONG_SIZES if args.long_sessions else dashboard_pages.SIZES
-        found = dashboard_pages.report(dashboard_pages.run(pages))
+        found = dashboard_pages.report(dashboard_pages.run_apart(pages, str(OUT.parent.parent)))
         if args.long_sessions:
             today = datetime.date.today().isoformat()
             found[0] = f"## Dashboard session pages up to {max(pages):,} messages ({today})"

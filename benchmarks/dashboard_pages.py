@@ -12,8 +12,10 @@ the largest session's time over the smallest's (×100 would be linear in session
 from __future__ import annotations
 
 import gc
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -251,8 +253,29 @@ def report(results: dict[int, dict[str, float]]) -> list[str]:
 
 
 def main(argv: Sequence[str]) -> None:
-    sizes = tuple(int(a.replace("_", "").replace(",", "")) for a in argv) or SIZES
-    print("\n".join(report(run(sizes))))
+    """``[--json] SIZES...``: the table, or (``--json``) the results as one JSON line last."""
+    as_json = "--json" in argv
+    sizes = tuple(int(a.replace("_", "").replace(",", "")) for a in argv if a != "--json") or SIZES
+    results = run(sizes)
+    if as_json:
+        print(json.dumps({str(size): rows for size, rows in results.items()}))
+    else:
+        print("\n".join(report(results)))
+
+
+def run_apart(sizes: Sequence[int], cwd: str) -> dict[int, dict[str, float]]:
+    """:func:`run` in a process of its own: a fresh heap, as a server process has. Run after the replay
+    benchmarks in their process, the 100,000-message pages read up to twice as slow (their leftovers weigh on
+    every collection)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.dashboard_pages", "--json", *map(str, sizes)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return {int(size): rows for size, rows in found.items()}
 
 
 if __name__ == "__main__":

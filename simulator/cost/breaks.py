@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from simulator.cost.cache import TOKENS_PER_MTOK, Request, SessionCost, SharedPrefix
+from simulator.cost.cache import TOKENS_PER_MTOK, Request, SessionCost, SharedPrefix, _shared_length
 
 BreakCause = Literal["expired", "prefix-changed", "lookback"]
 
@@ -46,10 +46,28 @@ class CacheBreak:
 
 
 def _first_difference(before: Request, now: Request) -> int | None:
+    """Where ``now``'s request first differs from ``before``'s in a fingerprint (``None``: it extends it).
+
+    Equal segments have equal fingerprints, so the common prefix the cache model finds piece by piece is
+    skipped (two ropes that read the same lists alike agree without a comparison): a long session whose
+    every call strips the thinking of the assistant before parts from it near its end, and comparing
+    message by message from the start made the breaks the square of the session.
+    :func:`_first_difference_walk` is the reference.
+    """
     old, new = before.segments, now.segments
     if isinstance(old, SharedPrefix) and isinstance(new, SharedPrefix) and old.history is new.history:
         # Prefixes of one history agree up to the shorter one's end.
         return len(new) if len(new) < len(old) else None
+    n = min(len(old), len(new))
+    for position in range(_shared_length(old, new), n):
+        # Most often the first unequal segment differs in its fingerprint: one look.
+        if old[position].fingerprint != new[position].fingerprint:
+            return position
+    return n if len(new) < len(old) else None
+
+
+def _first_difference_walk(before: Request, now: Request) -> int | None:
+    """:func:`_first_difference`, comparing every segment from the start (the reference)."""
     for position, (a, b) in enumerate(zip(before.segments, now.segments, strict=False)):
         if a.fingerprint != b.fingerprint:
             return position

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulator.cost.breakpoints import pi_breakpoints, zeroclaw_breakpoints
-from simulator.cost.breaks import cache_breaks
+from simulator.cost.breaks import _first_difference, _first_difference_walk, cache_breaks
 from simulator.cost.cache import (
     Request,
     Segment,
@@ -286,3 +286,46 @@ def test_a_pass_that_places_each_replacement_one_late_is_caught():
 def test_a_replacement_past_the_end_is_refused():
     with pytest.raises(IndexError):
         spliced_each([(SOURCES[2], 0, 3)], [(3, Segment("new", 1))])
+
+
+ALIKE = [Segment("a", 1), Segment("a", 9), Segment("b", 1), Segment("a", 1)]
+"""Segments of one fingerprint that differ in their tokens: unequal, yet the same message to the breaks."""
+
+
+@st.composite
+def requests_of(draw: st.DrawFn) -> Request:
+    pieces: list[Piece] = []
+    for _ in range(draw(st.integers(min_value=0, max_value=5))):
+        source = draw(st.sampled_from([*SOURCES, ALIKE]))
+        lo = draw(st.integers(min_value=0, max_value=len(source)))
+        pieces.append((source, lo, draw(st.integers(min_value=lo, max_value=len(source)))))
+    rope = SegmentRope(pieces)
+    segments = rope if draw(st.booleans()) else list(rope)
+    return Request(segments=segments, at_seconds=0.0, output_tokens=1, breakpoints=())
+
+
+@settings(max_examples=600, deadline=None)
+@given(requests_of(), requests_of())
+def test_the_first_difference_past_the_shared_pieces_is_the_walks(before, now):
+    assert _first_difference(before, now) == _first_difference_walk(before, now)
+    assert _first_difference(before, before) is None
+
+
+def test_a_first_difference_that_trusts_unequal_segments_is_caught():
+    """Segments of one fingerprint but unequal (their tokens) end the shared prefix yet are the same message:
+    taken as the difference, the break would name the wrong message."""
+    before = Request(
+        segments=SegmentRope([(ALIKE, 0, 1), (SOURCES[0], 0, 4)]),
+        at_seconds=0.0,
+        output_tokens=1,
+        breakpoints=(),
+    )
+    now = Request(
+        segments=SegmentRope([(ALIKE, 1, 2), (SOURCES[1], 0, 4)]),
+        at_seconds=0.0,
+        output_tokens=1,
+        breakpoints=(),
+    )
+    assert _first_difference_walk(before, now) == 4  # a·abca against a·abcx
+    assert _first_difference(before, now) == 4
+    assert _shared_length(before.segments, now.segments) == 0  # what a broken variant would answer
