@@ -238,7 +238,11 @@ def report(results: dict[int, dict[str, float]]) -> list[str]:
         "## Dashboard session pages",
         "",
         "In-process Django test client on a synthetic OpenClaw session, demo profiles (ZeroClaw as the "
-        "simulated profile unless a row names another runtime, ZeroClaw beside ai-profile on compare)."
+        "simulated profile unless a row names another runtime, ZeroClaw beside ai-profile on compare). "
+        "Every first view is a first replay (those asked before it forgotten, the parse kept as after the "
+        "upload); above 5,000 messages the page is drawn at once and asks for its body, whose time is the "
+        "row. The last four rows are a browser-heavy session of the same length: a screenshot in every "
+        "fourth turn's tool result, thinking in every assistant on a Claude 3.7 route."
         f" Ratio: {high:,} over {low:,} messages "
         f"(×{high // low} would be linear).",
         "",

@@ -265,7 +265,8 @@ class PositionsView(_Equal, Sequence[int]):
 
 
 class SliceView(_Equal, Sequence[int]):
-    """``items[start:stop]`` of a sequence that is never changed, without copying it (equal to the tuple)."""
+    """``items[start:stop]`` of an ascending index list that is never changed, without copying it (equal to
+    the tuple); membership is a bisection (a trace asks it of every call's groups)."""
 
     __slots__ = ("_items", "_start", "_stop")
 
@@ -304,6 +305,12 @@ class SliceView(_Equal, Sequence[int]):
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._items[self._start : self._stop])
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, int):
+            return False
+        at = bisect_left(self._items, value, self._start, self._stop)
+        return at < self._stop and self._items[at] == value
 
 
 @final
