@@ -189,20 +189,28 @@ def test_openclaw_runs_price_as_the_contents_message_by_message(preset, session)
     if preset == "openclaw" and session == SESSIONS[0]:
         assert told_as_runs > 20  # the path under test is taken
 
-    def general(call):
-        return pruned_contents(transcript, settings_, result, call)
-
-    def fast(call):
-        return pruned_runs(transcript, settings_, result, call)
-
-    expected = requests_from_result(transcript, result, changed=general)
-    built = requests_from_result(transcript, result, changed=fast)
+    built, expected = _requests_both_ways(transcript, settings_, result)
     assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
     assert [tuple(r.segments) for r in expected] == _each_call_on_its_own(transcript, settings_, result)
     assert [r.breakpoints for r in built] == [r.breakpoints for r in expected]
     for key in ("anthropic/claude-sonnet-4-6", "openai/gpt-5.5"):
         pricing = pricing_for(key).pricing
         assert price_requests(built, pricing) == price_requests(expected, pricing)
+
+
+def _requests_both_ways(transcript, settings_, result) -> tuple[tuple[Request, ...], tuple[Request, ...]]:
+    """The requests built from the runs (the fast path) and from the contents message by message."""
+
+    def general(call):
+        return pruned_contents(transcript, settings_, result, call)
+
+    def fast(call):
+        return pruned_runs(transcript, settings_, result, call)
+
+    return (
+        requests_from_result(transcript, result, changed=fast),
+        requests_from_result(transcript, result, changed=general),
+    )
 
 
 def _each_call_on_its_own(transcript, settings_, result) -> list[tuple[Segment, ...]]:
@@ -520,14 +528,7 @@ def test_cleaned_results_later_trimmed_or_cleared_are_told_apart_from_the_cleane
             apart += bool(set(runs.singles) & set(runs.layers[0].indices))
     assert apart > 3  # cleaned results sent trimmed or cleared over the layer: the path under test
 
-    def general(call):
-        return pruned_contents(transcript, settings_, result, call)
-
-    def fast(call):
-        return pruned_runs(transcript, settings_, result, call)
-
-    expected = requests_from_result(transcript, result, changed=general)
-    built = requests_from_result(transcript, result, changed=fast)
+    built, expected = _requests_both_ways(transcript, settings_, result)
     assert [tuple(r.segments) for r in built] == [tuple(r.segments) for r in expected]
 
 
