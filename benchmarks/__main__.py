@@ -100,7 +100,7 @@ def _sections(args: argparse.Namespace, chosen: tuple[str, ...]) -> dict[str, li
         if "replay" in chosen:
             out["replay"] = replay.report(rows, parse_times) + [""]
     if "shapes" in chosen:
-        out["shapes"] = session_shapes.report(session_shapes.run(sizes)) + [""]
+        out["shapes"] = session_shapes.report(session_shapes.run_apart(sizes, str(OUT.parent.parent))) + [""]
     if "langchain" in chosen:
         print("langchain baseline …", flush=True)
         numbers = langchain_baseline.run(10_000, sample_every=25 if args.quick else 1)

@@ -13,7 +13,10 @@ replay at the same size shows what the shape costs. Times are the replay from a 
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import json
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -86,8 +89,26 @@ def report(rows: list[ShapeRow]) -> list[str]:
 
 
 def main(argv: Sequence[str]) -> None:
-    sizes = tuple(int(a.replace("_", "").replace(",", "")) for a in argv) or SIZES
-    print("\n".join(report(run(sizes))))
+    """``[--json] SIZES...``: the table, or (``--json``) the rows as one JSON line last."""
+    sizes = tuple(int(a.replace("_", "").replace(",", "")) for a in argv if a != "--json") or SIZES
+    rows = run(sizes)
+    if "--json" in argv:
+        print(json.dumps([dataclasses.asdict(row) for row in rows]))
+    else:
+        print("\n".join(report(rows)))
+
+
+def run_apart(sizes: Sequence[int], cwd: str) -> list[ShapeRow]:
+    """:func:`run` in a process of its own (after the replay benchmarks in their process, the 100,000-message
+    rows read up to 1.5× slower: their leftovers weigh on every collection)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.session_shapes", "--json", *map(str, sizes)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+    )
+    return [ShapeRow(**row) for row in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
 if __name__ == "__main__":
