@@ -195,7 +195,10 @@ def main() -> None:
     else:
         lines = header + [line for name in SECTIONS if name in fresh for line in fresh[name]]
         if OUT.exists():
-            lines += kept_sections(OUT.read_text(encoding="utf-8"))
+            old = OUT.read_text(encoding="utf-8")
+            if args.long_sessions:  # the long-session table just measured replaces the one recorded
+                old = "\n".join(spliced_document(old, {"pages": []}, long_sessions=True))
+            lines += kept_sections(old)
     OUT.parent.mkdir(exist_ok=True)
     OUT.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {OUT}")

@@ -111,3 +111,9 @@ def test_only_names_known_sections():
     assert _only("replay, pages") == ("replay", "pages")
     with pytest.raises(argparse.ArgumentTypeError, match="unknown section nope"):
         _only("replay,nope")
+
+
+def test_a_full_long_session_run_drops_the_recorded_long_table_it_replaces():
+    old = "\n".join(spliced_document(SPLICED, {"pages": []}, long_sessions=True))
+    kept = "\n".join(kept_sections(old))
+    assert "| old 100k |" not in kept and "| kept |" in kept
