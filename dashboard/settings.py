@@ -208,6 +208,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES + 1024 * 1024
 # form pickled and stored (seconds of the upload at 100,000 messages) and every message counted with o200k
 # (its first cost panel then reads the counts instead of counting: seconds for 100,000 messages).
 TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = int(os.environ.get("TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES", "2000"))
+# Counting a whole session with o200k (the worker's after an upload, a cost panel's before those are stored)
+# runs in up to this many threads: the tokenizer lets go of the interpreter lock while it encodes.
+TRIMSCOPE_COUNT_THREADS = max(1, int(os.environ.get("TRIMSCOPE_COUNT_THREADS", min(os.cpu_count() or 1, 4))))
 # A file over this streams to a temporary file as it arrives, not to memory (Django's
 # TemporaryFileUploadHandler); the transcript is then decoded from that file.
 FILE_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("TRIMSCOPE_UPLOAD_MEMORY_BYTES", str(2_621_440)))

@@ -54,7 +54,7 @@ from simulator.estimate_drift import (
     estimate_chart,
     estimate_check,
 )
-from simulator.estimates import message_token_text, tiktoken_count
+from simulator.estimates import message_token_text, tiktoken_count, tiktoken_counts
 from simulator.evaluate import (
     OBJECTIVES,
     Constraints,
@@ -284,6 +284,7 @@ __all__ = [
     "summarize",
     "synthetic_openclaw_session",
     "tiktoken_count",
+    "tiktoken_counts",
     "timeline",
     "timeline_shape",
     "transcript_overview",

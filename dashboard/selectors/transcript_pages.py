@@ -13,6 +13,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
+
 from dashboard import memo, parsed_forms, stored_counts
 from dashboard.models import Transcript, TranscriptTokenCounts
 from dashboard.parsed_parts import PageHead
@@ -28,7 +30,7 @@ from simulator import (
     message_fingerprint,
     message_token_text,
     runtime_label,
-    tiktoken_count,
+    tiktoken_counts,
     transcript_index,
     transcript_message_rows,
 )
@@ -161,12 +163,13 @@ def message_o200k(*, transcript: Transcript, indices: Iterable[int]) -> dict[int
         stored = transcript_stored_tokens(transcript=transcript)
         if stored is not None:
             counts.fill_all(stored.tokens)
-    uncounted = [i for i in wanted if counts.get(i) is None]
+    uncounted = list(dict.fromkeys(i for i in wanted if counts.get(i) is None))  # each index once
     if uncounted:
         held, offset = _messages_at(transcript, min(uncounted), max(uncounted) + 1)
-        for i in uncounted:
-            if counts.get(i) is None:  # a message listed twice is counted once
-                counts.fill(i, tiktoken_count(message_token_text(held.messages[i - offset])))
+        texts = [message_token_text(held.messages[i - offset]) for i in uncounted]
+        found = tiktoken_counts(texts, threads=settings.TRIMSCOPE_COUNT_THREADS)  # a page's few: here
+        for i, count in zip(uncounted, found, strict=True):
+            counts.fill(i, count)
     return {i: counts.get(i) or 0 for i in wanted}  # every wanted index is counted by now
 
 

@@ -165,7 +165,8 @@ def transcript_count_all(*, transcript_id: int) -> int:
         return 0
     # Read, not kept: the worker's process serves no page. A text repeated in the session (a file read
     # again) is counted once.
-    tokens = TranscriptTokens.of(transcript_read(transcript=transcript))
+    threads = settings.TRIMSCOPE_COUNT_THREADS
+    tokens = TranscriptTokens.of(transcript_read(transcript=transcript), threads=threads)
     counts, fingerprints, version = stored_counts.encode(tokens)
     try:
         TranscriptTokenCounts.objects.update_or_create(

@@ -52,7 +52,7 @@ from simulator.cost.cache import (
     extends,
 )
 from simulator.cost.rope import Piece, SegmentRope, spliced, spliced_each
-from simulator.estimates import message_token_text, tiktoken_count
+from simulator.estimates import message_token_text, tiktoken_count, tiktoken_counts
 from simulator.replay.model import CallRecord, IndexSlice, SimulationResult
 from simulator.replay.sent_runs import SentLayer, SentRun, SentRuns
 from simulator.runtimes.zeroclaw.texts import BREADCRUMB_TEXT
@@ -109,7 +109,9 @@ class TranscriptTokens:
     tokens: tuple[int, ...]
 
     @classmethod
-    def of(cls, transcript: Transcript, *, counted: dict[str, int] | None = None) -> TranscriptTokens:
+    def of(
+        cls, transcript: Transcript, *, counted: dict[str, int] | None = None, threads: int = 1
+    ) -> TranscriptTokens:
         """Fingerprint and count every message; each distinct text is counted once.
 
         Args:
@@ -117,18 +119,15 @@ class TranscriptTokens:
             counted: o200k counts by text, read and extended here; pass one dict for every transcript
                 of a corpus so that a text repeated across sessions (a file read in each, a standard
                 prompt) is counted once. A fresh one per call when omitted.
+            threads: Count in up to this many threads at once (:func:`tiktoken_counts`); 1 where
+                processes share the cores already (the corpus workers run one per core).
         """
         memo: dict[str, int] = {} if counted is None else counted
-        fingerprints: list[str] = []
-        tokens: list[int] = []
-        for message in transcript.messages:
-            text = message_token_text(message)
-            count = memo.get(text)
-            if count is None:
-                count = memo[text] = tiktoken_count(text)
-            tokens.append(count)
-            fingerprints.append(_fingerprint(message, text))
-        return cls(fingerprints=tuple(fingerprints), tokens=tuple(tokens))
+        texts = [message_token_text(message) for message in transcript.messages]
+        new = list(dict.fromkeys(text for text in texts if text not in memo))
+        memo.update(zip(new, tiktoken_counts(new, threads=threads), strict=True))
+        fingerprints = [_fingerprint(m, text) for m, text in zip(transcript.messages, texts, strict=True)]
+        return cls(fingerprints=tuple(fingerprints), tokens=tuple([memo[text] for text in texts]))
 
 
 def _output_tokens(message: Message, counted: int) -> int:

@@ -101,7 +101,7 @@ def test_a_late_calls_o200k_sums_kept_counts_after_its_first_request(operator_cl
     counts = memo.MESSAGE_COUNTS.get(memo.TranscriptKey(transcript.sha256, transcript.format))
     # call 38 is the second reply of turn 19 (#76): the messages before it are counted, not the 161
     assert counts is not None and counts.counted == 76
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: pytest.fail("counted again"))
+    monkeypatch.setattr(transcript_pages, "tiktoken_counts", lambda *a, **k: pytest.fail("counted again"))
     assert operator_client.get(url).content.decode() == first
 
 

@@ -37,7 +37,7 @@ def _expected(transcript):
     return TranscriptTokens.of(selectors.transcript_parsed(transcript=transcript))
 
 
-def _never(*args):
+def _never(*args, **kwargs):
     pytest.fail("made again")
 
 
@@ -106,7 +106,7 @@ def test_the_cost_model_reads_the_stored_counts_instead_of_making_them(long_uplo
     expected = _expected(long_upload)
     assert transcript_services.transcript_count_all(transcript_id=long_upload.pk) == 161
     memo.clear()  # another server process, or this one after a restart
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", _never)
+    monkeypatch.setattr(transcript_pages, "tiktoken_counts", _never)
     monkeypatch.setattr(transcript_pages, "message_fingerprint", _never)
     assert transcript_pages.transcript_tokens(transcript=long_upload) == expected
     # and the page's counts are the stored ones too
@@ -118,7 +118,7 @@ def test_the_page_counts_read_the_stored_counts_for_a_long_request(long_upload, 
     expected = _expected(long_upload)
     transcript_services.transcript_count_all(transcript_id=long_upload.pk)
     memo.clear()
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", _never)
+    monkeypatch.setattr(transcript_pages, "tiktoken_counts", _never)
     counts = transcript_pages.message_o200k(transcript=long_upload, indices=range(20, 60))  # >= 10 missing
     assert counts == dict(zip(range(20, 60), expected.tokens[20:60], strict=True))
 
@@ -129,7 +129,7 @@ def test_a_copy_reads_the_counts_stored_for_the_same_text(long_upload, operator,
     copy = services.transcript_import(text=tool_heavy_chat(40), name="copy", user=operator, copy=True)
     assert transcript_services.transcript_count_all(transcript_id=copy.pk) == 0  # stored for this text
     memo.clear()
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", _never)
+    monkeypatch.setattr(transcript_pages, "tiktoken_counts", _never)
     monkeypatch.setattr(transcript_pages, "message_fingerprint", _never)
     assert transcript_pages.transcript_tokens(transcript=copy) == expected
 
@@ -146,8 +146,10 @@ def test_stale_stored_counts_are_counted_again(long_upload, stale, monkeypatch):
     row.save()
     memo.clear()
     calls = []
-    counter = transcript_pages.tiktoken_count
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: calls.append(1) or counter(text))
+    counter = transcript_pages.tiktoken_counts
+    monkeypatch.setattr(
+        transcript_pages, "tiktoken_counts", lambda texts, **kw: calls.extend(texts) or counter(texts, **kw)
+    )
     assert transcript_pages.transcript_tokens(transcript=long_upload) == expected
     assert len(calls) == 161
 

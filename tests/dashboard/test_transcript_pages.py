@@ -112,7 +112,9 @@ def test_a_message_is_counted_once_per_transcript(operator_client, long_transcri
     url = reverse("transcript-counts", args=[long_transcript.pk])
     operator_client.get(url + "?from=0&to=50")
     counted: list[str] = []
-    monkeypatch.setattr(transcript_pages, "tiktoken_count", lambda text: counted.append(text) or 1)
+    monkeypatch.setattr(
+        transcript_pages, "tiktoken_counts", lambda texts, **_: counted.extend(texts) or [1] * len(texts)
+    )
     operator_client.get(url + "?from=40&to=60")
     assert len(counted) == 10  # 50..59 only
 
