@@ -17,7 +17,7 @@ from itertools import accumulate, compress, repeat
 from operator import is_, lt
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
-from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleanup_changes
+from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleaned_message
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
@@ -201,6 +201,9 @@ class StoredFacts:
         """The natives history image cleanup may change (an over-approximation)."""
         self.cleanable: list[int] = []
         """Stored messages history image cleanup changes once they are old enough, ascending."""
+        self.cleaned: dict[int, AgentMessage] = {}
+        """Each of ``cleanable`` as the cleanup sends it (``cleaned_message``): told once, when fed, since
+        telling whether the cleanup changes a message is making its cleaned copy."""
         self._turns: dict[int, _Turns] = {}
         self.fed = 0
         self.keys: list[str | None] = []
@@ -264,7 +267,14 @@ class StoredFacts:
         self.tb = list(accumulate(tb_own, initial=0))
         self.tbn = list(accumulate(map(lt, repeat(0), tb_own), initial=0))  # results with some text
         self.results = list(accumulate(is_result, initial=0))
-        self.cleanable = [i for i in sorted(self._maybe_media) if cleanup_changes(natives[i])]
+        cleaned: dict[int, AgentMessage] = {}
+        for i in sorted(self._maybe_media):
+            native = natives[i]
+            message = cleaned_message(native)
+            if message is not native:  # cleanup_changes(native), from the copy it makes anyway
+                cleaned[i] = message
+        self.cleaned = cleaned
+        self.cleanable = list(cleaned)
         self.fed = count
 
     def own(self, position: int) -> Weights:

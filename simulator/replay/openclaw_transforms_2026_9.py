@@ -97,7 +97,7 @@ from simulator.runtimes.openclaw.estimate import (
     strip_change,
     strip_thinking,
 )
-from simulator.runtimes.openclaw.image_prune import cleaned_message, cleanup_changes
+from simulator.runtimes.openclaw.image_prune import cleanup_changes
 from simulator.runtimes.openclaw.messages import (
     TYPED_KEPT_BLOCKS,
     TYPED_THINKING_BLOCKS,
@@ -980,7 +980,7 @@ class FastTransforms2026_9:
         """One message cleaned from stamp ``seq`` on: a projection recorded on it replays onto the cleaned
         message or, its source texts no longer matching, stops; the soft trim's candidates follow."""
         native = self._natives[position]
-        base = self._cleaned[position] = cleaned_message(native)
+        base = self._cleaned[position] = self._n.cleaned[position]  # cleaned_message(native), made when fed
         if not isinstance(native, ToolResultMessage):
             self._set_current(position, seq, base, base=True)
             return
