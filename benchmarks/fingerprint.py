@@ -29,6 +29,7 @@ from simulator.jsonvalue import JSON
 from simulator.presets import PRESETS_BY_KEY
 from simulator.profiles import profile_from_document
 from simulator.replay import simulate
+from simulator.synthetic import synthetic_openclaw_session
 
 SAMPLES = Path(os.environ.get("TRIMSCOPE_SHARED", "/work/shared")) / "samples"
 TIGHT: dict[str, JSON] = {
@@ -47,11 +48,22 @@ TIGHT: dict[str, JSON] = {
     },
 }
 
+_CLAUDE_37 = "claude-3-7-sonnet-20250219"
+SHAPES: dict[str, dict[str, object]] = {
+    "shape-screenshots-thinking.jsonl": {"screenshot_every": 4, "thinking": True, "model": _CLAUDE_37},
+    "shape-screenshots.jsonl": {"screenshot_every": 2},
+    "shape-thinking.jsonl": {"thinking": True, "model": _CLAUDE_37},
+}
+"""OpenClaw sessions of a browser-driving agent (old screenshots, thinking on a route that drops it): every
+call of theirs cleans or strips older messages, the paths the corpus's sessions never take."""
+
 
 def fingerprints() -> dict[str, str]:
     with tempfile.TemporaryDirectory() as tmp:
         texts = {p.name: p.read_text(encoding="utf-8") for p in write_corpus(Path(tmp))}
     texts.update({p.name: p.read_text(encoding="utf-8") for p in sorted(SAMPLES.glob("*.json*"))})
+    for name, shape in SHAPES.items():
+        texts[name] = synthetic_openclaw_session(120, session_id=name, **shape)  # type: ignore[arg-type]  # keyword values of three types
     transcripts = {name: parse_transcript(text) for name, text in texts.items()}
     documents = {key: dict(preset.document) for key, preset in PRESETS_BY_KEY.items()} | TIGHT
     out: dict[str, str] = {}

@@ -183,6 +183,11 @@ class _Equal:
     def __hash__(self) -> int:
         return hash(tuple(iter(self)))
 
+    def __repr__(self) -> str:
+        # What it holds, as IndexSlice shows itself: a record's repr (the fingerprints hash it) is then the
+        # same from run to run, not the view's address.
+        return f"{type(self).__name__}({list(iter(self))!r})"
+
 
 class ContextView(_Equal, Sequence[AgentMessage]):
     """The context of one call: an optional summary, then ``natives[lo:end]`` as sent at stamp ``seq``."""

@@ -371,11 +371,11 @@ def test_transcript_tokens_count_each_distinct_text_once_and_a_shared_memo_chang
     assert len(set(texts)) == 8 < len(texts) == 13
     counted: list[str] = []
 
-    def counting(text: str, encoding: str = "o200k_base") -> int:
-        counted.append(text)
-        return tiktoken_count(text, encoding)
+    def counting(many: list[str], encoding: str = "o200k_base", *, threads: int = 1) -> list[int]:
+        counted.extend(many)
+        return [tiktoken_count(text, encoding) for text in many]
 
-    monkeypatch.setattr(from_replay, "tiktoken_count", counting)
+    monkeypatch.setattr(from_replay, "tiktoken_counts", counting)
     alone = TranscriptTokens.of(transcript)
     assert sorted(counted) == sorted(set(texts))
     assert alone.tokens == tuple(tiktoken_count(t) for t in texts)
