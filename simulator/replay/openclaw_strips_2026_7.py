@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, islice, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import attrgetter, is_not, sub
 
 from simulator.runtimes.openclaw.estimate import (
@@ -156,7 +156,7 @@ def _count_table(
     thinking before it whose content is not an array."""
     total = len(natives)
     first = assistants[0] if assistants else total
-    answers: list[int | None] = list(map(bisect_left, repeat(thinking), assistants))
+    answers: list[int | None] = _thinking_before(thinking, assistants)
     contents = map(attrgetter("content"), map(natives.__getitem__, assistants))
     irregular = compress(assistants, map(is_not, map(type, contents), repeat(tuple)))
     earliest = thinking[0] if thinking else total
@@ -167,6 +167,17 @@ def _count_table(
     counts: list[int | None] = [0] * (first + 1)  # no assistant before end
     counts.extend(chain.from_iterable(map(repeat, answers, gaps)))
     return counts
+
+
+def _thinking_before(thinking: Sequence[int], assistants: Sequence[int]) -> list[int | None]:
+    """``bisect_left(thinking, a)`` of every assistant ``a``: a running count of the assistants with
+    thinking, when every one of ``thinking`` is an assistant (one pass in C, rather than a search each);
+    else the searches."""
+    members = set(thinking)
+    counted = list(accumulate(map(members.__contains__, assistants), initial=0))
+    if len(members) == len(thinking) and counted[-1] == len(thinking):
+        return list(islice(counted, len(assistants)))
+    return list(map(bisect_left, repeat(thinking), assistants))
 
 
 @dataclass(frozen=True, slots=True)

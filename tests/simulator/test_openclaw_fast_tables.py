@@ -14,7 +14,8 @@ Each is checked on generated sessions, and a deliberately broken variant is caug
 
 from __future__ import annotations
 
-from itertools import islice
+from bisect import bisect_left
+from itertools import accumulate, islice
 from typing import Any
 
 import pytest
@@ -230,3 +231,23 @@ def test_a_window_iterates_as_islice(values: list[int], start: int, stop: int) -
 def test_a_window_that_starts_from_the_list_s_head_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(IndexSlice, "__iter__", lambda self: iter(self._source[: self._stop]))
     assert list(IndexSlice([1, 2, 3, 4], 2, 4)) != [3, 4]
+
+
+@given(st.sets(st.integers(0, 40)), st.sets(st.integers(0, 40)), st.booleans())
+def test_the_thinking_before_each_assistant_is_the_search(
+    assistants: set[int], thinking: set[int], inside: bool
+) -> None:
+    ordered = sorted(assistants)
+    among = sorted(thinking & assistants if inside else thinking)  # the running count, or the searches
+    assert strips_module._thinking_before(among, ordered) == [bisect_left(among, a) for a in ordered]
+
+
+def test_a_running_count_off_by_one_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
+    natives = _natives(20, thinking=True, model=CLAUDE_37)
+    _, thinking = media_and_thinking_of(natives)
+
+    def counting_itself(thinking: Any, assistants: list[int]) -> list[int]:  # each assistant counted too
+        return list(accumulate(map(set(thinking).__contains__, assistants)))
+
+    monkeypatch.setattr(strips_module, "_thinking_before", counting_itself)
+    assert _counted(natives, thinking) != _reference_counts(natives, thinking)
