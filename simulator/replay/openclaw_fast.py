@@ -25,7 +25,8 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate, compress, islice
+from itertools import accumulate, compress, islice, repeat
+from operator import is_
 
 from simulator.replay.model import IndexSlice, slot_builder
 from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
@@ -84,10 +85,31 @@ def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) 
     return raw_len <= trim.max_chars or max(0, trim.head_chars) + max(0, trim.tail_chars) >= raw_len
 
 
-def _indices_of(kind: type, messages: Sequence[AgentMessage], start: int, stop: int) -> list[int]:
-    """``[start + k for k, m in enumerate(messages) if isinstance(m, kind)]`` (``stop`` is ``start`` plus
-    their number), in C."""
-    return list(compress(range(start, stop), map(kind.__instancecheck__, messages)))
+_KINDS = (AssistantMessage, UserMessage, ToolResultMessage)
+
+
+class _Kinds:
+    """The indices of the messages of each kind the pruner asks about (``start`` the first one's index),
+    each list picked in C."""
+
+    __slots__ = ("_messages", "_start", "_types", "_exact")
+
+    def __init__(self, messages: Sequence[AgentMessage], start: int) -> None:
+        self._messages = messages
+        self._start = start
+        self._types = list(map(type, messages))
+        """Each message's class, read once (a long session's messages are read once instead of once per
+        kind)."""
+        self._exact = all(issubclass(t, k) == (t is k) for t in set(self._types) for k in _KINDS)
+        """Whether every message is an instance of a kind exactly when its class is that kind (no subclass):
+        ``isinstance`` is then a test of the class."""
+
+    def of(self, kind: type) -> list[int]:
+        """``[start + k for k, m in enumerate(messages) if isinstance(m, kind)]``, ``kind`` one of _KINDS."""
+        positions = range(self._start, self._start + len(self._types))
+        if self._exact:
+            return list(compress(positions, map(is_, self._types, repeat(kind))))
+        return list(compress(positions, map(kind.__instancecheck__, self._messages)))
 
 
 def _running(values: Sequence[int], initial: int) -> list[int]:
@@ -142,18 +164,18 @@ class IncrementalPruner:
         else:
             sizes = [estimate_message_chars(m) for m in messages]
         self._total.extend(islice(accumulate(sizes, initial=self._total[-1]), 1, None))
-        stop = len(self._messages)
-        # Each kind's indices picked in C (an isinstance per message, no Python step per message).
-        self._assistants.extend(_indices_of(AssistantMessage, messages, start, stop))
+        # Each kind's indices picked in C, no Python step per message.
+        kinds = _Kinds(messages, start)
+        self._assistants.extend(kinds.of(AssistantMessage))
         if self._first_user is None:
-            self._first_user = next(iter(_indices_of(UserMessage, messages, start, stop)), None)
+            self._first_user = next(iter(kinds.of(UserMessage)), None)
         first = self._first_user
         if first is None:
             return
         held = self._messages
         results: list[tuple[int, ToolResultMessage]] = [
             (index, message)
-            for index in _indices_of(ToolResultMessage, messages, start, stop)
+            for index in kinds.of(ToolResultMessage)
             if index > first and isinstance(message := held[index], ToolResultMessage)
         ]
         # The predicate asked once per tool name (a session's results share a few names).

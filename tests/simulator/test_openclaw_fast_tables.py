@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulator.importers import parse_transcript
+from simulator.replay import openclaw_fast as openclaw_fast_module
 from simulator.replay import openclaw_strips_2026_7 as strips_module
 from simulator.replay.model import IndexSlice
 from simulator.replay.openclaw_fast import IncrementalPruner
@@ -251,3 +252,28 @@ def test_a_running_count_off_by_one_is_noticed(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(strips_module, "_thinking_before", counting_itself)
     assert _counted(natives, thinking) != _reference_counts(natives, thinking)
+
+
+class _Answer(AssistantMessage):
+    """An assistant of a subclass: isinstance, not its class, makes it an assistant."""
+
+
+def _plain_kinds(messages: list[AgentMessage], start: int) -> dict[type, list[int]]:
+    kinds = (AssistantMessage, UserMessage, ToolResultMessage)
+    return {kind: [start + k for k, m in enumerate(messages) if isinstance(m, kind)] for kind in kinds}
+
+
+@pytest.mark.parametrize("subclassed", [False, True])
+def test_each_kind_is_picked_as_isinstance_picks_it(subclassed: bool) -> None:
+    messages = _natives(15, screenshot_every=3)
+    if subclassed:
+        messages[3] = _Answer(content=())
+    kinds = openclaw_fast_module._Kinds(messages, 40)
+    assert {kind: kinds.of(kind) for kind in _plain_kinds(messages, 40)} == _plain_kinds(messages, 40)
+
+
+def test_kinds_read_from_the_classes_despite_a_subclass_are_noticed() -> None:
+    messages = [*_natives(5), _Answer(content=())]
+    kinds = openclaw_fast_module._Kinds(messages, 0)
+    kinds._exact = True  # broken: a subclass's message is taken for another kind's
+    assert kinds.of(AssistantMessage) != _plain_kinds(messages, 0)[AssistantMessage]
