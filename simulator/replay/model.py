@@ -101,7 +101,12 @@ class IndexSlice(Sequence[int]):
         return self._source[self._start + index]
 
     def __iter__(self) -> Iterator[int]:
-        return islice(self._source, self._start, self._stop)
+        source, start = self._source, self._start
+        if start and (type(source) is list or type(source) is tuple):
+            # islice steps through the first ``start`` items one by one: a window near the end of a long
+            # list (a pass's few newest image replacements) would cost its offset at every iteration.
+            return iter(source[start : self._stop])
+        return islice(source, start, self._stop)
 
     def __contains__(self, value: object) -> bool:
         if not isinstance(value, int):

@@ -25,7 +25,8 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate, islice
+from itertools import accumulate, compress, islice, repeat
+from operator import is_
 
 from simulator.replay.model import IndexSlice, slot_builder
 from simulator.runtimes.openclaw.estimate import CHARS_PER_TOKEN_ESTIMATE, estimate_message_chars
@@ -84,6 +85,33 @@ def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) 
     return raw_len <= trim.max_chars or max(0, trim.head_chars) + max(0, trim.tail_chars) >= raw_len
 
 
+_KINDS = (AssistantMessage, UserMessage, ToolResultMessage)
+
+
+class _Kinds:
+    """The indices of the messages of each kind the pruner asks about (``start`` the first one's index),
+    each list picked in C."""
+
+    __slots__ = ("_messages", "_start", "_types", "_exact")
+
+    def __init__(self, messages: Sequence[AgentMessage], start: int) -> None:
+        self._messages = messages
+        self._start = start
+        self._types = list(map(type, messages))
+        """Each message's class, read once (a long session's messages are read once instead of once per
+        kind)."""
+        self._exact = all(issubclass(t, k) == (t is k) for t in set(self._types) for k in _KINDS)
+        """Whether every message is an instance of a kind exactly when its class is that kind (no subclass):
+        ``isinstance`` is then a test of the class."""
+
+    def of(self, kind: type) -> list[int]:
+        """``[start + k for k, m in enumerate(messages) if isinstance(m, kind)]``, ``kind`` one of _KINDS."""
+        positions = range(self._start, self._start + len(self._types))
+        if self._exact:
+            return list(compress(positions, map(is_, self._types, repeat(kind))))
+        return list(compress(positions, map(kind.__instancecheck__, self._messages)))
+
+
 def _running(values: Sequence[int], initial: int) -> list[int]:
     """``initial + values[0]``, ``initial + values[0] + values[1]``, ...: running sums after ``initial``."""
     return list(islice(accumulate(values, initial=initial), 1, None))
@@ -136,27 +164,28 @@ class IncrementalPruner:
         else:
             sizes = [estimate_message_chars(m) for m in messages]
         self._total.extend(islice(accumulate(sizes, initial=self._total[-1]), 1, None))
-        self._assistants.extend(
-            [start + k for k, m in enumerate(messages) if isinstance(m, AssistantMessage)]
-        )
+        # Each kind's indices picked in C, no Python step per message.
+        kinds = _Kinds(messages, start)
+        self._assistants.extend(kinds.of(AssistantMessage))
         if self._first_user is None:
-            users = (start + k for k, m in enumerate(messages) if isinstance(m, UserMessage))
-            self._first_user = next(users, None)
+            self._first_user = next(iter(kinds.of(UserMessage)), None)
         first = self._first_user
         if first is None:
             return
-        prunable = self._prunable_result
-        picked: list[tuple[int, ToolResultMessage]] = [
-            (start + k, m)
-            for k, m in enumerate(messages)
-            if isinstance(m, ToolResultMessage) and start + k > first and prunable(m)
+        held = self._messages
+        results: list[tuple[int, ToolResultMessage]] = [
+            (index, message)
+            for index in kinds.of(ToolResultMessage)
+            if index > first and isinstance(message := held[index], ToolResultMessage)
         ]
+        # The predicate asked once per tool name (a session's results share a few names).
+        prunable = {name for name in {m.tool_name for _, m in results} if self._prunable_name(name)}
+        picked = [(index, message) for index, message in results if message.tool_name in prunable]
         if picked:
             self._candidates(picked, [sizes[index - start] for index, _ in picked])
 
-    def _prunable_result(self, message: ToolResultMessage) -> bool:
-        """The settings' tool predicate on the result's tool name, asked once per name."""
-        name = message.tool_name
+    def _prunable_name(self, name: str | None) -> bool:
+        """The settings' tool predicate on a result's tool name, asked once per name."""
         found = self._prunable_names.get(name)
         if found is None:
             found = self._prunable_names[name] = self._prunable(name)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import attrgetter, is_not, sub
 
 from simulator.runtimes.openclaw.estimate import (
     OMITTED_ASSISTANT_REASONING_CHARS,
@@ -66,13 +68,16 @@ class ThinkingStrips:
     """The assistants with thinking (``thinking``, ascending), each stripped once, and prefix sums of what
     stripping them changes of the estimate."""
 
-    __slots__ = ("_natives", "thinking", "_assistants", "_stripped", "_sums")
+    __slots__ = ("_natives", "thinking", "_assistants", "_counts", "_stripped", "_sums")
 
     def __init__(self, natives: Sequence[AgentMessage], thinking: Sequence[int]) -> None:
         self._natives = natives
         self.thinking = thinking
         self._assistants: list[int] | None = None
         """Every assistant's native index, ascending (found at the first call that strips)."""
+        self._counts: list[int | None] | None = None
+        """``end`` → :meth:`count`'s answer, for every ``end`` up to the natives' length (made with
+        ``_assistants``: the answer is the same for every ``end`` between two assistants)."""
         self._stripped: dict[int, AgentMessage] = {}
         """Position ``k`` → ``thinking[k]`` as the policy sends it, for those asked for so far."""
         self._sums = [0]
@@ -81,15 +86,35 @@ class ThinkingStrips:
     def count(self, end: int) -> int | None:
         """How many of ``thinking`` the policy strips at a call over ``natives[:end]``: those before the
         latest assistant. ``None`` when that assistant's content is not an array (the policy keeps an
-        earlier one whole instead: left to the reference)."""
+        earlier one whole instead: left to the reference).
+
+        Read from a table of every ``end``'s answer, made at the first call that strips: a replay asks at
+        every call (each of a long session's calls, the many that overflow too), and the table costs a
+        step per assistant once (:meth:`count_reference` is the search it tabulates)."""
+        counts = self._counts
+        if counts is None:
+            thinking = self.thinking
+            if not thinking or thinking[0] >= end:
+                return 0
+            counts = self._counts = _count_table(self._natives, thinking, self._assistant_indexes())
+        if 0 <= end < len(counts):
+            return counts[end]
+        return self.count_reference(end)
+
+    def _assistant_indexes(self) -> list[int]:
+        assistants = self._assistants
+        if assistants is None:
+            # An isinstance per message in C (a long session's every message, once).
+            checks = map(AssistantMessage.__instancecheck__, self._natives)
+            assistants = self._assistants = list(compress(range(len(self._natives)), checks))
+        return assistants
+
+    def count_reference(self, end: int) -> int | None:
+        """:meth:`count`, searched for ``end`` alone."""
         thinking = self.thinking
         if not thinking or thinking[0] >= end:
             return 0
-        assistants = self._assistants
-        if assistants is None:
-            natives = self._natives
-            assistants = [i for i, m in enumerate(natives) if isinstance(m, AssistantMessage)]
-            self._assistants = assistants
+        assistants = self._assistant_indexes()
         latest = assistants[bisect_left(assistants, end) - 1]  # thinking[0], an assistant, is before end
         message = self._natives[latest]
         if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
@@ -118,6 +143,41 @@ class ThinkingStrips:
             message = natives[thinking[len(sums) - 1]]
             change = strip_size_typed(message)
             sums.append(sums[-1] + (strip_size_change(message) if change is None else change))
+
+
+def _count_table(
+    natives: Sequence[AgentMessage], thinking: Sequence[int], assistants: Sequence[int]
+) -> list[int | None]:
+    """:meth:`ThinkingStrips.count_reference` for every ``end`` in ``[0, len(natives)]``, built in C.
+
+    The latest assistant before ``end`` is the same from one assistant's index + 1 to the next one's, so is
+    the answer: ``bisect_left(thinking, latest)`` (``0`` while no assistant with thinking is before ``end``,
+    which the search gives too: ``thinking`` are assistants), but ``None`` for a latest assistant with
+    thinking before it whose content is not an array."""
+    total = len(natives)
+    first = assistants[0] if assistants else total
+    answers: list[int | None] = _thinking_before(thinking, assistants)
+    contents = map(attrgetter("content"), map(natives.__getitem__, assistants))
+    irregular = compress(assistants, map(is_not, map(type, contents), repeat(tuple)))
+    earliest = thinking[0] if thinking else total
+    for latest in irregular:  # rare: looked up one by one
+        if latest >= earliest:
+            answers[bisect_left(assistants, latest)] = None
+    gaps = map(sub, chain(islice(assistants, 1, None), (total,)), assistants)
+    counts: list[int | None] = [0] * (first + 1)  # no assistant before end
+    counts.extend(chain.from_iterable(map(repeat, answers, gaps)))
+    return counts
+
+
+def _thinking_before(thinking: Sequence[int], assistants: Sequence[int]) -> list[int | None]:
+    """``bisect_left(thinking, a)`` of every assistant ``a``: a running count of the assistants with
+    thinking, when every one of ``thinking`` is an assistant (one pass in C, rather than a search each);
+    else the searches."""
+    members = set(thinking)
+    counted = list(accumulate(map(members.__contains__, assistants), initial=0))
+    if len(members) == len(thinking) and counted[-1] == len(thinking):
+        return list(islice(counted, len(assistants)))
+    return list(map(bisect_left, repeat(thinking), assistants))
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,8 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate, chain, islice
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import lt
 from typing import Protocol
 
 from simulator.replay.model import IndexSlice, slot_builder
@@ -1118,7 +1119,8 @@ class FastTransforms(_StartOnHistory):
             # the tool results over the share visited (the guard leaves one within it alone, unbuilt).
             start = len(chars) - 1
             grown = list(sizes[start:])
-            for k in [k for k, size in enumerate(grown) if size > max_single]:
+            # The positions over the share, picked in C (size > max_single).
+            for k in list(compress(range(len(grown)), map(lt, repeat(max_single), grown))):
                 message = natives[start + k]
                 if isinstance(message, ToolResultMessage):
                     rewritten = guard_v1.truncate_tool_result_to_chars(message, max_single)

@@ -40,6 +40,7 @@ from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
     ContentBlock,
+    ImageContent,
     TextContent,
     ToolResultMessage,
     UserMessage,
@@ -180,6 +181,16 @@ def _blocks(message: ToolResultMessage) -> tuple[ContentBlock, ...]:
 
 
 def _is_image(block: ContentBlock) -> bool:
+    kind = type(block)
+    if (kind is ImageContent or kind is TextContent) and not block.extra:  # type: ignore[union-attr]
+        # Its JSON type is its class's own (no other field may name one): a screenshot's data is not
+        # written out to learn it is an image.
+        return kind is ImageContent
+    return _is_image_json(block)
+
+
+def _is_image_json(block: ContentBlock) -> bool:
+    """:func:`_is_image` from the block's JSON alone (the reference its typed reading is tested against)."""
     obj = block_json(block)
     return obj is not None and obj.get("type") == "image"
 
@@ -189,6 +200,10 @@ def _collect_parts(blocks: tuple[ContentBlock, ...], with_images: bool) -> list[
     for block in blocks:
         if isinstance(block, TextContent):
             parts.append(block.text)
+            continue
+        if type(block) is ImageContent and not block.extra:  # an image's JSON, read from its class
+            if with_images:
+                parts.append(IMAGE_REMOVED_MARKER)
             continue
         obj = block_json(block)
         if obj is None:
