@@ -22,6 +22,7 @@ import binascii
 import gzip
 import math
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from importlib import resources
 from typing import Protocol
@@ -212,8 +213,6 @@ def tiktoken_counts(texts: Sequence[str], encoding: str = "o200k_base", *, threa
     def count(share: tuple[int, int]) -> list[int]:
         encode = coder.encode_ordinary
         return [len(encode(text)) if text else 0 for text in texts[share[0] : share[1]]]
-
-    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 -- only a long count needs it
 
     with ThreadPoolExecutor(max_workers=len(bounds), thread_name_prefix="o200k") as pool:
         counted = list(pool.map(count, bounds))
