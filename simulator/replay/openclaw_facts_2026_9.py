@@ -26,6 +26,7 @@ from simulator.runtimes.openclaw.messages import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    message_kinds,
 )
 from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
 from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import IMAGE_CHARS, message_chars, projection_key
@@ -172,18 +173,6 @@ class _Turns:
     fed: int = -1
 
 
-_KINDS = (ToolResultMessage, UserMessage, AssistantMessage)
-
-
-def _kinds(natives: Sequence[AgentMessage]) -> list[type | None]:
-    """Each message's kind (a tool result, a user's or an assistant's message, else None) as
-    ``isinstance`` tells it, asked once per class rather than once per message and kind."""
-    by_class: dict[type, type | None] = {}
-    for cls in set(map(type, natives)):
-        by_class[cls] = next((kind for kind in _KINDS if issubclass(cls, kind)), None)
-    return [by_class[type(m)] for m in natives]
-
-
 class StoredFacts:
     """Facts of ``natives[:fed]``; :meth:`feed` grows them to a call's history."""
 
@@ -222,7 +211,7 @@ class StoredFacts:
         self.users: list[int] = []
         self.assistants: list[int] = []
         self.kinds: list[type | None] = []
-        """Each message's kind (:func:`_kinds`), once fed."""
+        """Each message's kind (``message_kinds``), once fed."""
         self.position: dict[str, int] = {}
         """Projection key → the tool result that has it."""
         self.first_bad = n
@@ -242,7 +231,7 @@ class StoredFacts:
             return
         natives = self.natives
         count = len(natives)
-        kinds = self.kinds = _kinds(natives)
+        kinds = self.kinds = message_kinds(natives)
         # The positions of each kind, and the running count of results, selected in C (no loop here).
         is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
         results = list(compress(range(count), is_result))

@@ -36,6 +36,7 @@ from simulator.runtimes.openclaw.messages import (
     TextContent,
     ToolResultMessage,
     UserMessage,
+    message_kinds,
     text_block,
 )
 from simulator.runtimes.openclaw.pruner import (
@@ -85,31 +86,22 @@ def _left_alone(message: ToolResultMessage, settings: EffectivePruningSettings) 
     return raw_len <= trim.max_chars or max(0, trim.head_chars) + max(0, trim.tail_chars) >= raw_len
 
 
-_KINDS = (AssistantMessage, UserMessage, ToolResultMessage)
-
-
 class _Kinds:
     """The indices of the messages of each kind the pruner asks about (``start`` the first one's index),
-    each list picked in C."""
+    each list picked in C from the messages' kinds (``message_kinds``: each message read once, not once
+    per kind)."""
 
-    __slots__ = ("_messages", "_start", "_types", "_exact")
+    __slots__ = ("_start", "_kinds")
 
     def __init__(self, messages: Sequence[AgentMessage], start: int) -> None:
-        self._messages = messages
         self._start = start
-        self._types = list(map(type, messages))
-        """Each message's class, read once (a long session's messages are read once instead of once per
-        kind)."""
-        self._exact = all(issubclass(t, k) == (t is k) for t in set(self._types) for k in _KINDS)
-        """Whether every message is an instance of a kind exactly when its class is that kind (no subclass):
-        ``isinstance`` is then a test of the class."""
+        self._kinds = message_kinds(messages)
 
     def of(self, kind: type) -> list[int]:
-        """``[start + k for k, m in enumerate(messages) if isinstance(m, kind)]``, ``kind`` one of _KINDS."""
-        positions = range(self._start, self._start + len(self._types))
-        if self._exact:
-            return list(compress(positions, map(is_, self._types, repeat(kind))))
-        return list(compress(positions, map(kind.__instancecheck__, self._messages)))
+        """``[start + k for k, m in enumerate(messages) if isinstance(m, kind)]``, ``kind`` one of
+        ``MESSAGE_KINDS``."""
+        positions = range(self._start, self._start + len(self._kinds))
+        return list(compress(positions, map(is_, self._kinds, repeat(kind))))
 
 
 def _running(values: Sequence[int], initial: int) -> list[int]:

@@ -397,6 +397,20 @@ def messages_to_json(messages: Sequence[AgentMessage]) -> list[JSON]:
     return [m.to_json() for m in messages]
 
 
+MESSAGE_KINDS = (ToolResultMessage, UserMessage, AssistantMessage)
+"""The kinds of message a replay tells apart (any other is none of them)."""
+
+
+def message_kinds(messages: Sequence[AgentMessage]) -> list[type | None]:
+    """Each message's kind (a tool result, a user's or an assistant's message, else None) as
+    ``isinstance`` tells it, asked once per class rather than once per message and kind (a subclass is
+    its base's kind)."""
+    by_class: dict[type, type | None] = {}
+    for cls in set(map(type, messages)):
+        by_class[cls] = next((kind for kind in MESSAGE_KINDS if issubclass(cls, kind)), None)
+    return [by_class[type(m)] for m in messages]
+
+
 def text_block(text: str) -> TextContent:
     """``{type: "text", text}`` as OpenClaw's ``asText`` builds it."""
     return TextContent(text)
