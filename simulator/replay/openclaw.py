@@ -154,7 +154,9 @@ class OnDemand:
         with self._lock:
             if self._fast is None:
                 p = self.prepared
-                self._fast = FastTransforms(self.natives, p.chars, p.guard_chars, p.media_and_thinking)
+                self._fast = FastTransforms(
+                    self.natives, p.chars, p.guard_chars, p.media_and_thinking, p.strips
+                )
             return self._fast.call(item.setup, item.state, item.now, item.end)[0]
 
 
@@ -214,11 +216,12 @@ def replay_openclaw(
     if reference:
         transforms = ReferenceTransforms(plan.natives)
     elif version == "2026.9.6":
-        transforms = FastTransforms2026_9(plan.natives, plan.prepared.media_and_thinking, plan.prepared.chars)
-    else:
-        transforms = FastTransforms(
-            plan.natives, plan.prepared.chars, plan.prepared.guard_chars, plan.prepared.media_and_thinking
+        transforms = FastTransforms2026_9(
+            plan.natives, plan.prepared.media_and_thinking, plan.prepared.chars, plan.prepared.strips
         )
+    else:
+        p = plan.prepared
+        transforms = FastTransforms(plan.natives, p.chars, p.guard_chars, p.media_and_thinking, p.strips)
     summary = plan.config.compaction_summary_tokens * CHARS_PER_TOKEN  # the stand-in summary, by design
     # The replay's own 2026.7.1 fast transforms answer its calls on demand once it has ended.
     on_demand = OnDemand(

@@ -25,6 +25,7 @@ from simulator.runtimes.openclaw.context_guard import IMAGE_CHAR_ESTIMATE as GUA
 from simulator.runtimes.openclaw.context_guard import TOOL_RESULT_ESTIMATE_TO_TEXT_RATIO, guard_message_chars
 from simulator.runtimes.openclaw.estimate import (
     IMAGE_CHAR_ESTIMATE,
+    StripFacts,
     estimate_message_chars,
     estimate_string_chars,
 )
@@ -44,9 +45,10 @@ from simulator.runtimes.openclaw.messages import (
     message_from_json,
 )
 
-NativeFacts: TypeAlias = tuple[AgentMessage, int, int, bool, bool]
+NativeFacts: TypeAlias = tuple[AgentMessage, int, int, bool, "bool | StripFacts"]
 """A native message, its pruner estimate, its guard estimate, whether image cleanup may change it, and
-whether it holds thinking the thinking policy strips."""
+whether it holds thinking the thinking policy strips: ``False``, ``True`` (read by the reference
+functions), or its :data:`StripFacts` (read here)."""
 
 NATIVE_ROLES = ("user", "assistant", "toolResult")
 """The roles of the messages a session records as OpenClaw's own ``AgentMessage`` payloads."""
@@ -65,6 +67,9 @@ class NativeColumns:
     """The natives image cleanup may change, ascending."""
     thinking: tuple[int, ...]
     """The assistants holding thinking, ascending."""
+    strips: tuple[StripFacts | None, ...]
+    """Per assistant of ``thinking``: its :data:`StripFacts`, ``None`` for one the reference functions
+    read (its strip is sized when a replay strips it)."""
 
 
 def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | None = None) -> NativeColumns:
@@ -78,6 +83,7 @@ def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | No
     guards: list[int] = []
     media: list[int] = []
     thinking: list[int] = []
+    strips: list[StripFacts | None] = []
     readers = _READERS
     for k, raw in enumerate(raws):
         facts = None
@@ -95,9 +101,13 @@ def natives_with_facts(raws: Sequence[JSON], convert: Callable[[int], JSON] | No
         guards.append(facts[2])
         if facts[3]:
             media.append(k)
-        if facts[4]:
+        held = facts[4]
+        if held is not False:
             thinking.append(k)
-    return NativeColumns(tuple(natives), tuple(estimates), tuple(guards), tuple(media), tuple(thinking))
+            strips.append(None if held is True else held)
+    return NativeColumns(
+        tuple(natives), tuple(estimates), tuple(guards), tuple(media), tuple(thinking), tuple(strips)
+    )
 
 
 def reference_facts(message: AgentMessage) -> NativeFacts:
@@ -160,8 +170,10 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
     if type(content) is not list:
         return None
     blocks: list[ContentBlock] = []
-    estimate = guard = 0
+    estimate = guard = taken = 0
     thinking = False
+    kept = False  # a text or tool call block: the stripped assistant keeps it (no notice)
+    plain = True  # every thinking block ASCII
     # Subscripts, cheaper than ``get``: a block without one of the keys is left to the reference functions.
     try:
         for block in content:
@@ -173,6 +185,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
                 if type(text) is not str or len(block) != 2:
                     return None
                 blocks.append(TextContent(text, None, ()))
+                kept = True
                 if text.isascii():
                     size = len(text)
                     estimate += size
@@ -190,6 +203,7 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
                 ):
                     return None
                 blocks.append(ToolCall(call_id, name, arguments, ()))
+                kept = True
                 size = js_json_length(arguments)  # pruner and guard alike: JSON.stringify(arguments).length
                 estimate += size
                 guard += size
@@ -200,6 +214,9 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
                 blocks.append(read[0])
                 estimate += read[1]
                 guard += read[2]
+                taken += read[1]
+                if not read[3]:
+                    plain = False
                 thinking = True
             else:
                 return None
@@ -207,12 +224,13 @@ def _assistant(raw: dict[str, JSON]) -> NativeFacts | None:
         return None
     rest = iter(raw.items())  # _extra, inline: one per assistant of a session
     extra = tuple(rest) if next(rest)[0] == "role" and next(rest)[0] == "content" else _extra_of(raw)
-    return AssistantMessage(tuple(blocks), extra), estimate, guard, False, thinking
+    message = AssistantMessage(tuple(blocks), extra)
+    return message, estimate, guard, False, (taken, not kept, plain) if thinking else False
 
 
-def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None:
+def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int, bool] | None:
     """A thinking block of a string and at most a string signature: the block, its estimate (thinking and
-    signature, weighted) and its guard size (the thinking's length)."""
+    signature, weighted), its guard size (the thinking's length) and whether both strings are ASCII."""
     text, signature = block.get("thinking"), block.get("thinkingSignature")
     if type(text) is not str:
         return None
@@ -220,13 +238,13 @@ def _thinking(block: dict[str, JSON]) -> tuple[ThinkingContent, int, int] | None
     length = len(text) if text.isascii() else -1
     if signature is None and len(block) == 2:
         if length >= 0:
-            return ThinkingContent(text, None, None, ()), length, length
-        return ThinkingContent(text, None, None, ()), estimate_string_chars(text), js_len(text)
+            return ThinkingContent(text, None, None, ()), length, length, True
+        return ThinkingContent(text, None, None, ()), estimate_string_chars(text), js_len(text), False
     if type(signature) is str and len(block) == 3:
         if length >= 0 and signature.isascii():
-            return ThinkingContent(text, signature, None, ()), length + len(signature), length
+            return ThinkingContent(text, signature, None, ()), length + len(signature), length, True
         estimate = estimate_string_chars(text) + estimate_string_chars(signature)
-        return ThinkingContent(text, signature, None, ()), estimate, js_len(text)
+        return ThinkingContent(text, signature, None, ()), estimate, js_len(text), False
     return None
 
 

@@ -35,6 +35,7 @@ from simulator.replay.loop import ModelCall, model_calls
 from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_natives_fast import NATIVE_ROLES, NativeColumns, natives_with_facts
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
+from simulator.runtimes.openclaw.estimate import StripFacts
 from simulator.runtimes.openclaw.messages import AgentMessage, messages_from_json
 from simulator.runtimes.openclaw.route import ModelRoute
 from simulator.runtimes.openclaw.settings import OpenClawSettings
@@ -198,6 +199,9 @@ class OpenClawNatives:
     """The context guard's own estimate of each native message as stored (``guard_message_chars``)."""
     media_and_thinking: tuple[tuple[int, ...], tuple[int, ...]]
     """The natives image cleanup may change, and the assistants with thinking (``media_and_thinking_of``)."""
+    strips: tuple[StripFacts | None, ...]
+    """Per assistant with thinking: what stripping it changes, when read with its blocks (``None`` where the
+    reference functions read it: sized when a replay strips it)."""
     timed: tuple[CallTimes, ...]
     """Per call of ``calls``: when it is made, whether it opens an attempt, when its attempt ended (on an
     attempt's last call) and the route its reply records (:func:`timed_calls`)."""
@@ -222,6 +226,7 @@ def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:
         tuple(accumulate(chars, initial=0)),
         read.guards,
         (read.media, read.thinking),
+        read.strips,
         timed_calls(transcript.messages, calls, clocked),
         clocked,
         recorded_markers(transcript),

@@ -18,9 +18,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, chain, compress, islice, repeat
 from operator import attrgetter, is_not, sub
+from typing import cast
 
 from simulator.runtimes.openclaw.estimate import (
     OMITTED_ASSISTANT_REASONING_CHARS,
+    StripFacts,
     estimate_string_chars,
     strip_size_change,
     strip_thinking,
@@ -68,11 +70,19 @@ class ThinkingStrips:
     """The assistants with thinking (``thinking``, ascending), each stripped once, and prefix sums of what
     stripping them changes of the estimate."""
 
-    __slots__ = ("_natives", "thinking", "_assistants", "_counts", "_stripped", "_sums")
+    __slots__ = ("_natives", "thinking", "_facts", "_assistants", "_counts", "_stripped", "_sums")
 
-    def __init__(self, natives: Sequence[AgentMessage], thinking: Sequence[int]) -> None:
+    def __init__(
+        self,
+        natives: Sequence[AgentMessage],
+        thinking: Sequence[int],
+        facts: Sequence[StripFacts | None] | None = None,
+    ) -> None:
         self._natives = natives
         self.thinking = thinking
+        self._facts = facts
+        """Per assistant of ``thinking``, what preparing the session read of its strip (``None``: not
+        read, or read by the reference functions: sized from its blocks here)."""
         self._assistants: list[int] | None = None
         """Every assistant's native index, ascending (found at the first call that strips)."""
         self._counts: list[int | None] | None = None
@@ -136,13 +146,31 @@ class ThinkingStrips:
         return found
 
     def _grow(self, count: int) -> None:
-        # Sized from the stored blocks (the pruning pass asks for every strip's size; a call's view, for
-        # the few messages it is asked for).
-        natives, thinking, sums = self._natives, self.thinking, self._sums
+        # Sized from what preparing read of each assistant's blocks, else from the stored blocks (the
+        # pruning pass asks for every strip's size; a call's view, for the few messages it is asked for).
+        facts, sums = self._facts, self._sums
+        if len(sums) == 1 and count and facts is not None and None not in facts:
+            # Every strip read while preparing (a long session's usual case): all the sums at once, in C
+            # but for one subtraction each, rather than a step of this loop per assistant.
+            omitted = OMITTED_ASSISTANT_REASONING_CHARS
+            every = cast("Sequence[StripFacts]", facts)  # no None among them (tested above)
+            sums[:] = accumulate([(omitted if n else 0) - taken for taken, n, _ in every], initial=0)
+            return
         while len(sums) <= count:
-            message = natives[thinking[len(sums) - 1]]
-            change = strip_size_typed(message)
-            sums.append(sums[-1] + (strip_size_change(message) if change is None else change))
+            k = len(sums) - 1
+            read = facts[k] if facts is not None else None
+            if read is not None:
+                taken, notice, _ = read
+                change = (OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken
+            else:
+                change = self.change_reference(k)
+            sums.append(sums[-1] + change)
+
+    def change_reference(self, position: int) -> int:
+        """What stripping ``thinking[position]`` changes of its estimate, from its stored blocks alone."""
+        message = self._natives[self.thinking[position]]
+        change = strip_size_typed(message)
+        return strip_size_change(message) if change is None else change
 
 
 def _count_table(

@@ -65,7 +65,7 @@ from simulator.runtimes.openclaw.attempt import (
     read_last_cache_ttl_timestamp,
     start_attempt,
 )
-from simulator.runtimes.openclaw.estimate import drop_thinking_blocks, estimate_message_chars
+from simulator.runtimes.openclaw.estimate import StripFacts, drop_thinking_blocks, estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import may_name_media, prune_processed_history_images
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
@@ -626,6 +626,7 @@ class FastTransforms(_StartOnHistory):
         chars: Sequence[int] | None = None,
         guard_chars: Sequence[int] | None = None,
         media_and_thinking: tuple[Sequence[int], Sequence[int]] | None = None,
+        strips: Sequence[StripFacts | None] | None = None,
     ) -> None:
         self._natives = natives
         # Per-native facts when the caller made them once (prepared), else worked out here.
@@ -648,7 +649,8 @@ class FastTransforms(_StartOnHistory):
         self._no_run = _ClearedRun((), None, self._cleared_by_index)
         """What a call that hard-cleared nothing hands its view (shared: it holds nothing)."""
         self._cleanup = HistoryCleanup(natives, media, self._stored_size)
-        self._strips = ThinkingStrips(natives, thinking)
+        # What preparing read of each strip, when it read the same assistants this finds.
+        self._strips = ThinkingStrips(natives, thinking, strips if media_and_thinking else None)
 
     def start(
         self,

@@ -93,6 +93,7 @@ from simulator.runtimes.openclaw.attempt import (
 from simulator.runtimes.openclaw.context_guard import guard_limits
 from simulator.runtimes.openclaw.estimate import (
     OMITTED_ASSISTANT_REASONING_TEXT,
+    StripFacts,
     estimate_message_chars,
     strip_change,
     strip_thinking,
@@ -368,11 +369,14 @@ class FastTransforms2026_9:
         natives: Sequence[AgentMessage],
         media_and_thinking: tuple[Sequence[int], Sequence[int]],
         chars: Sequence[int] | None = None,
+        strips: Sequence[StripFacts | None] | None = None,
     ) -> None:
         self._natives = natives
         self._n = StoredFacts(natives, media_and_thinking[0], chars)
         self._thinking = media_and_thinking[1]
         """The assistants holding thinking the transcript policy strips, ascending."""
+        self._strip_facts = strips
+        """Per assistant of ``_thinking``, what preparing read of its strip (``None``: read here)."""
         self.fallbacks = 0
         """Calls answered by the reference (the tests count them)."""
         self.fallback_reasons: dict[str, int] = {}
@@ -919,18 +923,22 @@ class FastTransforms2026_9:
         if t1 < 0 or t0 < done > t1:
             raise _Fallback("thinking")  # a stripped assistant would be sent whole again (another route)
         if t1 > done:
-            for position in self._thinking[max(t0, done) : t1]:
-                self._strip_one(position, seq + 1)  # at the stream: the call's final stamp
+            thinking, facts = self._thinking, self._strip_facts
+            for k in range(max(t0, done), t1):
+                # at the stream: the call's final stamp
+                self._strip_one(thinking[k], seq + 1, facts[k] if facts is not None else None)
             self._strip_k = t1
         return t0, t1
 
-    def _strip_one(self, position: int, seq: int) -> None:
+    def _strip_one(self, position: int, seq: int, read: StripFacts | None = None) -> None:
         """An assistant sent without its thinking from stamp ``seq`` on. Its estimate counts stripped in the
         cache-TTL pass's ratio and the compaction's (both estimate what is sent); no stage rewrites an
-        assistant, so it has no rewrite of its own."""
+        assistant, so it has no rewrite of its own. ``read``: what preparing read of its strip."""
         native = self._natives[position]
         assert isinstance(native, AssistantMessage)
-        sizes = strip_sizes_typed(native)
+        # Plain (ASCII) thinking weighs its length to both sizes: what preparing read is
+        # strip_sizes_typed's answer.
+        sizes = (read[0], read[1]) if read is not None and read[2] else strip_sizes_typed(native)
         if sizes is not None:
             # Plain thinking in blocks of their own classes (every strip of a long session): the sizes
             # read from the blocks, the stripped message made only if a view reads it.

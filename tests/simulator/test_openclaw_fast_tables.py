@@ -27,6 +27,7 @@ from simulator.replay import openclaw_fast as openclaw_fast_module
 from simulator.replay import openclaw_strips_2026_7 as strips_module
 from simulator.replay.model import IndexSlice
 from simulator.replay.openclaw_fast import IncrementalPruner
+from simulator.replay.openclaw_natives_fast import natives_with_facts
 from simulator.replay.openclaw_session import native_messages
 from simulator.replay.openclaw_strips_2026_7 import ThinkingStrips
 from simulator.replay.openclaw_transforms import media_and_thinking_of
@@ -99,6 +100,36 @@ def test_the_count_table_is_the_search_at_every_end(natives: list[AgentMessage],
     first = data.draw(st.integers(0, len(natives)))
     assert strips.count(first) == ThinkingStrips(natives, thinking).count_reference(first)
     assert _all_counts(strips, len(natives)) == _reference_counts(natives, thinking)
+
+
+@pytest.mark.parametrize("notice", [False, True])
+def test_strip_sizes_read_while_preparing_are_the_stored_blocks_sizes(notice: bool) -> None:
+    """``ThinkingStrips.delta`` from the sizes preparing read (``prepare_openclaw``'s ``strips``) is the
+    sum of each strip sized from its stored blocks (``change_reference``), ASCII and CJK thinking alike."""
+    text = "" if notice else "done"
+    thoughts = ["plan", "日本語の計画", "x" * 40]
+    raws = []
+    for k in range(9):
+        content: list[Any] = [{"type": "thinking", "thinking": thoughts[k % 3], "thinkingSignature": "s" * k}]
+        if text:
+            content.append({"type": "text", "text": text})
+        raws += [{"role": "user", "content": f"q{k}"}, {"role": "assistant", "content": content}]
+    read = natives_with_facts(raws)
+    assert all(facts is not None for facts in read.strips)  # each read while preparing
+    with_facts = ThinkingStrips(read.natives, read.thinking, read.strips)
+    reference = ThinkingStrips(read.natives, read.thinking)
+    changes = [reference.change_reference(k) for k in range(len(read.thinking))]
+    assert [with_facts.delta(k) for k in range(len(changes) + 1)] == list(accumulate(changes, initial=0))
+    assert [reference.delta(k) for k in range(len(changes) + 1)] == list(accumulate(changes, initial=0))
+    # Some read by the reference functions (None): those sized from their blocks, one by one.
+    mixed = [None if k % 4 == 1 else facts for k, facts in enumerate(read.strips)]
+    assert [
+        ThinkingStrips(read.natives, read.thinking, mixed).delta(k) for k in range(len(changes) + 1)
+    ] == list(accumulate(changes, initial=0))
+    # A size read wrong is not the reference's.
+    wrong = [(taken + 1, notice, plain) for taken, notice, plain in read.strips]  # type: ignore[misc]
+    broken = ThinkingStrips(read.natives, read.thinking, wrong)
+    assert broken.delta(len(changes)) != with_facts.delta(len(changes))
 
 
 @pytest.mark.parametrize("shape", [{"thinking": True, "model": CLAUDE_37}, {"screenshot_every": 3}])

@@ -29,8 +29,14 @@ from simulator.replay.loop import model_calls
 from simulator.replay.openclaw_natives_fast import natives_with_facts, reference_facts
 from simulator.replay.openclaw_session import prepare_openclaw
 from simulator.replay.openclaw_transforms import media_and_thinking_of
+from simulator.replay.openclaw_transforms_2026_9 import strip_sizes_typed
 from simulator.runtimes.openclaw.context_guard import guard_message_chars
-from simulator.runtimes.openclaw.estimate import estimate_message_chars
+from simulator.runtimes.openclaw.estimate import (
+    OMITTED_ASSISTANT_REASONING_CHARS,
+    estimate_message_chars,
+    strip_size_change,
+    strip_thinking,
+)
 from simulator.runtimes.openclaw.jsstr import js_json_length, js_json_stringify, js_len
 from simulator.runtimes.openclaw.messages import message_from_json, messages_from_json
 from simulator.synthetic import synthetic_openclaw_session
@@ -168,6 +174,25 @@ def _assert_same(raws: list[JSON]) -> None:
     assert repr(got) == repr(want)  # the same types too (an int is not a float, a tuple not a list)
     # The messages serialise back to their input, as the reference's do.
     assert [m.to_json() for m in read.natives] == [m.to_json() for m in want[0]]  # type: ignore[attr-defined]
+    _assert_strips_as_the_reference(read.natives, read.thinking, read.strips)
+
+
+def _assert_strips_as_the_reference(natives: Any, thinking: Any, strips: Any) -> None:
+    """Each strip read while preparing is what both versions' strips of the stored message give: 2026.7.1's
+    change of the estimate, and 2026.9.6's plain sizes when its thinking is ASCII."""
+    assert len(strips) == len(thinking)
+    for position, read in zip(thinking, strips, strict=True):
+        if read is None:
+            continue  # read by the reference functions: sized at replay from the message itself
+        message = natives[position]
+        taken, notice, plain = read
+        assert (OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken == strip_size_change(message)
+        stripped = strip_thinking(message).content
+        assert notice == (not any(b is stored for b in stripped for stored in message.content))
+        if plain:
+            assert (taken, notice) == strip_sizes_typed(message)
+        else:
+            assert strip_sizes_typed(message) is None
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -457,12 +482,41 @@ def test_thinking_sized_without_its_signature_is_noticed(monkeypatch):
 
     def blind(block):  # the signature left out of the estimate
         read = original(block)
-        return None if read is None else (read[0], len(block["thinking"]), read[2])
+        return None if read is None else (read[0], len(block["thinking"]), read[2], read[3])
 
     monkeypatch.setattr(fast, "_thinking", blind)
     raw = {"role": "assistant", "content": [{"type": "thinking", "thinking": "a", "thinkingSignature": "s"}]}
     with pytest.raises(AssertionError):
         _assert_same([raw])
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "thinking", "thinking": "plan", "thinkingSignature": "sig"}],
+        [{"type": "thinking", "thinking": "plan"}, {"type": "text", "text": "done"}],
+        [{"type": "thinking", "thinking": "日本", "thinkingSignature": "s"}, {"type": "text", "text": "x"}],
+    ],
+)
+@pytest.mark.parametrize("break_", ["notice", "taken", "plain"])
+def test_a_strip_read_wrong_while_preparing_is_noticed(content, break_, monkeypatch):
+    original = fast._assistant
+
+    def broken(raw):
+        read = original(raw)
+        if read is None or read[4] is False or read[4] is True:
+            return read
+        taken, notice, plain = read[4]
+        wrong = {
+            "notice": (taken, not notice, plain),
+            "taken": (taken + 1, notice, plain),
+            "plain": (taken, notice, not plain),
+        }[break_]
+        return (*read[:4], wrong)
+
+    monkeypatch.setattr(fast, "_READERS", {**fast._READERS, "assistant": broken})
+    with pytest.raises(AssertionError):
+        _assert_same([{"role": "assistant", "content": content}])
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypeAlias
 
 from simulator.jsonvalue import JSON
 from simulator.runtimes.openclaw.jsstr import js_json_stringify, js_len
@@ -196,6 +196,13 @@ def strip_size_change(message: AgentMessage) -> int:
 
 OMITTED_ASSISTANT_REASONING_CHARS: Final = estimate_string_chars(OMITTED_ASSISTANT_REASONING_TEXT)
 """The omission notice's size (a text block's: its weighted text)."""
+
+StripFacts: TypeAlias = tuple[int, bool, bool]
+"""What stripping an assistant's thinking changes, read once with its blocks (when a session is prepared):
+the estimate of its thinking (each thinking block's text and signature, weighted), whether it keeps no
+block of its own (so the omission notice is sent in its place), and whether all that thinking is ASCII (so
+the estimate is its length too, as 2026.9.6's ``cacheTtlMessageChars`` counts it). Its
+:func:`strip_size_change` is ``(OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken``."""
 
 
 def strip_thinking(message: AgentMessage) -> AgentMessage:
