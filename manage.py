@@ -11,7 +11,14 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    from dashboard.env import EnvironmentValueError
+
+    try:
+        execute_from_command_line(sys.argv)
+    except EnvironmentValueError as exc:
+        # A setting's environment variable holds a value it cannot take: one line naming it, no traceback.
+        sys.stderr.write(f"Trimscope cannot start: {exc}\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -6,10 +6,19 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
 
+import sys  # noqa: E402
+
 from django.core.asgi import get_asgi_application  # noqa: E402
 
+from dashboard.env import EnvironmentValueError  # noqa: E402
+
 # Django must be set up before anything imports models (consumers, routing).
-django_asgi_app = get_asgi_application()
+try:
+    django_asgi_app = get_asgi_application()
+except EnvironmentValueError as exc:
+    # A setting's environment variable holds a value it cannot take: one line naming it, no traceback.
+    sys.stderr.write(f"Trimscope cannot start: {exc}\n")
+    raise SystemExit(2) from None
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402

@@ -18,17 +18,15 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from limits import parse as parse_rate
+
+from dashboard.env import env_bool, env_checked, env_float, env_int
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TRIMSCOPE_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(
     parents=True, exist_ok=True
 )  # the embedded SQLite database and collected static files live here
-
-
-def _env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    return default if raw is None else raw.strip().lower() in {"1", "true", "yes", "on"}
 
 
 def _env_list(name: str, default: str = "") -> list[str]:
@@ -44,7 +42,7 @@ WILDCARD_BINDS = {"0.0.0.0", "::", "[::]"}
 
 # Debug pages show code, settings and request data: only ever for a server that listens on loopback.
 # DJANGO_DEBUG can switch it off there; it cannot switch it on anywhere else.
-DEBUG = BIND_IS_LOOPBACK and _env_bool("DJANGO_DEBUG", True)
+DEBUG = BIND_IS_LOOPBACK and env_bool("DJANGO_DEBUG", True)
 
 
 def _secret_key() -> str:
@@ -138,7 +136,7 @@ _sqlite_path = VAR_DIR / "trimscope.sqlite3"
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{_sqlite_path}",
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0, meaning="seconds"),
     )
 }
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
@@ -202,33 +200,39 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Uploads: transcripts are untrusted and size-limited before parsing. The default fits a
 # 100,000-message session (about 90 MB of JSON lines) with room to spare; a body over the limit is
 # answered 413 before it is read (dashboard.body_limit, dashboard.daphne_patches).
-TRIMSCOPE_MAX_UPLOAD_BYTES = int(os.environ.get("TRIMSCOPE_MAX_UPLOAD_BYTES", str(200 * 1024 * 1024)))
+TRIMSCOPE_MAX_UPLOAD_BYTES = env_int(
+    "TRIMSCOPE_MAX_UPLOAD_BYTES", 200 * 1024 * 1024, minimum=1, meaning="bytes"
+)
 DATA_UPLOAD_MAX_MEMORY_SIZE = TRIMSCOPE_MAX_UPLOAD_BYTES + 1024 * 1024
 # A transcript of at least this many messages is finished by the task worker after its upload: its parsed
 # form pickled and stored (seconds of the upload at 100,000 messages) and every message counted with o200k
 # (its first cost panel then reads the counts instead of counting: seconds for 100,000 messages).
-TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = int(os.environ.get("TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES", "2000"))
+TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES = env_int(
+    "TRIMSCOPE_COUNT_AFTER_UPLOAD_MESSAGES", 2000, minimum=0, meaning="messages"
+)
 # Counting a whole session with o200k (the worker's after an upload, a cost panel's before those are stored)
 # runs in up to this many threads: the tokenizer lets go of the interpreter lock while it encodes.
-TRIMSCOPE_COUNT_THREADS = max(1, int(os.environ.get("TRIMSCOPE_COUNT_THREADS", min(os.cpu_count() or 1, 4))))
+TRIMSCOPE_COUNT_THREADS = env_int(
+    "TRIMSCOPE_COUNT_THREADS", min(os.cpu_count() or 1, 4), minimum=1, meaning="threads"
+)
 # A file over this streams to a temporary file as it arrives, not to memory (Django's
 # TemporaryFileUploadHandler); the transcript is then decoded from that file.
-FILE_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("TRIMSCOPE_UPLOAD_MEMORY_BYTES", str(2_621_440)))
+FILE_UPLOAD_MAX_MEMORY_SIZE = env_int("TRIMSCOPE_UPLOAD_MEMORY_BYTES", 2_621_440, minimum=0, meaning="bytes")
 FILE_UPLOAD_TEMP_DIR = VAR_DIR / "uploads"
 FILE_UPLOAD_TEMP_DIR.mkdir(exist_ok=True)
 
 # Sessions longer than this are not priced: pricing is linear in the session but holds about 10 kB per
 # message for a profile that trims often (about 1 GB at 100,000 messages); their pages say so.
-TRIMSCOPE_COST_MAX_MESSAGES = int(os.environ.get("TRIMSCOPE_COST_MAX_MESSAGES", "100000"))
+TRIMSCOPE_COST_MAX_MESSAGES = env_int("TRIMSCOPE_COST_MAX_MESSAGES", 100_000, minimum=0, meaning="messages")
 
 # Runtime ingestion (/ws/runtime/): a bigger text frame closes the socket with 1009; a socket with more
 # frames waiting to be stored than this closes with 1013 ("try again later") instead of buffering more.
-TRIMSCOPE_MAX_FRAME_BYTES = int(os.environ.get("TRIMSCOPE_MAX_FRAME_BYTES", str(64 * 1024)))
-TRIMSCOPE_INGEST_QUEUE = int(os.environ.get("TRIMSCOPE_INGEST_QUEUE", "1000"))
+TRIMSCOPE_MAX_FRAME_BYTES = env_int("TRIMSCOPE_MAX_FRAME_BYTES", 64 * 1024, minimum=1, meaning="bytes")
+TRIMSCOPE_INGEST_QUEUE = env_int("TRIMSCOPE_INGEST_QUEUE", 1000, minimum=1, meaning="frames")
 # Per runtime, all its sockets and POST /api/events together (dashboard/services/throttle.py): more than
 # LIMIT events within a WINDOW of seconds closes the socket with 1013 / answers 429. LIMIT 0: off.
-TRIMSCOPE_INGEST_LIMIT = int(os.environ.get("TRIMSCOPE_INGEST_LIMIT", "5000"))
-TRIMSCOPE_INGEST_WINDOW = int(os.environ.get("TRIMSCOPE_INGEST_WINDOW", "10"))
+TRIMSCOPE_INGEST_LIMIT = env_int("TRIMSCOPE_INGEST_LIMIT", 5000, minimum=0, meaning="events (0: off)")
+TRIMSCOPE_INGEST_WINDOW = env_int("TRIMSCOPE_INGEST_WINDOW", 10, minimum=1, meaning="seconds")
 
 # Fleet alert rules (the fleet page strip and GET /api/fleet/alerts), the defaults until an operator
 # edits them on the fleet page (then the stored thresholds win):
@@ -247,10 +251,17 @@ TRIMSCOPE_ALERTS = {
 # runs; or `manage.py fleet_prune` from cron): trim events older than this many
 # days are deleted; the per-minute rollups that feed the sparklines, top sessions and /metrics are kept
 # longer.
-TRIMSCOPE_EVENT_RETENTION_DAYS = int(os.environ.get("TRIMSCOPE_EVENT_RETENTION_DAYS", "30"))
-TRIMSCOPE_ROLLUP_RETENTION_DAYS = int(os.environ.get("TRIMSCOPE_ROLLUP_RETENTION_DAYS", "400"))
+# A retention of 0 days would have the prune delete everything (as `fleet_prune --days 0` is refused), and
+# rollups kept shorter than the events would leave the sparklines blank over events still stored.
+TRIMSCOPE_EVENT_RETENTION_DAYS = env_int("TRIMSCOPE_EVENT_RETENTION_DAYS", 30, minimum=1, meaning="days")
+TRIMSCOPE_ROLLUP_RETENTION_DAYS = env_int(
+    "TRIMSCOPE_ROLLUP_RETENTION_DAYS",
+    max(400, TRIMSCOPE_EVENT_RETENTION_DAYS),
+    minimum=TRIMSCOPE_EVENT_RETENTION_DAYS,
+    meaning="days, no fewer than TRIMSCOPE_EVENT_RETENTION_DAYS",
+)
 # The prune task (django-tasks, run by `manage.py db_worker`) re-enqueues itself this often.
-TRIMSCOPE_PRUNE_EVERY_SECONDS = int(os.environ.get("TRIMSCOPE_PRUNE_EVERY_SECONDS", "3600"))
+TRIMSCOPE_PRUNE_EVERY_SECONDS = env_int("TRIMSCOPE_PRUNE_EVERY_SECONDS", 3600, minimum=1, meaning="seconds")
 
 # GET /metrics (Prometheus text format) answers only a request with `Authorization: Bearer <this>`;
 # unset or empty, /metrics answers 404.
@@ -265,23 +276,25 @@ LOGGING = {
 
 # -- HTTPS and browser hardening: Django's deployment checklist and OWASP ASVS level 1 -------------------
 # TRIMSCOPE_HTTPS=1 when browsers reach the server over HTTPS (directly or through a TLS proxy).
-HTTPS = _env_bool("TRIMSCOPE_HTTPS", False)
+HTTPS = env_bool("TRIMSCOPE_HTTPS", False)
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_HSTS_SECONDS = int(os.environ.get("TRIMSCOPE_HSTS_SECONDS", str(365 * 24 * 3600))) if HTTPS else 0
-SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS and _env_bool("TRIMSCOPE_HSTS_SUBDOMAINS", True)
+SECURE_HSTS_SECONDS = (
+    env_int("TRIMSCOPE_HSTS_SECONDS", 365 * 24 * 3600, minimum=0, meaning="seconds") if HTTPS else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS and env_bool("TRIMSCOPE_HSTS_SUBDOMAINS", True)
 # Preloading is a promise about the whole domain that only its owner can make (and hard to take back):
 # opt-in, and Django's reminder about it (security.W021) is silenced until then.
-SECURE_HSTS_PRELOAD = HTTPS and _env_bool("TRIMSCOPE_HSTS_PRELOAD", False)
+SECURE_HSTS_PRELOAD = HTTPS and env_bool("TRIMSCOPE_HSTS_PRELOAD", False)
 SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
-if _env_bool("TRIMSCOPE_BEHIND_PROXY", False):
+if env_bool("TRIMSCOPE_BEHIND_PROXY", False):
     # Only behind a proxy that sets (and strips incoming) X-Forwarded-Proto; run daphne --proxy-headers
     # so throttling sees the client's address instead of the proxy's.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_AGE = int(os.environ.get("TRIMSCOPE_SESSION_SECONDS", str(14 * 24 * 3600)))
+SESSION_COOKIE_AGE = env_int("TRIMSCOPE_SESSION_SECONDS", 14 * 24 * 3600, minimum=1, meaning="seconds")
 # Pages hand the CSRF token to htmx in hx-headers; no script reads the cookie.
 CSRF_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
@@ -291,30 +304,47 @@ SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 # Debug pages (loopback only) still never show a URL's credentials (REDIS_URL, DATABASE_URL).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "dashboard.middleware.CredentialsHiddenReporterFilter"
 
+
 # Throttles (dashboard/throttle.py, moving windows): failed sign-ins per username and per client address,
 # requests per API token, and requests with a bearer token that opens nothing, per client address.
 # Over a limit: 429 with Retry-After. Counted in Redis when REDIS_URL is set, else per process.
+def _rate(text: str) -> None:
+    """A rate ``limits`` reads (``10/15minutes``, ``600 per minute``) of at least one hit: a bad one would
+    fail every sign-in when it is first read, a zero one let none through."""
+    if parse_rate(text).amount < 1:
+        raise ValueError(text)
+
+
+_RATE = "a rate such as 10/15minutes or 600/minute (at least 1 per period)"
 TRIMSCOPE_THROTTLE = {
-    "login_username": os.environ.get("TRIMSCOPE_THROTTLE_LOGIN_USERNAME", "10/15minutes"),
-    "login_address": os.environ.get("TRIMSCOPE_THROTTLE_LOGIN_ADDRESS", "50/15minutes"),
-    "api_token": os.environ.get("TRIMSCOPE_THROTTLE_API_TOKEN", "600/minute"),
-    "api_bad_token": os.environ.get("TRIMSCOPE_THROTTLE_API_BAD_TOKEN", "30/minute"),
+    "login_username": env_checked("TRIMSCOPE_THROTTLE_LOGIN_USERNAME", "10/15minutes", _rate, _RATE),
+    "login_address": env_checked("TRIMSCOPE_THROTTLE_LOGIN_ADDRESS", "50/15minutes", _rate, _RATE),
+    "api_token": env_checked("TRIMSCOPE_THROTTLE_API_TOKEN", "600/minute", _rate, _RATE),
+    "api_bad_token": env_checked("TRIMSCOPE_THROTTLE_API_BAD_TOKEN", "30/minute", _rate, _RATE),
 }
 TRIMSCOPE_THROTTLE_KEY_PREFIX = "trimscope-throttle"  # Redis keys; tests give each server its own
 
 # A /ws/fleet/ socket re-checks its session this often (sign-out closes it at once; expiry, deletion or a
 # password change within this many seconds).
-TRIMSCOPE_SESSION_CHECK_SECONDS = float(os.environ.get("TRIMSCOPE_SESSION_CHECK_SECONDS", "15"))
+TRIMSCOPE_SESSION_CHECK_SECONDS = env_float(
+    "TRIMSCOPE_SESSION_CHECK_SECONDS", 15.0, above=0, meaning="seconds"
+)
 
 # Corpus evaluations run as tasks (django-tasks, the backport of Django 6's django.tasks) stored in the
 # database (django-tasks-db); `manage.py db_worker` runs them, on any machine that shares the database.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 # A chunk's lease: a chunk still running this long after its worker last reported is enqueued again.
-TRIMSCOPE_EVALUATION_LEASE_SECONDS = float(os.environ.get("TRIMSCOPE_EVALUATION_LEASE_SECONDS", "60"))
+TRIMSCOPE_EVALUATION_LEASE_SECONDS = env_float(
+    "TRIMSCOPE_EVALUATION_LEASE_SECONDS", 60.0, above=0, meaning="seconds"
+)
 # Work per chunk, in transcript messages × profiles: big enough that a task's own cost (claiming the row,
 # storing its result, the worker's poll) stays under 5 % of the work.
-TRIMSCOPE_EVALUATION_CHUNK_MESSAGES = int(os.environ.get("TRIMSCOPE_EVALUATION_CHUNK_MESSAGES", "20000"))
-TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES = int(os.environ.get("TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES", "10000"))
-TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES = int(
-    os.environ.get("TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES", str(500 * 1024 * 1024))
+TRIMSCOPE_EVALUATION_CHUNK_MESSAGES = env_int(
+    "TRIMSCOPE_EVALUATION_CHUNK_MESSAGES", 20_000, minimum=1, meaning="messages"
+)
+TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES = env_int(
+    "TRIMSCOPE_CORPUS_ARCHIVE_MAX_FILES", 10_000, minimum=1, meaning="files"
+)
+TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES = env_int(
+    "TRIMSCOPE_CORPUS_ARCHIVE_MAX_BYTES", 500 * 1024 * 1024, minimum=1, meaning="bytes"
 )

@@ -1,0 +1,93 @@
+"""The settings' environment variables, read strictly.
+
+An operator configures a deployment with environment variables, and a value a setting cannot take must stop
+the start rather than be read as something else: ``TRIMSCOPE_HTTPS=ture`` read as false would leave the
+HTTPS hardening off without a word, ``TRIMSCOPE_EVENT_RETENTION_DAYS=0`` would have the hourly prune delete
+every event, ``TRIMSCOPE_MAX_UPLOAD_BYTES=200MB`` would stop the start with a bare ``int()`` traceback that
+names no variable. Each reader here gives the default when the variable is unset and raises
+:class:`EnvironmentValueError` (naming the variable, its value and what it takes) for a value outside what
+the setting takes. ``manage.py`` and the ASGI entry point print that one line and exit with status 2.
+
+Only the standard library and Django's exception: the settings module imports this before Django is set up.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+
+from django.core.exceptions import ImproperlyConfigured
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
+"""An empty value reads as false, as it always has (``FOO=`` in an environment file switches a flag off)."""
+
+
+class EnvironmentValueError(ImproperlyConfigured):
+    """An environment variable holds a value its setting cannot take."""
+
+    def __init__(self, name: str, raw: str, expected: str) -> None:
+        super().__init__(f"{name}={raw!r}: expected {expected}")
+        self.name = name
+        self.raw = raw
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """A switch: 1/true/yes/on or 0/false/no/off (any case, spaces around ignored; empty is off)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise EnvironmentValueError(
+        name, raw, "1, true, yes or on to switch it on; 0, false, no or off to switch it off"
+    )
+
+
+def env_int(name: str, default: int, *, minimum: int, meaning: str = "") -> int:
+    """A whole number of at least ``minimum`` (``meaning`` says what the number counts, for the error)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    expected = f"a whole number{' of ' + meaning if meaning else ''}, at least {minimum:,}"
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise EnvironmentValueError(name, raw, expected) from None
+    if value < minimum:
+        raise EnvironmentValueError(name, raw, expected)
+    return value
+
+
+def env_float(name: str, default: float, *, above: float, meaning: str = "") -> float:
+    """A finite number greater than ``above``."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    expected = f"a number{' of ' + meaning if meaning else ''}, greater than {above:g}"
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise EnvironmentValueError(name, raw, expected) from None
+    if not math.isfinite(value) or value <= above:
+        raise EnvironmentValueError(name, raw, expected)
+    return value
+
+
+def env_checked(name: str, default: str, check: Callable[[str], object], expected: str) -> str:
+    """A text that ``check`` accepts (it raises ``ValueError`` for one it does not), stripped."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        check(raw.strip())
+    except ValueError:
+        raise EnvironmentValueError(name, raw, expected) from None
+    return raw.strip()
+
+
+__all__ = ["EnvironmentValueError", "env_bool", "env_checked", "env_float", "env_int"]
