@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -78,6 +79,24 @@ def env_float(name: str, default: float, *, above: float, meaning: str = "") -> 
     return value
 
 
+def redacted_url(raw: str) -> str:
+    """A URL as an error may show it: its scheme alone (the rest may hold a password)."""
+    scheme = urlsplit(raw.strip()).scheme if "://" in raw else ""
+    return f"{scheme}://…" if scheme else "…"
+
+
+def env_url(name: str, schemes: frozenset[str], expected: str) -> str | None:
+    """A URL of one of ``schemes`` with a host or path, or ``None`` when unset or empty. An error shows
+    only its scheme (:func:`redacted_url`)."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return None
+    parts = urlsplit(raw.strip())
+    if parts.scheme not in schemes or not (parts.netloc or parts.path.strip("/")):
+        raise EnvironmentValueError(name, redacted_url(raw), expected)
+    return raw.strip()
+
+
 def env_checked(name: str, default: str, check: Callable[[str], object], expected: str) -> str:
     """A text that ``check`` accepts (it raises ``ValueError`` for one it does not), stripped."""
     raw = os.environ.get(name)
@@ -90,4 +109,12 @@ def env_checked(name: str, default: str, check: Callable[[str], object], expecte
     return raw.strip()
 
 
-__all__ = ["EnvironmentValueError", "env_bool", "env_checked", "env_float", "env_int"]
+__all__ = [
+    "EnvironmentValueError",
+    "env_bool",
+    "env_checked",
+    "env_float",
+    "env_int",
+    "env_url",
+    "redacted_url",
+]

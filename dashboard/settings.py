@@ -20,7 +20,15 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from limits import parse as parse_rate
 
-from dashboard.env import env_bool, env_checked, env_float, env_int
+from dashboard.env import (
+    EnvironmentValueError,
+    env_bool,
+    env_checked,
+    env_float,
+    env_int,
+    env_url,
+    redacted_url,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("TRIMSCOPE_VAR_DIR", BASE_DIR / "var"))
@@ -133,12 +141,27 @@ TEMPLATES = [
 ]
 
 _sqlite_path = VAR_DIR / "trimscope.sqlite3"
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{_sqlite_path}",
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0, meaning="seconds"),
-    )
-}
+
+
+def _database() -> dj_database_url.DBConfig:
+    """DATABASE_URL (unset: the embedded SQLite database). Set but empty, or of a scheme no backend
+    reads, it stops the start: a secret that failed to arrive must not leave the site writing to a local
+    SQLite file instead. An error shows the URL's scheme alone (the rest may hold a password)."""
+    raw = os.environ.get("DATABASE_URL")
+    expected = "a database URL such as postgres://user@host:5432/name (unset: the embedded SQLite database)"
+    if raw is not None and not raw.strip():
+        raise EnvironmentValueError("DATABASE_URL", raw, expected)
+    try:
+        found = dj_database_url.config(
+            default=f"sqlite:///{_sqlite_path}",
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0, meaning="seconds"),
+        )
+    except ValueError:
+        raise EnvironmentValueError("DATABASE_URL", redacted_url(raw or ""), expected) from None
+    return found
+
+
+DATABASES = {"default": _database()}
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     # Named explicitly: forked test servers (channels.testing.live) switch to TEST["NAME"].
     DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
@@ -154,7 +177,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 
-REDIS_URL = os.environ.get("REDIS_URL")
+# Unset or empty: the in-memory channel layer and per-process throttle counts.
+REDIS_URL = env_url(
+    "REDIS_URL", frozenset({"redis", "rediss", "unix"}), "a Redis URL such as redis://127.0.0.1:6379/0"
+)
 if REDIS_URL:
     # redis-py 8 defaults socket_timeout to 5 s, which kills channels-redis' idle blocking receive.
     CHANNEL_LAYERS = {

@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.env import EnvironmentValueError, env_bool, env_checked, env_float, env_int
+from dashboard.env import (
+    EnvironmentValueError,
+    env_bool,
+    env_checked,
+    env_float,
+    env_int,
+    env_url,
+    redacted_url,
+)
 from tests.dashboard.security_support import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,6 +115,46 @@ def test_a_checked_text_is_stripped_or_refused(monkeypatch):
     assert env_checked(NAME, "7", digits, "digits") == "7"
 
 
+REDIS = frozenset({"redis", "rediss", "unix"})
+
+
+@pytest.mark.parametrize(
+    "raw", ["redis://127.0.0.1:6379/0", "rediss://:pw@cache.example:6380/1", "unix:///run/redis.sock"]
+)
+def test_a_redis_url_is_taken_as_given(monkeypatch, raw):
+    monkeypatch.setenv(NAME, f" {raw} ")
+    assert env_url(NAME, REDIS, "a Redis URL") == raw
+
+
+@pytest.mark.parametrize("raw", [None, "", "  "])
+def test_an_unset_or_empty_url_is_none(monkeypatch, raw):
+    if raw is None:
+        monkeypatch.delenv(NAME, raising=False)
+    else:
+        monkeypatch.setenv(NAME, raw)
+    assert env_url(NAME, REDIS, "a Redis URL") is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("localhost:6379", "…"),
+        ("http://user:hunter2@cache:6379", "http://…"),
+        ("redis://", "redis://…"),
+        ("127.0.0.1", "…"),
+    ],
+)
+def test_a_url_of_another_scheme_or_nothing_stops_the_start_without_showing_a_password(
+    monkeypatch, raw, shown
+):
+    monkeypatch.setenv(NAME, raw)
+    with pytest.raises(EnvironmentValueError) as caught:
+        env_url(NAME, REDIS, "a Redis URL")
+    assert str(caught.value) == f"{NAME}={shown!r}: expected a Redis URL"
+    assert "hunter2" not in str(caught.value)
+    assert redacted_url(raw) == shown
+
+
 # -- the start-up, in fresh processes -------------------------------------------------------------------
 
 
@@ -154,12 +202,35 @@ def _check(tmp_path: Path, **extra: str) -> subprocess.CompletedProcess[str]:
             "600/minute (at least 1 per period)",
         ),
         (
+            {"DATABASE_URL": ""},
+            "DATABASE_URL='': expected a database URL such as postgres://user@host:5432/name (unset: the "
+            "embedded SQLite database)",
+        ),
+        (
+            {"DATABASE_URL": "postgress://trimscope:s3cret@db.internal/trimscope"},
+            "DATABASE_URL='postgress://…': expected a database URL such as postgres://user@host:5432/name "
+            "(unset: the embedded SQLite database)",
+        ),
+        (
+            {"REDIS_URL": "cache.internal:6379"},
+            "REDIS_URL='…': expected a Redis URL such as redis://127.0.0.1:6379/0",
+        ),
+        (
             {"TRIMSCOPE_EVENT_RETENTION_DAYS": "90", "TRIMSCOPE_ROLLUP_RETENTION_DAYS": "30"},
             "TRIMSCOPE_ROLLUP_RETENTION_DAYS='30': expected a whole number of days, no fewer than "
             "TRIMSCOPE_EVENT_RETENTION_DAYS, at least 90",
         ),
     ],
-    ids=["retention-zero", "switch-typo", "bytes-with-unit", "rate-zero", "rollups-shorter"],
+    ids=[
+        "retention-zero",
+        "switch-typo",
+        "bytes-with-unit",
+        "rate-zero",
+        "database-empty",
+        "database-scheme-typo",
+        "redis-without-scheme",
+        "rollups-shorter",
+    ],
 )
 def test_manage_py_names_the_bad_variable_in_one_line_and_exits_2(tmp_path, extra, line):
     out = _check(tmp_path, **extra)
