@@ -25,6 +25,7 @@ from simulator.runtimes.openclaw.estimate import (
     StripFacts,
     estimate_string_chars,
     strip_size_change,
+    strip_size_change_of,
     strip_thinking,
 )
 from simulator.runtimes.openclaw.messages import (
@@ -150,20 +151,15 @@ class ThinkingStrips:
         # pruning pass asks for every strip's size; a call's view, for the few messages it is asked for).
         facts, sums = self._facts, self._sums
         if len(sums) == 1 and count and facts is not None and None not in facts:
-            # Every strip read while preparing (a long session's usual case): all the sums at once, in C
-            # but for one subtraction each, rather than a step of this loop per assistant.
-            omitted = OMITTED_ASSISTANT_REASONING_CHARS
-            every = cast("Sequence[StripFacts]", facts)  # no None among them (tested above)
-            sums[:] = accumulate([(omitted if n else 0) - taken for taken, n, _ in every], initial=0)
+            # Every strip read while preparing (a long session's usual case): all the sums at once, in C,
+            # rather than a step of this loop per assistant.
+            every = cast("Sequence[StripFacts]", facts)  # no None among them (checked just above)
+            sums[:] = accumulate(map(strip_size_change_of, every), initial=0)
             return
         while len(sums) <= count:
             k = len(sums) - 1
             read = facts[k] if facts is not None else None
-            if read is not None:
-                taken, notice, _ = read
-                change = (OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken
-            else:
-                change = self.change_reference(k)
+            change = strip_size_change_of(read) if read is not None else self.change_reference(k)
             sums.append(sums[-1] + change)
 
     def change_reference(self, position: int) -> int:

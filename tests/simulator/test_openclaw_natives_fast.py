@@ -35,6 +35,7 @@ from simulator.runtimes.openclaw.estimate import (
     OMITTED_ASSISTANT_REASONING_CHARS,
     estimate_message_chars,
     strip_size_change,
+    strip_size_change_of,
     strip_thinking,
 )
 from simulator.runtimes.openclaw.jsstr import js_json_length, js_json_stringify, js_len
@@ -186,7 +187,8 @@ def _assert_strips_as_the_reference(natives: Any, thinking: Any, strips: Any) ->
             continue  # read by the reference functions: sized at replay from the message itself
         message = natives[position]
         taken, notice, plain = read
-        assert (OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken == strip_size_change(message)
+        assert strip_size_change_of(read) == strip_size_change(message)
+        assert strip_size_change_of(read) == (OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken
         stripped = strip_thinking(message).content
         assert notice == (not any(b is stored for b in stripped for stored in message.content))
         if plain:

@@ -201,8 +201,14 @@ StripFacts: TypeAlias = tuple[int, bool, bool]
 """What stripping an assistant's thinking changes, read once with its blocks (when a session is prepared):
 the estimate of its thinking (each thinking block's text and signature, weighted), whether it keeps no
 block of its own (so the omission notice is sent in its place), and whether all that thinking is ASCII (so
-the estimate is its length too, as 2026.9.6's ``cacheTtlMessageChars`` counts it). Its
-:func:`strip_size_change` is ``(OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken``."""
+the estimate is its length too, as 2026.9.6's ``cacheTtlMessageChars`` counts it)."""
+
+
+def strip_size_change_of(facts: StripFacts) -> int:
+    """:func:`strip_size_change` of the assistant ``facts`` were read from: its thinking taken away, the
+    omission notice put in when nothing else was left."""
+    taken, notice, _ = facts
+    return (OMITTED_ASSISTANT_REASONING_CHARS if notice else 0) - taken
 
 
 def strip_thinking(message: AgentMessage) -> AgentMessage:
