@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -23,6 +24,9 @@ from django.core.exceptions import ImproperlyConfigured
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 """An empty value reads as false, as it always has (``FOO=`` in an environment file switches a flag off)."""
+
+
+T = TypeVar("T")
 
 
 class EnvironmentValueError(ImproperlyConfigured):
@@ -34,49 +38,58 @@ class EnvironmentValueError(ImproperlyConfigured):
         self.raw = raw
 
 
-def env_bool(name: str, default: bool) -> bool:
-    """A switch: 1/true/yes/on or 0/false/no/off (any case, spaces around ignored; empty is off)."""
+def _read(name: str, default: T, parse: Callable[[str], T], expected: str) -> T:
+    """``parse`` of the variable's value, stripped (it raises ``ValueError`` for one the setting cannot take),
+    or ``default`` when the variable is unset."""
     raw = os.environ.get(name)
     if raw is None:
         return default
-    word = raw.strip().lower()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    raise EnvironmentValueError(
-        name, raw, "1, true, yes or on to switch it on; 0, false, no or off to switch it off"
+    try:
+        return parse(raw.strip())
+    except ValueError:
+        raise EnvironmentValueError(name, raw, expected) from None
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """A switch: 1/true/yes/on or 0/false/no/off (any case, spaces around ignored; empty is off)."""
+
+    def parse(text: str) -> bool:
+        word = text.lower()
+        if word in TRUE_WORDS or word in FALSE_WORDS:
+            return word in TRUE_WORDS
+        raise ValueError(text)
+
+    return _read(
+        name, default, parse, "1, true, yes or on to switch it on; 0, false, no or off to switch it off"
     )
 
 
 def env_int(name: str, default: int, *, minimum: int, meaning: str = "") -> int:
     """A whole number of at least ``minimum`` (``meaning`` says what the number counts, for the error)."""
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    expected = f"a whole number{' of ' + meaning if meaning else ''}, at least {minimum:,}"
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise EnvironmentValueError(name, raw, expected) from None
-    if value < minimum:
-        raise EnvironmentValueError(name, raw, expected)
-    return value
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise ValueError(text)
+        return value
+
+    return _read(
+        name, default, parse, f"a whole number{' of ' + meaning if meaning else ''}, at least {minimum:,}"
+    )
 
 
 def env_float(name: str, default: float, *, above: float, meaning: str = "") -> float:
     """A finite number greater than ``above``."""
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    expected = f"a number{' of ' + meaning if meaning else ''}, greater than {above:g}"
-    try:
-        value = float(raw.strip())
-    except ValueError:
-        raise EnvironmentValueError(name, raw, expected) from None
-    if not math.isfinite(value) or value <= above:
-        raise EnvironmentValueError(name, raw, expected)
-    return value
+
+    def parse(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value) or value <= above:
+            raise ValueError(text)
+        return value
+
+    return _read(
+        name, default, parse, f"a number{' of ' + meaning if meaning else ''}, greater than {above:g}"
+    )
 
 
 def redacted_url(raw: str) -> str:
@@ -99,14 +112,12 @@ def env_url(name: str, schemes: frozenset[str], expected: str) -> str | None:
 
 def env_checked(name: str, default: str, check: Callable[[str], object], expected: str) -> str:
     """A text that ``check`` accepts (it raises ``ValueError`` for one it does not), stripped."""
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    try:
-        check(raw.strip())
-    except ValueError:
-        raise EnvironmentValueError(name, raw, expected) from None
-    return raw.strip()
+
+    def parse(text: str) -> str:
+        check(text)
+        return text
+
+    return _read(name, default, parse, expected)
 
 
 __all__ = [
