@@ -10,11 +10,12 @@ import sys  # noqa: E402
 
 from django.core.asgi import get_asgi_application  # noqa: E402
 
-from dashboard.env import EnvironmentValueError  # noqa: E402
+from dashboard.env import EnvironmentValueError, env_bool  # noqa: E402
 
 # Django must be set up before anything imports models (consumers, routing).
 try:
     django_asgi_app = get_asgi_application()
+    serve_static = env_bool("TRIMSCOPE_SERVE_STATIC", False)
 except EnvironmentValueError as exc:
     # A setting's environment variable holds a value it cannot take: one line naming it, no traceback.
     sys.stderr.write(f"Trimscope cannot start: {exc}\n")
@@ -27,7 +28,7 @@ from dashboard.body_limit import BodySizeLimit  # noqa: E402
 from dashboard.routing import websocket_urlpatterns  # noqa: E402
 
 http_app = django_asgi_app
-if settings.DEBUG or os.environ.get("TRIMSCOPE_SERVE_STATIC") == "1":
+if settings.DEBUG or serve_static:
     # Plain daphne does not serve static files; the embedded install serves them itself.
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 

@@ -310,3 +310,34 @@ def test_daphne_refuses_to_start_with_a_bad_value_in_one_line(tmp_path):
         "Trimscope cannot start: TRIMSCOPE_INGEST_WINDOW='0': expected a whole number of seconds, at least 1"
     )
     assert "Traceback" not in out.stderr
+
+
+# -- every variable documented --------------------------------------------------------------------------
+
+
+def _read_variables() -> set[str]:
+    """The environment variables the settings and the ASGI entry point read (by a reader here or
+    ``os.environ``), from their source: the first argument of each such call."""
+    import ast
+
+    names: set[str] = set()
+    for path in (REPO / "dashboard" / "settings.py", REPO / "dashboard" / "asgi.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+                continue
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called.startswith("env_") or called in {"get", "_env_list"}:
+                value = node.args[0].value
+                if isinstance(value, str) and value.isupper():
+                    names.add(value)
+    return names
+
+
+def test_every_variable_the_settings_read_is_a_row_of_the_readmes_configuration_table():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("`")[1] for line in section.splitlines() if line.startswith("| `")}
+    read = _read_variables()
+    assert {"TRIMSCOPE_EVENT_RETENTION_DAYS", "DATABASE_URL", "TRIMSCOPE_SERVE_STATIC"} <= read  # found
+    assert read - rows == set(), "read by the settings but not in the README's Configuration table"
