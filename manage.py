@@ -11,14 +11,12 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
     from django.core.management import execute_from_command_line
 
-    from dashboard.env import EnvironmentValueError
+    from dashboard.env import EnvironmentValueError, refuse_start
 
     try:
         execute_from_command_line(sys.argv)
     except EnvironmentValueError as exc:
-        # A setting's environment variable holds a value it cannot take: one line naming it, no traceback.
-        sys.stderr.write(f"Trimscope cannot start: {exc}\n")
-        sys.exit(2)
+        refuse_start(exc)  # a setting's environment variable holds a value it cannot take
 
 
 if __name__ == "__main__":

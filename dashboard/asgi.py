@@ -6,20 +6,16 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
 
-import sys  # noqa: E402
-
 from django.core.asgi import get_asgi_application  # noqa: E402
 
-from dashboard.env import EnvironmentValueError, env_bool  # noqa: E402
+from dashboard.env import EnvironmentValueError, env_bool, refuse_start  # noqa: E402
 
 # Django must be set up before anything imports models (consumers, routing).
 try:
     django_asgi_app = get_asgi_application()
     serve_static = env_bool("TRIMSCOPE_SERVE_STATIC", False)
 except EnvironmentValueError as exc:
-    # A setting's environment variable holds a value it cannot take: one line naming it, no traceback.
-    sys.stderr.write(f"Trimscope cannot start: {exc}\n")
-    raise SystemExit(2) from None
+    refuse_start(exc)  # a setting's environment variable holds a value it cannot take
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402

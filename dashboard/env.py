@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -36,6 +37,12 @@ class EnvironmentValueError(ImproperlyConfigured):
         super().__init__(f"{name}={raw!r}: expected {expected}")
         self.name = name
         self.raw = raw
+
+
+def refuse_start(error: EnvironmentValueError) -> NoReturn:
+    """Stop the process with ``error`` as one line on stderr and status 2 (no traceback)."""
+    sys.stderr.write(f"Trimscope cannot start: {error}\n")
+    raise SystemExit(2) from None
 
 
 def _read(name: str, default: T, parse: Callable[[str], T], expected: str) -> T:
@@ -128,4 +135,5 @@ __all__ = [
     "env_int",
     "env_url",
     "redacted_url",
+    "refuse_start",
 ]

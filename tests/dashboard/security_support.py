@@ -8,12 +8,16 @@ enforced by the server, websockets for the sockets.
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from functools import partial
+from pathlib import Path
 
 import httpx
 from django.test import override_settings
@@ -23,6 +27,18 @@ from tests.conftest import _child_setup, reset_after_fork
 # MD5 only in tests: every wrong password is hashed, and the throttle tests send dozens.
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def settings_in_fresh_process(probe: str, env: dict[str, str]) -> dict[str, object]:
+    """What ``probe`` (Python that sets Django up and prints a JSON object of settings) prints in a fresh
+    interpreter with ``env``: settings are read once, at start-up."""
+    out = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    loaded: dict[str, object] = json.loads(out.stdout)
+    return loaded
 
 
 def free_port() -> int:

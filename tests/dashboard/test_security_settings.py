@@ -19,7 +19,7 @@ import pytest
 from django.test import override_settings
 
 from dashboard.middleware import CredentialsHiddenReporterFilter, host_is_loopback
-from tests.dashboard.security_support import free_port
+from tests.dashboard.security_support import free_port, settings_in_fresh_process
 
 REPO = Path(__file__).resolve().parents[2]
 SETTINGS_ENV = (
@@ -47,12 +47,7 @@ def _env(var_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def _settings(var_dir: Path, **extra: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=REPO, env=_env(var_dir, **extra), capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stderr
-    loaded: dict[str, object] = json.loads(out.stdout)
-    return loaded
+    return settings_in_fresh_process(PROBE, _env(var_dir, **extra))
 
 
 def _manage(var_dir: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,6 @@ are read once, at start-up): ``manage.py check`` and a real daphne.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from dashboard.env import (
     env_url,
     redacted_url,
 )
-from tests.dashboard.security_support import free_port
+from tests.dashboard.security_support import free_port, settings_in_fresh_process
 
 REPO = Path(__file__).resolve().parents[2]
 NAME = "TRIMSCOPE_TEST_VALUE"
@@ -249,12 +248,7 @@ PROBE = (
 
 
 def _probe(tmp_path: Path, **extra: str) -> dict[str, object]:
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=REPO, env=_env(tmp_path, **extra), capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stderr
-    loaded: dict[str, object] = json.loads(out.stdout)
-    return loaded
+    return settings_in_fresh_process(PROBE, _env(tmp_path, **extra))
 
 
 def test_the_defaults_and_good_values_are_read_as_given(tmp_path):
