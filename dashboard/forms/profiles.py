@@ -119,10 +119,19 @@ def profile_knobs(*, document: Mapping[str, JSON]) -> tuple[str, tuple[KnobField
     return runtime, tuple(fields)
 
 
+_SWITCH_WORDS = {"on": True, "true": True, "1": True, "off": False, "false": False, "0": False, "": False}
+"""What a checkbox knob's value reads as: ``on`` (a checked box), ``off`` (the hidden input the simulation
+screen's knob bar sends before each box, so an unchecked box is said rather than left out), or a word typed
+into a URL."""
+
+
 def _knob_value(knob: Knob, raw: str | None) -> tuple[bool, JSON]:
     """``(present, value)`` for a submitted knob; unparseable values go in as text for the loader to name."""
     if knob.kind == "bool":
-        return True, raw is not None
+        if raw is None:
+            return True, False  # a form's unchecked box is not sent
+        switch = _SWITCH_WORDS.get(raw.strip().lower())
+        return True, switch if switch is not None else raw
     text = (raw or "").strip()
     if not text:
         return False, None
@@ -147,7 +156,12 @@ def profile_document_parse(*, text: str, syntax: Literal["toml", "json", "auto"]
 
 
 def profile_document_from_form(
-    *, text: str, knob_values: Mapping[str, str], knobs_runtime: str, source: FormSource
+    *,
+    text: str,
+    knob_values: Mapping[str, str],
+    knobs_runtime: str,
+    source: FormSource,
+    absent_kept: bool = False,
 ) -> dict[str, JSON]:
     """The document an edit form describes: the raw TOML, or (``source="knobs"``) it with the knobs on top.
 
@@ -158,6 +172,9 @@ def profile_document_from_form(
         knob_values: Submitted knob inputs by document path (an unchecked checkbox is absent).
         knobs_runtime: The runtime the knob inputs were drawn for.
         source: Which side the operator edited last.
+        absent_kept: A knob not in ``knob_values`` keeps the document's value (edits carried in a URL,
+            which may name only the knobs changed), instead of being unset (a whole form, where an
+            absent knob is an unchecked box).
 
     Raises:
         ProfileError: when the editor text does not parse or (for knobs) its base is invalid.
@@ -169,7 +186,10 @@ def profile_document_from_form(
     # The knob paths are the canonical ones (runtime_profiles.default, agents.defaults...).
     base = profile_to_document(profile_from_document(doc, name="form"))
     for knob in runtime_knobs(runtime, base):
-        present, value = _knob_value(knob, knob_values.get(knob.path))
+        raw = knob_values.get(knob.path)
+        if raw is None and absent_kept:
+            continue
+        present, value = _knob_value(knob, raw)
         if present:
             _set(base, knob.path, value)
         else:

@@ -16,12 +16,20 @@ from simulator import Profile as DomainProfile
 
 
 def simulation_document(*, profile: Profile, knob_values: Mapping[str, str] | None = None) -> dict[str, JSON]:
-    """The stored profile's document with the simulation screen's knob edits on top (not validated)."""
+    """The stored profile's document with the simulation screen's knob edits on top (not validated).
+
+    The edits travel in the URL, and a URL may carry only the knobs changed (a link written by hand, a
+    bookmark from before a knob was added): a knob it does not name keeps its stored value, never its
+    default. The knob bar sends every knob, an unchecked box as ``off``."""
     document: dict[str, JSON] = dict(profile.settings)
     if not knob_values:
         return document
     return profile_document_from_form(
-        text=json.dumps(document), knob_values=knob_values, knobs_runtime=profile.runtime, source="knobs"
+        text=json.dumps(document),
+        knob_values=knob_values,
+        knobs_runtime=profile.runtime,
+        source="knobs",
+        absent_kept=True,
     )
 
 

@@ -14,7 +14,7 @@ from dashboard import forms, selectors
 from dashboard.models import Profile, Transcript
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import compare_cost_context, cost_inline, cost_params
-from dashboard.views.profiles import KNOB_PREFIX
+from dashboard.views.profiles import KNOB_PREFIX, knob_values
 
 MAX_PROFILES = 3
 ROWS_PER_PAGE = 100
@@ -51,18 +51,16 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
         "slots": [chosen[i].pk if i < len(chosen) else None for i in range(MAX_PROFILES)],
     }
     # Knob edits carried from the simulation screen ("Compare with…") apply to the first profile.
-    knob_values = {
-        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
-    }
-    knob_pairs = [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()]
+    carried = knob_values(request.GET)
+    knob_pairs = [(f"{KNOB_PREFIX}{k}", v) for k, v in carried.items()]
     context["knob_pairs"] = knob_pairs
     costs = cost_params(request)
     # Links within the page keep the knob edits and the cost choices.
     context["carry"] = urlencode([*knob_pairs, *costs.query()])
     if transcript is not None and len(chosen) >= 2:
         domains = [forms.simulation_profile(profile=p) for p in chosen]
-        if knob_values:
-            edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values)
+        if carried:
+            edits = forms.simulation_knob_edits(profile=chosen[0], knob_values=carried)
             domains[0] = edits.profile
             context["edits"] = edits
         long_first_view = not request.htmx and transcript.message_count > COST_INLINE_MESSAGES
@@ -173,11 +171,9 @@ def compare_cost(request: HtmxHttpRequest) -> HttpResponse:
     if transcript is None or len(chosen) < 2:
         return HttpResponse("")
     domains = [forms.simulation_profile(profile=p) for p in chosen]
-    knob_values = {
-        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
-    }
-    if knob_values:
-        domains[0] = forms.simulation_knob_edits(profile=chosen[0], knob_values=knob_values).profile
+    carried = knob_values(request.GET)
+    if carried:
+        domains[0] = forms.simulation_knob_edits(profile=chosen[0], knob_values=carried).profile
     context = compare_cost_context(
         request=request, transcript=transcript, profiles=domains, table=[], params=cost_params(request)
     )
@@ -186,7 +182,7 @@ def compare_cost(request: HtmxHttpRequest) -> HttpResponse:
         {
             "transcript": transcript,
             "profiles_param": ",".join(str(p.pk) for p in chosen),
-            "knob_pairs": [(f"{KNOB_PREFIX}{k}", v) for k, v in knob_values.items()],
+            "knob_pairs": [(f"{KNOB_PREFIX}{k}", v) for k, v in carried.items()],
         }
     )
     return render(request, "dashboard/_compare-cost.html", context)

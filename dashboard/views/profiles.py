@@ -4,7 +4,7 @@ inline), duplicate, delete, import a pasted block or a file, export as TOML or J
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -16,6 +16,13 @@ from simulator import ProfileError
 
 MAX_IMPORT_BYTES = 256 * 1024  # a whole runtime config is a few KiB; anything this big is not one
 KNOB_PREFIX = "knob:"
+
+
+def knob_values(query: QueryDict) -> dict[str, str]:
+    """The knob edits a query or form carries, by document path. A knob named twice is read from its
+    last value: the simulation screen's knob bar sends each checkbox as a hidden ``off`` and then, when
+    the box is checked, ``on``."""
+    return {k.removeprefix(KNOB_PREFIX): query.get(k, "") for k in query if k.startswith(KNOB_PREFIX)}
 
 
 def _redirect(request: HtmxHttpRequest, url: str) -> HttpResponse:
@@ -162,7 +169,7 @@ def _submitted(request: HtmxHttpRequest) -> forms.ProfileFormInput:
         name=post.get("name", ""),
         description=post.get("description", ""),
         text=post.get("document", ""),
-        knob_values={k.removeprefix(KNOB_PREFIX): post.get(k, "") for k in post if k.startswith(KNOB_PREFIX)},
+        knob_values=knob_values(post),
         knobs_runtime=post.get("knobs_runtime", ""),
         source="toml" if post.get("source") == "toml" else "knobs",
     )

@@ -23,7 +23,7 @@ from dashboard.selectors.simulations import SimulationScreen
 from dashboard.templatetags.transcript_pages import message_href
 from dashboard.views.common import HtmxHttpRequest
 from dashboard.views.costs import CostParams, cost_context, cost_inline, cost_params
-from dashboard.views.profiles import KNOB_PREFIX
+from dashboard.views.profiles import KNOB_PREFIX, knob_values
 from simulator import Profile as DomainProfile
 from simulator import timeline_shape, wire_frames
 
@@ -42,9 +42,7 @@ def _int(raw: str | None) -> int | None:
 
 
 def _knob_values(request: HtmxHttpRequest) -> dict[str, str]:
-    return {
-        k.removeprefix(KNOB_PREFIX): request.GET.get(k, "") for k in request.GET if k.startswith(KNOB_PREFIX)
-    }
+    return knob_values(request.GET)
 
 
 def _pick(request: HtmxHttpRequest) -> tuple[Transcript | None, Profile | None]:

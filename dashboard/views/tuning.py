@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard import forms, selectors, services
 from dashboard.views.common import HtmxHttpRequest
-from dashboard.views.profiles import KNOB_PREFIX
+from dashboard.views.profiles import knob_values
 from dashboard.views.simulations import _int
 from simulator import ProfileError
 
@@ -26,12 +26,7 @@ def simulation_save(request: HtmxHttpRequest) -> HttpResponse:
         return render(
             request, "dashboard/_save-edits.html", {"error": "profile: no such profile"}, status=404
         )
-    knob_values = {
-        k.removeprefix(KNOB_PREFIX): request.POST.get(k, "")
-        for k in request.POST
-        if k.startswith(KNOB_PREFIX)
-    }
-    edits = forms.simulation_knob_edits(profile=profile, knob_values=knob_values)
+    edits = forms.simulation_knob_edits(profile=profile, knob_values=knob_values(request.POST))
     document = forms.simulation_document(profile=profile, knob_values=edits.applied)
     name = request.POST.get("name", "")
     try:

@@ -45,10 +45,14 @@ def test_knob_edits_rerun_in_place_and_calls_are_navigable(
     page.evaluate("window.__marker = 1")
 
     # Checkbox and select knobs re-run too (only `input` triggers a re-run, so leaving a field does not).
-    pruning = page.locator('input[name="knob:runtime_profiles.default.history_pruning.enabled"]')
+    pruning = page.locator(
+        'input[type="checkbox"][name="knob:runtime_profiles.default.history_pruning.enabled"]'
+    )
     pruning.check()
     expect(page).to_have_url(re.compile(r"history_pruning\.enabled=on"))
     pruning.uncheck()
+    # An unchecked box is said (its hidden "off"), so a URL that names it cannot be read as "keep stored".
+    expect(page).to_have_url(re.compile(r"history_pruning\.enabled=off"))
     expect(page).not_to_have_url(re.compile(r"history_pruning\.enabled=on"))
     version = page.locator('select[name="knob:trimscope.version"]')
     version.select_option("upstream")

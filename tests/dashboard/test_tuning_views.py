@@ -120,9 +120,10 @@ def test_the_summary_window_agrees_with_the_why_panel(operator_client, setup):
 
 def test_a_budget_far_above_the_session_is_named_above_a_chart_scaled_to_the_data(operator_client, setup):
     transcript, zeroclaw = setup
-    # 500,000 is bound by the 32,000 window, still far above this 8,000-token session.
+    # 500,000 is bound by the profile's 128,000-token window (the URL names the budget alone: the stored
+    # route and window stay), far above this 8,000-token session.
     body = operator_client.get(_sim(transcript, zeroclaw, **{BUDGET: 500_000})).content.decode()
-    assert "↑ budget 32,000 (above the chart)" in body and "· top of chart 8,398 tokens" in body
+    assert "↑ budget 128,000 (above the chart)" in body and "· top of chart 8,398 tokens" in body
     assert 'class="budget-line"' not in body
 
 
