@@ -200,22 +200,34 @@ def _heavy_openclaw(messages: int, user: Any, client: Any, *profiles: Any) -> di
         sim = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
         _forget_replays()
         label = f"OpenClaw {version}, screenshots and thinking"
+        replayed = f"<dd>OpenClaw {version}"  # the summary's runtime: the version the row names
         out[f"simulation first view, {label}: its body (htmx; its first replay)"] = _timed(
-            _get(client, sim, body)
+            _get(client, sim, body, shows=(replayed,))
         )
         path, values = KNOBS[version]
         out[f"knob re-simulation, {label} (htmx partial), median of 3"] = statistics.median(
-            _timed(_get(client, f"{sim}&knob:{path}={value}", body)) for value in values
+            _timed(
+                _get(client, f"{sim}&knob:{path}={value}", body, (replayed, "edited knobs"), ("Not applied",))
+            )
+            for value in values
         )
     transcript.delete()
     memo.clear()
     return out
 
 
-def _get(client: Any, url: str, headers: dict[str, str]) -> Callable[[], None]:
+def _get(
+    client: Any, url: str, headers: dict[str, str], shows: Sequence[str] = (), hides: Sequence[str] = ()
+) -> Callable[[], None]:
+    """A GET that must answer 200, its body showing every text of ``shows`` and none of ``hides`` (what a
+    row claims to time: the runtime version replayed, the knob applied)."""
+
     def get() -> None:
         response = client.get(url, headers=headers)
         assert response.status_code == 200, (url, response.status_code)
+        if shows or hides:
+            text = response.content.decode()
+            assert all(s in text for s in shows) and not any(h in text for h in hides), (url, shows, hides)
 
     return get
 
