@@ -216,9 +216,8 @@ def replay_openclaw(
     if reference:
         transforms = ReferenceTransforms(plan.natives)
     elif version == "2026.9.6":
-        transforms = FastTransforms2026_9(
-            plan.natives, plan.prepared.media_and_thinking, plan.prepared.chars, plan.prepared.strips
-        )
+        p = plan.prepared
+        transforms = FastTransforms2026_9(p.natives, p.media_and_thinking, p.chars, p.strips, p.kept_2026_9)
     else:
         p = plan.prepared
         transforms = FastTransforms(plan.natives, p.chars, p.guard_chars, p.media_and_thinking, p.strips)

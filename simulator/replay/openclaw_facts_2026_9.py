@@ -6,6 +6,10 @@ provider budget's text budget, the guard's size, running sums over them, where t
 are and which messages history image cleanup would change; completed turns are counted as they arrive
 (the cleanup's boundary). ``cacheTtlMessageChars`` is summed only once a call needs it (a route with
 server-side tool clearing and no compaction never does).
+
+The one-pass part (:class:`SessionFacts`, with what each message the cleanup changes weighs once cleaned)
+depends on the messages alone: a replay of a prepared session keeps it with the preparation, so a knob
+change or another profile reads the facts its first replay made.
 """
 
 from __future__ import annotations
@@ -17,7 +21,11 @@ from itertools import accumulate, compress, repeat
 from operator import is_, lt
 
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
-from simulator.runtimes.openclaw.image_prune import PRESERVE_RECENT_COMPLETED_TURNS, cleaned_message
+from simulator.runtimes.openclaw.image_prune import (
+    PRESERVE_RECENT_COMPLETED_TURNS,
+    cleaned_message,
+    cleanup_changes,
+)
 from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
@@ -29,7 +37,12 @@ from simulator.runtimes.openclaw.messages import (
     message_kinds,
 )
 from simulator.runtimes.openclaw.v2026_9_6 import provider_budget
-from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import IMAGE_CHARS, message_chars, projection_key
+from simulator.runtimes.openclaw.v2026_9_6.cache_ttl import (
+    IMAGE_CHARS,
+    message_chars,
+    projection_key,
+    source_texts,
+)
 from simulator.runtimes.openclaw.v2026_9_6.context_guard import TOOL_IMAGE_CHARS, guard_message_chars
 
 
@@ -163,6 +176,123 @@ def _result_facts(message: ToolResultMessage) -> tuple[str | None, int, int, tup
     return key, tb, guard, texts
 
 
+def sources_of(message: AgentMessage) -> tuple[str, ...]:
+    """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
+    content = message.content if isinstance(message, ToolResultMessage) else None
+    if isinstance(content, tuple) and len(content) == 1 and type(content[0]) is TextContent:
+        return (content[0].text,)  # one text block (most results)
+    if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
+        return tuple([b.text for b in content if isinstance(b, TextContent)])  # every block is one
+    return source_texts(message)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CleanedWeights:
+    """What a message history image cleanup changes weighs once cleaned (what sending it cleaned moves in
+    the sums: ``FastTransforms2026_9._set_current`` of the cleaned message)."""
+
+    same: bool
+    """The cleaned copy equals the stored message (it is sent as stored)."""
+    weights: Weights
+    """Its weights (a message that is not a tool result weighs only its ``cacheTtlMessageChars``)."""
+    estimate: int
+    """Its ``estimate_message_chars``."""
+    dirty: bool
+    """History image cleanup's second pass would change it again (``cleanup_changes``)."""
+
+
+def cleaned_weights(native: AgentMessage, cleaned: AgentMessage) -> CleanedWeights:
+    """:class:`CleanedWeights` of ``cleaned``, the copy of ``native`` history image cleanup sends."""
+    if cleaned is native or cleaned == native:
+        return CleanedWeights(True, Weights(0, 0, 0), -1, False)  # the stored message's own weights apply
+    if isinstance(native, ToolResultMessage):
+        weights = weights_typed_or_of(cleaned)
+    else:
+        weights = Weights(message_chars(cleaned), 0, 0)  # as the stored message's own
+    return CleanedWeights(False, weights, estimate_message_chars(cleaned), cleanup_changes(cleaned))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SessionFacts:
+    """What :class:`StoredFacts` works out of a session's stored messages in one pass: a function of the
+    messages (and the positions cleanup may change) alone, so every 2026.9.6 replay of the session (a knob
+    change, another profile) reads the one its first replay made. Never changed once made (the lists and
+    dicts are read, not grown: what grows per replay is :class:`StoredFacts`' own)."""
+
+    kinds: list[type | None]
+    users: list[int]
+    assistants: list[int]
+    keys: list[str | None]
+    tb_own: list[int]
+    guard_own: list[int]
+    texts: list[tuple[str, ...] | None]
+    position: dict[str, int]
+    first_bad: int
+    result_positions: list[int]
+    keyed: list[int]
+    tb: list[int]
+    tbn: list[int]
+    results: list[int]
+    cleaned: dict[int, AgentMessage]
+    cleaned_weights: dict[int, CleanedWeights]
+    cleanable: list[int]
+
+
+def session_facts(natives: Sequence[AgentMessage], media: Sequence[int]) -> SessionFacts:
+    """:class:`SessionFacts` of ``natives`` (``media``: the natives history image cleanup may change, an
+    over-approximation)."""
+    count = len(natives)
+    kinds = message_kinds(natives)
+    # The positions of each kind, and the running count of results, selected in C (no loop here).
+    is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
+    results = list(compress(range(count), is_result))
+    users = list(compress(range(count), map(is_, kinds, repeat(UserMessage))))
+    assistants = list(compress(range(count), map(is_, kinds, repeat(AssistantMessage))))
+    keys: list[str | None] = [None] * count
+    tb_own, guard_own = [0] * count, [0] * count
+    texts: list[tuple[str, ...] | None] = [None] * count
+    position: dict[str, int] = {}
+    first_bad = count
+    for i in results:
+        message = natives[i]
+        assert isinstance(message, ToolResultMessage)
+        key, tb_own[i], guard_own[i], found = _result_facts(message)
+        keys[i] = key
+        if key is None or key in position:
+            first_bad = min(first_bad, i)
+        else:
+            position[key] = i
+        # A keyed result's source texts are logged when it is first sent: read once, here.
+        texts[i] = found if found is not None or key is None else sources_of(message)
+    cleaned: dict[int, AgentMessage] = {}
+    weights: dict[int, CleanedWeights] = {}
+    for i in sorted(set(media)):
+        native = natives[i]
+        message = cleaned_message(native)
+        if message is not native:  # cleanup_changes(native), from the copy it makes anyway
+            cleaned[i] = message
+            weights[i] = cleaned_weights(native, message)
+    return SessionFacts(
+        kinds,
+        users,
+        assistants,
+        keys,
+        tb_own,
+        guard_own,
+        texts,
+        position,
+        first_bad,
+        results,
+        [i for i in results if keys[i] is not None],
+        list(accumulate(tb_own, initial=0)),
+        list(accumulate(map(lt, repeat(0), tb_own), initial=0)),  # results with some text
+        list(accumulate(is_result, initial=0)),
+        cleaned,
+        weights,
+        list(cleaned),
+    )
+
+
 @dataclass(slots=True)
 class _Turns:
     """``completed_turn_starts`` (2026.9.6: closed turns only) over ``natives[lo:]``, grown call by call."""
@@ -181,23 +311,29 @@ class StoredFacts:
         natives: Sequence[AgentMessage],
         media: Sequence[int],
         chars: Sequence[int] | None = None,
+        kept: list[SessionFacts] | None = None,
     ) -> None:
         self.natives = natives
         self.chars = chars
         """Each stored message's ``estimate_message_chars``, when the caller made them once (prepared)."""
         n = len(natives)
-        self._maybe_media = frozenset(media)
+        self._media = media
         """The natives history image cleanup may change (an over-approximation)."""
+        self._kept = kept
+        """Where the session's :class:`SessionFacts` are kept between replays (``[]`` until the first
+        replay made them; ``None``: made for this replay alone)."""
         self.cleanable: list[int] = []
         """Stored messages history image cleanup changes once they are old enough, ascending."""
         self.cleaned: dict[int, AgentMessage] = {}
         """Each of ``cleanable`` as the cleanup sends it (``cleaned_message``): told once, when fed, since
         telling whether the cleanup changes a message is making its cleaned copy."""
+        self.cleaned_weights: dict[int, CleanedWeights] = {}
+        """Each of ``cleanable``'s weights once cleaned."""
         self._turns: dict[int, _Turns] = {}
         self.fed = 0
         self.keys: list[str | None] = []
         self.texts: list[tuple[str, ...] | None] = []
-        """A tool result's source texts when it has one text block (``source_texts``), else ``None``."""
+        """A keyed tool result's source texts (``source_texts``), else ``None``."""
         self.tb_own: list[int] = []
         self.guard_own: list[int] = []
         self.mc = [0]
@@ -222,49 +358,37 @@ class StoredFacts:
         """The positions of the tool results with a projection key, ascending."""
 
     def feed(self, end: int) -> None:
-        """Facts of the whole session, worked out the first time a call needs any (``end`` past ``fed``).
+        """Facts of the whole session, worked out the first time a call needs any (``end`` past ``fed``), or
+        read from an earlier replay of the session (:class:`SessionFacts`).
 
         Every fact is the message's own (or a sum over the messages before it), so facts of messages past a
         call's history change nothing the call reads: its readers bound every search by the call's end. One
         pass over the session costs less than growing the facts call by call."""
         if self.fed >= end:
             return
-        natives = self.natives
-        count = len(natives)
-        kinds = self.kinds = message_kinds(natives)
-        # The positions of each kind, and the running count of results, selected in C (no loop here).
-        is_result = list(map(is_, kinds, repeat(ToolResultMessage)))
-        results = list(compress(range(count), is_result))
-        self.users = list(compress(range(count), map(is_, kinds, repeat(UserMessage))))
-        self.assistants = list(compress(range(count), map(is_, kinds, repeat(AssistantMessage))))
-        keys: list[str | None] = [None] * count
-        tb_own, guard_own = [0] * count, [0] * count
-        texts: list[tuple[str, ...] | None] = [None] * count
-        position = self.position
-        for i in results:
-            message = natives[i]
-            assert isinstance(message, ToolResultMessage)
-            key, tb_own[i], guard_own[i], texts[i] = _result_facts(message)
-            keys[i] = key
-            if key is None or key in position:
-                self.first_bad = min(self.first_bad, i)
-            else:
-                position[key] = i
-        self.keys, self.tb_own, self.guard_own, self.texts = keys, tb_own, guard_own, texts
-        self.result_positions = results
-        self.keyed = [i for i in results if keys[i] is not None]
-        self.tb = list(accumulate(tb_own, initial=0))
-        self.tbn = list(accumulate(map(lt, repeat(0), tb_own), initial=0))  # results with some text
-        self.results = list(accumulate(is_result, initial=0))
-        cleaned: dict[int, AgentMessage] = {}
-        for i in sorted(self._maybe_media):
-            native = natives[i]
-            message = cleaned_message(native)
-            if message is not native:  # cleanup_changes(native), from the copy it makes anyway
-                cleaned[i] = message
-        self.cleaned = cleaned
-        self.cleanable = list(cleaned)
-        self.fed = count
+        kept = self._kept
+        if kept:
+            facts = kept[0]
+        else:
+            facts = session_facts(self.natives, self._media)
+            if kept is not None:
+                kept.append(facts)  # two replays at once may both make them: equal facts, the first kept
+        self.kinds, self.users, self.assistants = facts.kinds, facts.users, facts.assistants
+        self.keys, self.tb_own, self.guard_own, self.texts = (
+            facts.keys,
+            facts.tb_own,
+            facts.guard_own,
+            facts.texts,
+        )
+        self.position, self.first_bad = facts.position, facts.first_bad
+        self.result_positions, self.keyed = facts.result_positions, facts.keyed
+        self.tb, self.tbn, self.results = facts.tb, facts.tbn, facts.results
+        self.cleaned, self.cleaned_weights, self.cleanable = (
+            facts.cleaned,
+            facts.cleaned_weights,
+            facts.cleanable,
+        )
+        self.fed = len(self.natives)
 
     def own(self, position: int) -> Weights:
         """A stored message's weights."""

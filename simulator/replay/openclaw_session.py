@@ -23,7 +23,7 @@ entry was written (the ``openclaw.cache-ttl`` marker is stamped then). Read from
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import TypeAlias
 
@@ -33,6 +33,7 @@ from simulator.convert import to_openclaw
 from simulator.jsonvalue import JSON
 from simulator.replay.loop import ModelCall, model_calls
 from simulator.replay.model import slot_builder
+from simulator.replay.openclaw_facts_2026_9 import SessionFacts
 from simulator.replay.openclaw_natives_fast import NATIVE_ROLES, NativeColumns, natives_with_facts
 from simulator.runtimes.openclaw.attempt import AttemptConfig, CacheTtlMarker
 from simulator.runtimes.openclaw.estimate import StripFacts
@@ -209,6 +210,10 @@ class OpenClawNatives:
     """Whether any message of the transcript has a time."""
     recorded: tuple[RecordedMarker, ...]
     """The transcript's ``openclaw.cache-ttl`` markers (:func:`recorded_markers`)."""
+    kept_2026_9: list[SessionFacts] = field(default_factory=list, repr=False)
+    """What OpenClaw 2026.9.6's fast replay works out of these messages alone (:class:`SessionFacts`): the
+    first 2026.9.6 replay of the transcript makes it, every later one (a knob change, another profile)
+    reads it. Empty until then (2026.7.1 never reads it, so preparing does not make it)."""
 
 
 def prepare_openclaw(transcript: Transcript) -> OpenClawNatives:

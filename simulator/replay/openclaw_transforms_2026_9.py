@@ -71,7 +71,14 @@ from functools import lru_cache
 import msgspec
 
 from simulator.replay.model import slot_builder
-from simulator.replay.openclaw_facts_2026_9 import StoredFacts, Weights, weights_typed_or_of
+from simulator.replay.openclaw_facts_2026_9 import (
+    CleanedWeights,
+    SessionFacts,
+    StoredFacts,
+    Weights,
+    sources_of,
+    weights_typed_or_of,
+)
 from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
 from simulator.replay.openclaw_views import (
     ChangedView,
@@ -105,7 +112,6 @@ from simulator.runtimes.openclaw.messages import (
     AgentMessage,
     AssistantMessage,
     ContentBlock,
-    TextContent,
     ThinkingContent,
     ToolResultMessage,
     text_block,
@@ -242,16 +248,6 @@ class _Fallback(Exception):
     """This call is one the fast path leaves to the reference (raised before anything is changed)."""
 
 
-def _source_texts(message: AgentMessage) -> tuple[str, ...]:
-    """:func:`source_texts`, read straight from text blocks when every block is one (their JSON is theirs)."""
-    content = message.content if isinstance(message, ToolResultMessage) else None
-    if isinstance(content, tuple) and len(content) == 1 and type(content[0]) is TextContent:
-        return (content[0].text,)  # one text block (most results)
-    if isinstance(content, tuple) and all(isinstance(b, TextContent) for b in content):
-        return tuple([b.text for b in content if isinstance(b, TextContent)])  # every block is one
-    return source_texts(message)
-
-
 def _message_text(message: AgentMessage) -> str:
     from simulator.replay.openclaw import message_text  # the record builder's own reading of a text
 
@@ -370,9 +366,10 @@ class FastTransforms2026_9:
         media_and_thinking: tuple[Sequence[int], Sequence[int]],
         chars: Sequence[int] | None = None,
         strips: Sequence[StripFacts | None] | None = None,
+        kept: list[SessionFacts] | None = None,
     ) -> None:
         self._natives = natives
-        self._n = StoredFacts(natives, media_and_thinking[0], chars)
+        self._n = StoredFacts(natives, media_and_thinking[0], chars, kept)
         self._thinking = media_and_thinking[1]
         """The assistants holding thinking the transcript policy strips, ascending."""
         self._strip_facts = strips
@@ -716,14 +713,23 @@ class FastTransforms2026_9:
 
     # -- rewrites --------------------------------------------------------------------------------------------
 
-    def _set_current(self, position: int, seq: int, message: AgentMessage, *, base: bool = False) -> None:
+    def _set_current(
+        self,
+        position: int,
+        seq: int,
+        message: AgentMessage,
+        *,
+        base: bool = False,
+        known: CleanedWeights | None = None,
+    ) -> None:
         """Position ``position`` is sent as ``message`` from stamp ``seq`` on: versions and sums follow.
 
         ``base``: ``message`` is the stored one as history image cleanup sends it, not a projection (never
         the hard clear's placeholder; a message other than a tool result weighs nothing to the guard or the
-        provider budget)."""
+        provider budget). ``known``: what that cleaned message weighs (worked out with the session's facts,
+        once for every replay of the session)."""
         native = self._natives[position]
-        same = message is native or message == native
+        same = known.same if known is not None else message is native or message == native
         self._versions.set(position, seq, None if same else message)
         if not (base and message is self._cleaned.get(position)) and position not in self._unlayered_seen:
             self._unlayered_seen.add(position)
@@ -742,11 +748,16 @@ class FastTransforms2026_9:
         result = isinstance(native, ToolResultMessage)
         if same:
             after = own
+        elif known is not None:
+            after = known.weights
         elif result:
             after = weights_typed_or_of(message)
         else:
             after = Weights(message_chars(message), 0, 0)  # as the stored message's own
-        new_estimate = -1 if same else estimate_message_chars(message)
+        if same:
+            new_estimate = -1
+        else:
+            new_estimate = known.estimate if known is not None else estimate_message_chars(message)
         is_placeholder = not same and not base and _message_text(message) == self._placeholder
         self._sum_mc.add(position, after.mc - before.mc)
         if isinstance(native, ToolResultMessage):
@@ -765,7 +776,7 @@ class FastTransforms2026_9:
             self._sum_eligible.add(position, after.mc - before.mc)
         self._current[position] = (message, after, new_estimate, is_placeholder)
         k = bisect_left(self._dirty, position)
-        dirty = not same and cleanup_changes(message)
+        dirty = not same and (known.dirty if known is not None else cleanup_changes(message))
         if k < len(self._dirty) and self._dirty[k] == position:
             if not dirty:
                 del self._dirty[k]
@@ -989,8 +1000,9 @@ class FastTransforms2026_9:
         message or, its source texts no longer matching, stops; the soft trim's candidates follow."""
         native = self._natives[position]
         base = self._cleaned[position] = self._n.cleaned[position]  # cleaned_message(native), made when fed
+        known = self._n.cleaned_weights[position]
         if not isinstance(native, ToolResultMessage):
-            self._set_current(position, seq, base, base=True)
+            self._set_current(position, seq, base, base=True, known=known)
             return
         key = self._n.keys[position]
         projection = self._projections.get(key) if key is not None else None
@@ -1001,7 +1013,7 @@ class FastTransforms2026_9:
                 return
             self._replay_until[position] = seq
             self._sum_replayed.add(position, -1)
-        self._set_current(position, seq, base, base=True)
+        self._set_current(position, seq, base, base=True, known=known)
         if (
             position < self._pass_fed
             and self._eligible(position)
@@ -1295,7 +1307,7 @@ class FastTransforms2026_9:
         key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
         assert key is not None
         self._sources.add(key)
-        events.append(("source", key, texts if texts is not None else _source_texts(self._natives[p])))
+        events.append(("source", key, texts if texts is not None else sources_of(self._natives[p])))
         self._unsourced = []
         cache_state = ProjectionState.logged(self._log, len(events)) if after_source else None
         final_state = cache_state
@@ -1775,8 +1787,8 @@ class FastTransforms2026_9:
             key = keys[p]
             assert key is not None
             sources.add(key)
-            found = texts[p]  # a single text block's, made once with the facts
-            events.append(("source", key, found if found is not None else _source_texts(natives[p])))
+            found = texts[p]  # made once with the facts
+            events.append(("source", key, found if found is not None else sources_of(natives[p])))
         if positions is self._unsourced:
             self._unsourced = []  # every one was sourced just now
         else:

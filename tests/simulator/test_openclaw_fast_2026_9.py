@@ -598,3 +598,46 @@ def test_the_one_block_source_column_is_source_texts() -> None:
     filled = [(i, t) for i, t in enumerate(facts.texts) if t is not None]
     assert filled
     assert all(t == source_texts(facts.natives[i]) for i, t in filled)
+
+
+def test_the_session_facts_are_made_by_the_first_replay_and_read_by_every_later_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A knob change replays the kept preparation: its 2026.9.6 facts (keys, sizes, cleaned screenshots and
+    what each weighs cleaned) come from the first replay, and every replay gives what a fresh one does."""
+    from simulator.replay import openclaw_facts_2026_9 as facts_module
+    from simulator.replay.openclaw_session import prepare_openclaw
+
+    made: list[int] = []
+    original = facts_module.session_facts
+
+    def counted(*args: Any) -> Any:
+        made.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(facts_module, "session_facts", counted)
+    text = synthetic_openclaw_session(
+        60, screenshot_every=2, thinking=True, model="claude-3-7-sonnet-20250219"
+    )
+    transcript = parse_transcript(text, format="openclaw")
+    prepared = prepare_openclaw(transcript)
+    older = profile_from_document(dict(PRESETS_BY_KEY["openclaw"].document), name="p")
+    replay_openclaw(transcript, older.settings, profile_name="p", prepared=prepared)
+    assert prepared.kept_2026_9 == [] and made == []  # 2026.7.1 never reads them
+    document = dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document)
+    results = []
+    for tokens in (None, 120_000, 60_000):
+        edited = json.loads(json.dumps(document))
+        if tokens is not None:
+            edited["agents"]["defaults"]["contextTokens"] = tokens
+        profile = profile_from_document(edited, name="p")
+        kept = replay_openclaw(transcript, profile.settings, profile_name="p", prepared=prepared)
+        fresh = replay_openclaw(
+            transcript, profile.settings, profile_name="p", prepared=prepare_openclaw(transcript)
+        )
+        assert repr(kept) == repr(fresh)
+        results.append(kept)
+    assert len(prepared.kept_2026_9) == 1
+    assert len(made) == 1 + 3  # the kept preparation's first replay, then one per fresh preparation
+    assert prepared.kept_2026_9[0].cleanable, "the session has old screenshots to clean"
+    assert any(c.fated for r in results for c in r.calls), "screenshots cleaned or thinking stripped"

@@ -16,19 +16,21 @@ from hypothesis import strategies as st
 
 from simulator.replay.openclaw_facts_2026_9 import (
     StoredFacts,
+    cleaned_weights,
     plain_text_chars,
+    sources_of,
     typed_weights,
     weights_of,
     weights_typed_or_of,
 )
 from simulator.replay.openclaw_fast import _left_alone
 from simulator.replay.openclaw_transforms import FastTransforms
-from simulator.replay.openclaw_transforms_2026_9 import _source_texts
 from simulator.runtimes.openclaw import context_guard as guard_v1
 from simulator.runtimes.openclaw.estimate import estimate_message_chars
 from simulator.runtimes.openclaw.image_prune import (
     PRESERVE_RECENT_COMPLETED_TURNS,
     cleaned_message,
+    cleanup_changes,
     completed_turn_starts,
 )
 from simulator.runtimes.openclaw.messages import (
@@ -99,7 +101,7 @@ def test_stored_facts_equal_the_runtime_functions_on_every_message_shape(
 ) -> None:
     chars = tuple(estimate_message_chars(m) for m in messages)
     for sizes in (chars, None):
-        facts = StoredFacts(messages, (), sizes)
+        facts = StoredFacts(messages, range(len(messages)), sizes)
         facts.feed(len(messages))
         for i, message in enumerate(messages):
             result = isinstance(message, ToolResultMessage)
@@ -107,7 +109,32 @@ def test_stored_facts_equal_the_runtime_functions_on_every_message_shape(
             assert facts.guard_own[i] == (guard_message_chars(message) if result else 0)
             assert facts.mc_of(i) == message_chars(message)
             assert facts.keys[i] == (projection_key(message) if result else None)
-            assert _source_texts(message) == source_texts(message)
+            assert sources_of(message) == source_texts(message)
+            if facts.keys[i] is not None:
+                assert facts.texts[i] == source_texts(message)  # what the log records when it is sent
+            cleaned = cleaned_message(message)
+            assert (i in facts.cleaned) == (cleaned is not message) == cleanup_changes(message)
+            if i in facts.cleaned:
+                _assert_cleaned_weights(message, facts.cleaned[i], facts)
+
+
+def _assert_cleaned_weights(native: AgentMessage, cleaned: AgentMessage, facts: StoredFacts) -> None:
+    """A cleaned message's kept weights are what sending it makes of it: the runtime's own functions."""
+    index = next(i for i, m in enumerate(facts.natives) if m is native)
+    known = facts.cleaned_weights[index]
+    assert known.same == (cleaned == native) == cleaned_weights(native, cleaned).same
+    if known.same:
+        return
+    if isinstance(native, ToolResultMessage):
+        assert (known.weights.mc, known.weights.tb, known.weights.guard) == (
+            message_chars(cleaned),
+            provider_budget.text_budget(cleaned),
+            guard_message_chars(cleaned),
+        )
+    else:
+        assert (known.weights.mc, known.weights.tb, known.weights.guard) == (message_chars(cleaned), 0, 0)
+    assert known.estimate == estimate_message_chars(cleaned)
+    assert known.dirty == cleanup_changes(cleaned)
 
 
 def test_the_plain_shortcut_is_taken_only_for_plain_ascii_messages() -> None:
