@@ -253,8 +253,11 @@ def report(results: dict[int, dict[str, float]]) -> list[str]:
         "simulated profile unless a row names another runtime, ZeroClaw beside ai-profile on compare). "
         "Every first view is a first replay (those asked before it forgotten, the parse kept as after the "
         "upload); above 5,000 messages the page is drawn at once and asks for its body, whose time is the "
-        "row. The last four rows are a browser-heavy session of the same length: a screenshot in every "
-        "fourth turn's tool result, thinking in every assistant on a Claude 3.7 route."
+        "row. A knob re-simulation changes one knob of the stored profile (its URL names that knob alone; "
+        "the others keep their stored values) and replays the kept preparation. The last four rows are a "
+        "browser-heavy session of the same length: a screenshot in every fourth turn's tool result, "
+        "thinking in every assistant on a Claude 3.7 route (each body is checked to show the version its "
+        "row names)."
         f" Ratio: {high:,} over {low:,} messages "
         f"(×{high // low} would be linear).",
         "",
