@@ -17,17 +17,11 @@ class KnobEdits:
     profile: DomainProfile
     """The stored profile with every valid edit applied."""
     applied: dict[str, str]
-    """The knob values simulated: the submitted ones, an invalid knob back at its stored value."""
+    """The knob values simulated: the submitted ones less any invalid knob (which keeps its stored value)."""
     error: ProfileError | None
     error_path: str | None
     """The knob the error belongs to (``None``: the document as a whole)."""
     edited: bool
-
-
-def _stored_values(profile: Profile) -> dict[str, str | None]:
-    """Each knob's stored value as the knob bar submits it (``None``: an unchecked box, not sent)."""
-    _, fields = profile_knobs(document=dict(profile.settings))
-    return {f.knob.path: ("on" if f.checked else None) if f.knob.kind == "bool" else f.text for f in fields}
 
 
 def simulation_knob_edits(*, profile: Profile, knob_values: Mapping[str, str]) -> KnobEdits:
@@ -38,7 +32,6 @@ def simulation_knob_edits(*, profile: Profile, knob_values: Mapping[str, str]) -
     """
     values = dict(knob_values)
     first: tuple[ProfileError, str | None] | None = None
-    stored: dict[str, str | None] | None = None
     for _ in range(len(values) + 1):
         try:
             domain = simulation_profile(profile=profile, knob_values=values)
@@ -48,12 +41,7 @@ def simulation_knob_edits(*, profile: Profile, knob_values: Mapping[str, str]) -
             first = first or (exc, path)
             if path is None or path not in values:
                 break
-            stored = stored if stored is not None else _stored_values(profile)
-            original = stored.get(path)
-            if original is None:
-                values.pop(path)
-            else:
-                values[path] = original
+            values.pop(path)  # a knob the edits do not name keeps its stored value
             continue
         error, error_path = first if first is not None else (None, None)
         return KnobEdits(domain, values, error, error_path, bool(knob_values))
