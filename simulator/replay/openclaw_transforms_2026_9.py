@@ -76,7 +76,6 @@ from simulator.replay.openclaw_facts_2026_9 import (
     SessionFacts,
     StoredFacts,
     Weights,
-    sources_of,
     weights_typed_or_of,
 )
 from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
@@ -1305,9 +1304,9 @@ class FastTransforms2026_9:
         logged (``None`` unless ``after_source``: only the pass's own outcome reads it) and the state after
         the call."""
         key, texts, events = self._n.keys[p], self._n.texts[p], self._log.events
-        assert key is not None
+        assert key is not None and texts is not None  # every keyed result's, read with the facts
         self._sources.add(key)
-        events.append(("source", key, texts if texts is not None else sources_of(self._natives[p])))
+        events.append(("source", key, texts))
         self._unsourced = []
         cache_state = ProjectionState.logged(self._log, len(events)) if after_source else None
         final_state = cache_state
@@ -1781,14 +1780,12 @@ class FastTransforms2026_9:
         """The source texts of the keys this call sends for the first time."""
         if not positions:
             return
-        events, keys, natives, sources = self._log.events, self._n.keys, self._natives, self._sources
-        texts = self._n.texts
+        events, keys, texts, sources = self._log.events, self._n.keys, self._n.texts, self._sources
         for p in positions:
-            key = keys[p]
-            assert key is not None
+            key, found = keys[p], texts[p]
+            assert key is not None and found is not None  # every keyed result's, read with the facts
             sources.add(key)
-            found = texts[p]  # made once with the facts
-            events.append(("source", key, found if found is not None else sources_of(natives[p])))
+            events.append(("source", key, found))
         if positions is self._unsourced:
             self._unsourced = []  # every one was sourced just now
         else:
