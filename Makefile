@@ -8,7 +8,7 @@ PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 SHARED ?= ../shared
 
-.PHONY: run test lint typecheck unit bench mutate demo migrate vendor vectors clean
+.PHONY: run test lint typecheck unit bench mutate demo migrate vendor vectors clean compile
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,22 @@ $(VENV)/.installed-test: $(VENV)/.installed
 $(VENV)/.installed-bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[bench]'
 	touch $@
+
+$(VENV)/.installed-compile: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[compile]'
+	touch $@
+
+# The replay's hot modules compiled with mypyc (simulator/replay/compiled.py), rebuilt when any source of
+# the simulator changes (a build of other sources is never used: the package then runs as Python). Without a
+# C compiler `make run` still serves, as Python; `make test` checks the compiled build is the one it tests.
+COMPILED := simulator/replay/_compiled/.built
+SIMULATOR_SOURCES := $(shell find simulator -name '*.py' -not -path '*/_compiled/*')
+$(COMPILED): $(VENV)/.installed-compile $(SIMULATOR_SOURCES)
+	$(PY) tools/compile_hot.py $(COMPILE_ARGS)
+	touch $@
+
+compile: COMPILE_ARGS :=
+compile: $(COMPILED)
 
 $(VENV)/.installed-mutate: $(VENV)/.installed-test
 	$(PY) -m pip install --quiet -e '.[mutate]'
@@ -44,7 +60,8 @@ demo: migrate
 run: export TRIMSCOPE_HOST := $(HOST)
 run: export TRIMSCOPE_SERVE_STATIC := 1
 run: DEMO_URL := http://$(if $(filter 0.0.0.0 :: [::],$(HOST)),127.0.0.1,$(HOST)):$(PORT)
-run: demo
+run: COMPILE_ARGS := --optional
+run: demo $(COMPILED)
 	@echo "Trimscope on http://$(HOST):$(PORT)/"
 	@case "$(HOST)" in 127.*|localhost|::1|"[::1]") ;; *) echo "Not loopback: debug mode is off. Name the host(s) browsers use in DJANGO_ALLOWED_HOSTS (see README, Deploying)." ;; esac
 	@$(PY) manage.py fleet_prune --schedule >/dev/null
@@ -66,13 +83,13 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(VENV)/bin/mypy simulator dashboard
 
-test: $(VENV)/.installed-test $(CHROMIUM) lint typecheck
+test: $(VENV)/.installed-test $(CHROMIUM) lint typecheck $(COMPILED)
 	TRIMSCOPE_SHARED=$(SHARED) CHROMIUM_PATH=$(CHROMIUM) bash .ci/pytest-all.sh
 
 unit: $(VENV)/.installed-test
 	TRIMSCOPE_SHARED=$(SHARED) $(PY) -m pytest -q -m "not browser" tests
 
-bench: $(VENV)/.installed-bench
+bench: $(VENV)/.installed-bench $(COMPILED)
 	$(PY) -m benchmarks $(BENCH_ARGS)
 
 # Mutation testing of simulator/runtimes/ with mutmut (config: [tool.mutmut] in pyproject.toml), judged by
@@ -84,7 +101,7 @@ bench: $(VENV)/.installed-bench
 # session (one traced run, then a fork per mutant; `--max-test-seconds`, `--judges`, `--only`; see its docstring).
 MUTATE_JOBS ?= 1
 mutate: $(VENV)/.installed-mutate
-	TRIMSCOPE_SHARED=$(abspath $(SHARED)) $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) \
+	TRIMSCOPE_COMPILED=0 TRIMSCOPE_SHARED=$(abspath $(SHARED)) $(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) \
 		$(foreach m,$(MUTANTS),'$(m)')
 	$(VENV)/bin/mutmut export-cicd-stats
 
@@ -111,4 +128,4 @@ vectors:
 	done
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache simulator/replay/_compiled

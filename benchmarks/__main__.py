@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import (
+    compiled_replay,
     corpus,
     dashboard_pages,
     fleet_load,
@@ -45,7 +46,7 @@ def kept_sections(text: str) -> list[str]:
     return kept
 
 
-SECTIONS = ("replay", "shapes", "langchain", "corpus", "pages", "ingestion", "fleet")
+SECTIONS = ("replay", "shapes", "compiled", "langchain", "corpus", "pages", "ingestion", "fleet")
 """What ``--only`` names, in the order of the document."""
 
 
@@ -59,6 +60,7 @@ def _is_section(name: str, heading: str, *, long_sessions: bool) -> bool:
     prefixes = {
         "replay": "## Session replay (simulator only)",
         "shapes": "## OpenClaw session shapes",
+        "compiled": "## Compiled hot modules beside Python",
         "langchain": "## Against LangChain",
         "corpus": "## Corpus evaluation",
         "ingestion": "## Live ingestion",
@@ -101,6 +103,10 @@ def _sections(args: argparse.Namespace, chosen: tuple[str, ...]) -> dict[str, li
             out["replay"] = replay.report(rows, parse_times) + [""]
     if "shapes" in chosen:
         out["shapes"] = session_shapes.report(session_shapes.run_apart(sizes, str(OUT.parent.parent))) + [""]
+    if "compiled" in chosen:
+        print("compiled hot modules beside Python …", flush=True)
+        at = (10_000,) if args.quick else compiled_replay.SIZES
+        out["compiled"] = compiled_replay.report(compiled_replay.run_apart(at, str(OUT.parent.parent))) + [""]
     if "langchain" in chosen:
         print("langchain baseline …", flush=True)
         numbers = langchain_baseline.run(10_000, sample_every=25 if args.quick else 1)

@@ -44,8 +44,13 @@ def peak_memory(fn: Callable[[], object]) -> int:
 
 
 def machine() -> str:
+    """The machine and the build measured (the replay's hot modules compiled or not)."""
+    from simulator.replay import COMPILED
+
     cpus = os.cpu_count()
-    return f"{platform.system()} {platform.machine()}, {cpus} CPUs, Python {platform.python_version()}"
+    build = "hot modules compiled" if COMPILED.active else f"hot modules as Python: {COMPILED.reason}"
+    python = platform.python_version()
+    return f"{platform.system()} {platform.machine()}, {cpus} CPUs, Python {python}, {build}"
 
 
 def ms(seconds: float) -> str:

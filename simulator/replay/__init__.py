@@ -9,6 +9,13 @@ Who may import: the simulator's own modules, tests and benchmarks; the dashboard
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from simulator.replay.compiled import activate
+
+# First, before any module of the package is imported: a build of these sources replaces the hot modules.
+COMPILED = activate(__path__, Path(__file__).parent)
+
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 

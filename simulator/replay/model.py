@@ -249,8 +249,11 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
     own descriptor instead (about 2.5× faster). It has no defaults and no keywords (binding keywords
     costs as much again): a call that leaves a field out fails. Like the dataclass's own ``__init__``, it
     is generated source. The values built most (a session's messages, its calls, their records) are
-    ``msgspec`` structs instead, built in C (several times faster again).
+    ``msgspec`` structs instead, built in C (several times faster again). A class of a compiled module
+    is its own builder.
     """
+    if "__mypyc_attrs__" in cls.__dict__:
+        return cls  # compiled by mypyc (simulator/replay/compiled.py): its own __init__ is C already
     if not is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__} is not a slotted dataclass without __post_init__")
     names = [f.name for f in fields(cls)]

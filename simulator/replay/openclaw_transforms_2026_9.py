@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from simulator.replay.model import slot_builder
 from simulator.replay.openclaw_facts_2026_9 import (
@@ -141,6 +142,10 @@ _fast_outcome = slot_builder(Outcome)
 """``Outcome(...)`` positionally, and the others below: one or more per call (see :func:`slot_builder`)."""
 _cache_ttl_outcome = slot_builder(CacheTtlOutcome)
 _attempt_state = slot_builder(AttemptState)
+Clock = int | float
+"""A time in milliseconds as the call plan gives it (a transcript's whole milliseconds an int): kept as it
+came, as in Python, where a compiled ``float`` would turn an int into a float (and the state's clock with
+it)."""
 _gate_state = slot_builder(TtlGateState)
 
 
@@ -356,6 +361,8 @@ _Ready = tuple[tuple[Sequence[int], Sequence[int]], ProjectionState | None, Proj
 the state after the pass (``None`` for a kept answer) and the state after the call."""
 
 
+# Compiled (simulator/replay/compiled.py), still a class the tests subclass to check each answer.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FastTransforms2026_9:
     """The same outcomes and states as :class:`ReferenceTransforms` for 2026.9.6, per call in O(change)."""
 
@@ -506,7 +513,7 @@ class FastTransforms2026_9:
         return begin_attempt(setup, markers, state, reconcile=reconcile)
 
     def call(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int
     ) -> tuple[Outcome, AttemptState]:
         self.calls += 1
         if end > self._fed:
@@ -524,7 +531,7 @@ class FastTransforms2026_9:
         return self._checked(setup, state, now, end, ready=False)
 
     def _checked(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, *, ready: bool
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int, *, ready: bool
     ) -> tuple[Outcome, AttemptState]:
         """The call through the pipeline, or the reference when the fast path leaves it to it; ``ready``:
         :meth:`_quiet` was asked already (the checks hold)."""
@@ -1032,7 +1039,7 @@ class FastTransforms2026_9:
     # -- one call where nothing changes ------------------------------------------------------------------
 
     def _quiet(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int
     ) -> tuple[Outcome, AttemptState] | None:
         """:meth:`_call` for a call no transform changes anything at (most calls of a long session), or
         ``None`` before anything is changed when a stage might: the cache-TTL pass runs (the TTL expired),
@@ -1046,7 +1053,7 @@ class FastTransforms2026_9:
         return None if ready is None else self._quiet_outcome(setup, state, now, end, ready)
 
     def _quiet_ready(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int, *, kept: bool = False
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int, *, kept: bool = False
     ) -> _Ready | None:
         """:meth:`_quiet`'s work before its outcome: this call's image cleanup and thinking strips (what a
         call sends from now on whatever else it does), its checks and its log. Gives the messages cleaned
@@ -1089,7 +1096,7 @@ class FastTransforms2026_9:
         self,
         setup: AttemptSetup,
         state: AttemptState,
-        now: float,
+        now: Clock,
         end: int,
         ready: _Ready,
     ) -> tuple[Outcome, AttemptState]:
@@ -1098,7 +1105,7 @@ class FastTransforms2026_9:
         assert cache_state is not None  # logged for an outcome (not a kept answer)
         settings = self._ready_settings
         before = state.clock.last_cache_touch_at
-        compacted = state.compacted_through
+        compacted: int | None = state.compacted_through
         through = compacted if self._ready_applies else None
         lo = through or 0
         point = None
@@ -1123,7 +1130,7 @@ class FastTransforms2026_9:
         return outcome, _attempt_state(_gate_state(now), final_state, compacted)
 
     def kept_call(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int
     ) -> tuple[Outcome | KeptChanges, AttemptState] | None:
         """:meth:`call` for a call whose only changes are history image cleanup's and the transcript
         policy's (those kept from earlier calls, and those it makes itself): the messages cleaned, the
@@ -1166,7 +1173,7 @@ class FastTransforms2026_9:
         return _kept_changes(images, policy, changed, self._sum_est.range(0, end)), after
 
     def _nothing_changes(
-        self, before: float | None, now: float, lo: int, end: int, *, based: bool = False
+        self, before: Clock | None, now: Clock, lo: int, end: int, *, based: bool = False
     ) -> bool:
         """:meth:`_quiet`'s tests (the ready setup's): no replay pending, the cache-TTL pass does not run, no
         image to clean, nothing over the guard's share, and the provider budget cuts nothing. ``based``:
@@ -1203,7 +1210,7 @@ class FastTransforms2026_9:
         return True
 
     def quiet_state(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int
     ) -> AttemptState | None:
         """The state after a call :meth:`call` would answer from :meth:`_quiet` with a bare outcome, when
         only that call's record is wanted: the cache-TTL pass is on, nothing was ever rewritten, no summary
@@ -1348,7 +1355,7 @@ class FastTransforms2026_9:
     # -- one call ----------------------------------------------------------------------------------------
 
     def _call(
-        self, setup: AttemptSetup, state: AttemptState, now: float, end: int
+        self, setup: AttemptSetup, state: AttemptState, now: Clock, end: int
     ) -> tuple[Outcome, AttemptState]:
         first_seq = 2 * self.calls
         if self._pending:
@@ -1390,7 +1397,7 @@ class FastTransforms2026_9:
         self,
         setup: AttemptSetup,
         state: AttemptState,
-        now: float,
+        now: Clock,
         plan: _Plan,
         indexes: tuple[tuple[int, ...], Sequence[int], Sequence[int]],
         lo: int,
@@ -1438,7 +1445,7 @@ class FastTransforms2026_9:
         head: AgentMessage | None,
         lo: int,
         end: int,
-        call: tuple[CompactionPoint | None, int | None, float | None],
+        call: tuple[CompactionPoint | None, int | None, Clock | None],
     ) -> Outcome:
         """The call's outcome, as views over the stamped versions (built without visiting them).
 
@@ -1546,8 +1553,8 @@ class FastTransforms2026_9:
         self,
         setup: AttemptSetup,
         plan: _Plan,
-        now: float,
-        before: float | None,
+        now: Clock,
+        before: Clock | None,
         lo: int,
         end: int,
         head: AgentMessage | None,

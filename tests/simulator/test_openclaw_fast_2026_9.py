@@ -600,6 +600,7 @@ def test_the_one_block_source_column_is_source_texts() -> None:
     assert all(t == source_texts(facts.natives[i]) for i, t in filled)
 
 
+@pytest.mark.python_only
 def test_the_session_facts_are_made_by_the_first_replay_and_read_by_every_later_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

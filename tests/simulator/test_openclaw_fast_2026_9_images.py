@@ -371,6 +371,7 @@ def _check_strip(blocks: list[Any], extra: bool) -> None:
     assert (removed, notice) == strip_change(message, reference)
 
 
+@pytest.mark.python_only
 def test_a_strip_blind_to_redacted_thinking_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
     import simulator.replay.openclaw_transforms_2026_9 as transforms
     from simulator.runtimes.openclaw.messages import RedactedThinkingContent, TextContent, ThinkingContent
@@ -383,6 +384,7 @@ def test_a_strip_blind_to_redacted_thinking_is_noticed(monkeypatch: pytest.Monke
         _check_strip(blocks, False)
 
 
+@pytest.mark.python_only
 def test_a_cleanup_cutoff_kept_past_the_next_user_message_is_noticed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cutoff is kept between calls only up to the next user message (a turn closes there): kept
     for good, the old screenshots would never be cleaned after the first ones."""

@@ -477,6 +477,7 @@ def test_thinking_blocks_of_ascii_and_other_texts_are_sized_as_the_reference_doe
     _assert_same([{"role": "assistant", "content": [block, {"type": "text", "text": "ok"}]}])
 
 
+@pytest.mark.python_only
 def test_thinking_sized_without_its_signature_is_noticed(monkeypatch):
     import simulator.replay.openclaw_natives_fast as fast
 
@@ -559,6 +560,7 @@ def test_images_beside_texts_are_read_and_sized_as_the_reference_does(role, cont
     _assert_same([raw])
 
 
+@pytest.mark.python_only
 def test_an_image_weighed_as_a_text_is_noticed(monkeypatch):
     monkeypatch.setattr(fast, "IMAGE_CHAR_ESTIMATE", 0)
     raw = {"role": "toolResult", "toolCallId": "c", "toolName": "shot", "content": [_IMAGE], "isError": False}

@@ -278,6 +278,7 @@ def test_typed_weights_answer_for_screenshots_stored_and_cleaned() -> None:
     assert typed_weights(odd) is None  # an extra field may name another type: the reference answers
 
 
+@pytest.mark.python_only
 def test_a_wrong_typed_weight_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison notices an image weighed wrong (the guard's estimate taken for the pass's)."""
     from simulator.replay import openclaw_facts_2026_9 as facts
