@@ -50,9 +50,11 @@ def pytest_collection_modifyitems(items):
     from simulator.replay import COMPILED
 
     if COMPILED.active:
-        # A compiled module calls its own functions, classes and constants directly: a test that swaps one
-        # to show a wrong rule would be noticed cannot swap it there. `make test`'s Python pass runs these.
-        skip = pytest.mark.skip(reason="replaces a name inside a compiled module: run by the Python pass")
+        # A compiled module calls its own functions, classes and constants directly and its classes take no
+        # Python subclass: a test that swaps or subclasses one to show a wrong rule would be noticed cannot
+        # do it there. `make test`'s Python pass runs these.
+        reason = "swaps or subclasses what a compiled module defines: run by the Python pass"
+        skip = pytest.mark.skip(reason=reason)
         for item in items:
             if item.get_closest_marker("python_only"):
                 item.add_marker(skip)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HOT_MODULES = (
+    "simulator.replay.openclaw_stores",
     "simulator.replay.openclaw_natives_fast",
     "simulator.replay.openclaw_facts_2026_9",
     "simulator.replay.openclaw_transforms_2026_9",

@@ -79,16 +79,9 @@ from simulator.replay.openclaw_facts_2026_9 import (
     Weights,
     weights_typed_or_of,
 )
+from simulator.replay.openclaw_stores import Fenwick, StrippedStore, Versions
 from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
-from simulator.replay.openclaw_views import (
-    ChangedView,
-    ContextView,
-    Fenwick,
-    PositionsView,
-    SliceView,
-    StrippedStore,
-    Versions,
-)
+from simulator.replay.openclaw_views import ChangedView, ContextView, PositionsView, SliceView
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
     AttemptSetup,
