@@ -277,7 +277,10 @@ def main(argv: Sequence[str]) -> None:
     sizes = tuple(int(a.replace("_", "").replace(",", "")) for a in argv if a != "--json") or SIZES
     results = run(sizes)
     if as_json:
-        print(json.dumps({str(size): rows for size, rows in results.items()}))
+        from simulator.replay import COMPILED
+
+        by_size = {str(size): rows for size, rows in results.items()}
+        print(json.dumps({"compiled": COMPILED.active, **by_size}))
     else:
         print("\n".join(report(results)))
 
@@ -294,6 +297,10 @@ def run_apart(sizes: Sequence[int], cwd: str) -> dict[int, dict[str, float]]:
         cwd=cwd,
     )
     found = json.loads(done.stdout.strip().splitlines()[-1])
+    from simulator.replay import COMPILED
+
+    if found.pop("compiled") != COMPILED.active:  # a build made or spoilt while it ran: not this run's
+        raise RuntimeError(f"the pages ran with another build of the hot modules than this one ({COMPILED})")
     return {int(size): rows for size, rows in found.items()}
 
 

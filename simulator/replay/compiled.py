@@ -3,7 +3,8 @@
 A long session's replay is a loop of small Python steps (about 110 calls per model call of a browser-heavy
 OpenClaw 2026.9.6 session, none above a sixth of the time): what costs is the interpreter, not one step.
 mypyc compiles the typed modules below to C extension modules with the same behaviour (they pass
-``mypy --strict``, which is what mypyc needs), about twice as fast on those replays.
+``mypy --strict``, which is what mypyc needs): a browser-heavy 100,000-message session's 2026.9.6 replay
+takes about 1.6× less CPU time, a plain one's about 1.15× less (``docs/benchmarks.md``).
 
 ``make compile`` (``tools/compile_hot.py``, run by ``make run``, ``make test`` and ``make bench``) builds
 them into ``_compiled/<cache tag>/`` beside this file, with a manifest holding a digest of every source of
