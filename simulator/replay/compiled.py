@@ -73,9 +73,10 @@ def sources_digest(simulator_dir: Path) -> str:
     """
     digest = hashlib.sha256()
     for path in sorted(simulator_dir.rglob("*.py")):
-        if "_compiled" in path.parts:
+        relative = path.relative_to(simulator_dir)
+        if "_compiled" in relative.parts:  # within the package only (a checkout may sit in any folder)
             continue
-        digest.update(path.relative_to(simulator_dir).as_posix().encode())
+        digest.update(relative.as_posix().encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")

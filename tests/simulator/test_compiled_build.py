@@ -121,3 +121,14 @@ def test_a_fresh_process_runs_the_build_only_while_it_matches(tmp_path):
     env["PYTHONPATH"] = str(copy)
     ran = subprocess.run([sys.executable, "-c", probe], cwd=copy, env=env, capture_output=True, text=True)
     assert ran.stdout.split() == ["False", "True"], ran.stderr
+
+
+def test_the_digest_reads_every_source_wherever_the_checkout_sits(tmp_path):
+    """A folder named like the build's above the package does not hide its sources from the digest."""
+    under = tmp_path / "_compiled"
+    under.mkdir()
+    simulator_dir, _ = _package(under)
+    before = compiled.sources_digest(simulator_dir)
+    with (simulator_dir / "replay" / "openclaw_stores.py").open("a") as source:
+        source.write("\n# edited\n")
+    assert compiled.sources_digest(simulator_dir) != before
