@@ -35,7 +35,7 @@ COMPILED := simulator/replay/_compiled/.built
 SIMULATOR_SOURCES := $(shell find simulator -name '*.py' -not -path '*/_compiled/*')
 $(COMPILED): $(VENV)/.installed-compile $(SIMULATOR_SOURCES)
 	$(PY) tools/compile_hot.py $(COMPILE_ARGS)
-	touch $@
+	mkdir -p $(@D) && touch $@
 
 compile: COMPILE_ARGS :=
 compile: $(COMPILED)
