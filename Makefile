@@ -33,7 +33,7 @@ $(VENV)/.installed-compile: $(VENV)/.installed
 # C compiler `make run` still serves, as Python; `make test` checks the compiled build is the one it tests.
 COMPILED := simulator/replay/_compiled/.built
 SIMULATOR_SOURCES := $(shell find simulator -name '*.py' -not -path '*/_compiled/*')
-$(COMPILED): $(VENV)/.installed-compile $(SIMULATOR_SOURCES)
+$(COMPILED): $(VENV)/.installed-compile tools/compile_hot.py $(SIMULATOR_SOURCES)
 	$(PY) tools/compile_hot.py $(COMPILE_ARGS)
 	mkdir -p $(@D) && touch $@
 
