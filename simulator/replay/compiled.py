@@ -30,6 +30,7 @@ from pathlib import Path
 
 HOT_MODULES = (
     "simulator.replay.openclaw_stores",
+    "simulator.replay.openclaw_attempt_memos",
     "simulator.replay.openclaw_natives_fast",
     "simulator.replay.openclaw_facts_2026_9",
     "simulator.replay.openclaw_transforms_2026_9",

@@ -2,9 +2,9 @@
 
 :class:`Fenwick` sums what each rewrite changes (an estimate, a text budget, a guard size) over any range of
 positions; :class:`Versions` and :class:`StrippedStore` hold what each position is sent as from a call's
-stamp on (:mod:`simulator.replay.openclaw_views` reads them at a call's stamp). Each is touched a few times
-per model call of a long session, so they are compiled with the transforms
-(:mod:`simulator.replay.compiled`).
+stamp on (:mod:`simulator.replay.openclaw_views` reads them at a call's stamp); :func:`left_from` bisects
+from the answer found before. Each is touched a few times per model call of a long session, so they are
+compiled with the transforms (:mod:`simulator.replay.compiled`).
 """
 
 from __future__ import annotations
@@ -164,3 +164,20 @@ class StrippedStore:
         if made is None:
             made = self._made[position] = self._strip(self._natives[position])
         return made
+
+
+def left_from(values: Sequence[int], x: int, hint: int) -> int:
+    """``bisect_left(values, x)`` of an ascending sequence, looked for from ``hint`` first: a replay asks it
+    again and again with an ``x`` a little past the one before (the next call's history end), and
+    ``hint`` is the answer then. A few steps forward from it, else a bisection on the side it points to;
+    the same answer whatever the hint."""
+    n = len(values)
+    if hint > n:
+        hint = n
+    if hint > 0 and values[hint - 1] >= x:
+        return bisect_left(values, x, 0, hint - 1)
+    for _ in range(4):
+        if hint == n or values[hint] >= x:
+            return hint
+        hint += 1
+    return bisect_left(values, x, hint)

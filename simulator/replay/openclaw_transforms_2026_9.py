@@ -72,6 +72,7 @@ import msgspec
 from mypy_extensions import mypyc_attr
 
 from simulator.replay.model import slot_builder
+from simulator.replay.openclaw_attempt_memos import LastTouches, SetupMemo
 from simulator.replay.openclaw_facts_2026_9 import (
     CleanedWeights,
     SessionFacts,
@@ -79,8 +80,8 @@ from simulator.replay.openclaw_facts_2026_9 import (
     Weights,
     weights_typed_or_of,
 )
-from simulator.replay.openclaw_stores import Fenwick, StrippedStore, Versions
-from simulator.replay.openclaw_transforms import LastTouches, Outcome, SetupMemo, reference_outcome
+from simulator.replay.openclaw_stores import Fenwick, StrippedStore, Versions, left_from
+from simulator.replay.openclaw_transforms import Outcome, reference_outcome
 from simulator.replay.openclaw_views import ChangedView, ContextView, PositionsView, SliceView
 from simulator.runtimes.openclaw.attempt import (
     AttemptConfig,
@@ -400,6 +401,8 @@ class FastTransforms2026_9:
         """``(k0, k1, view)`` of the last :meth:`_images` (its view handed out again while they hold)."""
         self._last_stripping = (-1, 0, False, 0, 0)
         """``(lo, end, drops, t0, t1)`` of the last :meth:`_stripping` (facts of the session too)."""
+        self._stripping_hints = (0, 0, 0)
+        """Where :meth:`_stripping`'s three bisections found their answers last (:func:`left_from`)."""
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -903,18 +906,21 @@ class FastTransforms2026_9:
         last = self._last_stripping
         if last[0] == lo and last[1] == end and last[2] == drops:
             return last[3], last[4]  # asked again at the same call (its strips, then its quiet checks)
-        thinking = self._thinking
-        t0 = bisect_left(thinking, lo)
+        # Bisections from the last call's answers (the next call's history is a little longer).
+        thinking, hints = self._thinking, self._stripping_hints
+        t0 = left_from(thinking, lo, hints[0])
         if not drops or t0 == len(thinking) or thinking[t0] >= end:
             t1 = t0
         else:
             assistants = self._n.assistants
-            latest = assistants[bisect_left(assistants, end) - 1]  # thinking[t0] is one before end
+            a = left_from(assistants, end, hints[1])
+            latest = assistants[a - 1]  # thinking[t0] is one before end
             message = self._natives[latest]
             if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
                 t1 = -1
             else:
-                t1 = bisect_left(thinking, latest, t0)
+                t1 = max(t0, left_from(thinking, latest, hints[2]))
+                self._stripping_hints = (t0, a, t1)
         self._last_stripping = (lo, end, drops, t0, t1)
         return t0, t1
 

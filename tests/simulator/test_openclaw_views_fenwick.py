@@ -3,11 +3,13 @@ and adds mostly in position order (a replay's cleanups and strips), which go to 
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simulator.replay.openclaw_stores import Fenwick
+from simulator.replay.openclaw_stores import Fenwick, left_from
 
 _SIZE = 40
 
@@ -106,3 +108,19 @@ def test_a_range_from_the_start_that_ignores_its_end_is_noticed() -> None:
     with pytest.raises(AssertionError):
         _check(_WholeFromStart(_SIZE), [(2, 5), (7, 1)], [(0, 5)])
     _check(Fenwick(_SIZE), [(2, 5), (7, 1)], [(0, 5), (0, 8), (0, 45)])
+
+
+@given(
+    st.lists(st.integers(0, 60), max_size=40).map(sorted),
+    st.lists(st.tuples(st.integers(-5, 70), st.integers(0, 50)), min_size=1, max_size=12),
+)
+def test_a_bisection_from_a_hint_is_the_bisection_whatever_the_hint(
+    values: list[int], asks: list[tuple[int, int]]
+) -> None:
+    """Equal values, hints before, at and past the answer or past the end, and the replay's own use: each
+    ask hinted with the answer before."""
+    last = 0
+    for x, hint in asks:
+        assert left_from(values, x, hint) == bisect_left(values, x)
+        assert left_from(tuple(values), x, last) == bisect_left(values, x)
+        last = bisect_left(values, x)
