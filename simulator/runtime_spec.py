@@ -21,7 +21,7 @@ import msgspec
 from simulator.convert import Converted
 from simulator.jsonvalue import JSON
 from simulator.knobs import Knob, KnobNote
-from simulator.replay.model import BudgetExplanation, CallRecord, SimulationResult
+from simulator.replay.model import BudgetExplanation, CallRecord, CallRecords, SimulationResult
 from simulator.transcript import Message, Role, Transcript
 
 
@@ -239,21 +239,50 @@ def _with_outside(
     outside = tuple((index, estimate(messages[index])) for index in systems if index not in held)
     if not outside:
         return result
+    if isinstance(result.calls, CallRecords):
+        return replace(result, calls=_records_with_outside(result.calls, outside), outside=outside)
     calls: list[CallRecord] = []
     position, tokens = 0, 0
     for call in result.calls:
         while position < len(outside) and outside[position][0] < call.message_index:
             tokens += outside[position][1]
             position += 1
-        calls.append(
-            msgspec.structs.replace(
-                call,
-                tokens_full=call.tokens_full + tokens,
-                tokens_sent=call.tokens_sent + tokens,
-                tokens_outside=tokens,
-            )
-        )
+        calls.append(_with_tokens_outside(call, tokens))
     return replace(result, calls=tuple(calls), outside=outside)
+
+
+def _with_tokens_outside(call: CallRecord, tokens: int) -> CallRecord:
+    return msgspec.structs.replace(
+        call,
+        tokens_full=call.tokens_full + tokens,
+        tokens_sent=call.tokens_sent + tokens,
+        tokens_outside=tokens,
+    )
+
+
+def _records_with_outside(calls: CallRecords, outside: tuple[tuple[int, int], ...]) -> CallRecords:
+    """:func:`_with_outside` of records made when read: each made from the replay's own when read, the
+    columns counted now."""
+    columns = calls.columns
+    before: list[int] = []
+    position, tokens = 0, 0
+    for index in columns.message_indices:
+        while position < len(outside) and outside[position][0] < index:
+            tokens += outside[position][1]
+            position += 1
+        before.append(tokens)
+
+    def make(item: tuple[object, ...]) -> CallRecord:
+        (k,) = item
+        assert isinstance(k, int)
+        return _with_tokens_outside(calls[k], before[k])
+
+    counted = replace(
+        columns,
+        full=[full + more for full, more in zip(columns.full, before, strict=True)],
+        sent=[sent + more for sent, more in zip(columns.sent, before, strict=True)],
+    )
+    return CallRecords([(k,) for k in range(len(calls))], make, counted)
 
 
 class AnyRuntimeSpec(Protocol):

@@ -20,6 +20,7 @@ from typing import Literal, TypeVar, overload
 import msgspec
 
 from simulator.replay.events import TrimEvent
+from simulator.replay.made_on_read import MadeWhenRead
 
 T = TypeVar("T")
 
@@ -272,6 +273,68 @@ _TOKENS_SENT = attrgetter("tokens_sent")
 _OVERFLOW = attrgetter("overflow")
 _ERROR = attrgetter("error")
 
+Rare = tuple[Overflow, tuple[RetryStep, ...], tuple[str, ...], str | None]
+"""A call's ``(overflow, retries, marks, error)``: what most calls have none of (a timeline reads them
+together)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallColumns:
+    """What a timeline and a result's totals read of every call, a list per field, kept when the records
+    themselves are made when read (:class:`CallRecords`): those can be summed and drawn without making
+    them."""
+
+    numbers: Sequence[int]
+    message_indices: Sequence[int]
+    full: Sequence[int]
+    """``tokens_full`` per call."""
+    sent: Sequence[int]
+    """``tokens_sent`` per call."""
+    trimmed: Sequence[bool]
+    rare: Sequence[Rare]
+
+
+class CallRecords(MadeWhenRead[CallRecord]):
+    """A replay's records, each made when first read (:class:`~simulator.replay.made_on_read.MadeWhenRead`),
+    with the columns a timeline reads of every call, kept as the replay went: a long session's page then
+    makes one record, the call it shows, not tens of thousands."""
+
+    __slots__ = ("columns",)
+
+    def __init__(
+        self, items: list[object], make: Callable[[tuple[object, ...]], CallRecord], columns: CallColumns
+    ) -> None:
+        super().__init__(items, make)
+        self.columns = columns
+
+
+_RARE = attrgetter("overflow", "retries", "marks", "error")
+_NUMBER = attrgetter("number")
+_MESSAGE_INDEX = attrgetter("message_index")
+_FULL = attrgetter("tokens_full")
+
+
+def call_columns(calls: Sequence[CallRecord]) -> CallColumns:
+    """The columns of ``calls``: those kept with them, else read off each record (C-level maps)."""
+    if isinstance(calls, CallRecords):
+        return calls.columns
+    return CallColumns(
+        list(map(_NUMBER, calls)),
+        list(map(_MESSAGE_INDEX, calls)),
+        list(map(_FULL, calls)),
+        list(map(_TOKENS_SENT, calls)),
+        list(map(_TRIMMED, calls)),
+        list(map(_RARE, calls)),
+    )
+
+
+def _column(calls: Sequence[CallRecord], name: str, field: Callable[[CallRecord], T]) -> Sequence[T]:
+    """One field of every call: the kept column, else read off each record."""
+    if isinstance(calls, CallRecords):
+        return getattr(calls.columns, name)  # type: ignore[no-any-return]
+    return list(map(field, calls))
+
+
 call_record: Callable[..., CallRecord] = CallRecord
 """``CallRecord(...)`` from every field, positionally in field order: a replay's step builds one per model
 call (a struct: no builder needed, the name kept for the steps that call it)."""
@@ -285,7 +348,8 @@ class SimulationResult:
     budget: BudgetExplanation
     window: int | None
     """The provider window the replay simulated overflows against (``None`` = never overflows)."""
-    calls: tuple[CallRecord, ...]
+    calls: Sequence[CallRecord]
+    """One record per model call, in order: a tuple, or :class:`CallRecords` (made when read) equal to one."""
     origins: tuple[tuple[int, ...], ...]
     """For each native message, the transcript indices it was built from."""
     native_tokens: tuple[int, ...]
@@ -300,8 +364,9 @@ class SimulationResult:
     warnings: tuple[str, ...] = ()
     runtime_label: str = ""
     version_label: str = ""
-    resume: tuple[object, ...] = ()
-    """Per call, what the runtime's replay needs to recompute that call alone (opaque to all but it)."""
+    resume: Sequence[object] = ()
+    """Per call, what the runtime's replay needs to recompute that call alone (opaque to all but it): a
+    tuple, or a :class:`~simulator.replay.made_on_read.MadeWhenRead` equal to one."""
     outside: tuple[tuple[int, int], ...] = ()
     """``(transcript index, runtime estimate)`` of every message the runtime sends outside the history it
     trims (ai-profile's and OpenClaw's system prompt and developer instructions), ascending by index."""
@@ -310,20 +375,27 @@ class SimulationResult:
         """What the call whose reply is at ``message_index`` sent outside the history, in tokens."""
         return sum(tokens for index, tokens in self.outside if index < message_index)
 
-    # Counted in C over the calls (a long session has tens of thousands).
+    # Counted in C over the calls (a long session has tens of thousands), from the kept columns when the
+    # records are made when read.
     @property
     def trims(self) -> int:
-        return len(list(filter(None, map(_TRIMMED, self.calls))))
+        return len(list(filter(None, _column(self.calls, "trimmed", _TRIMMED))))
 
     @property
     def total_tokens_sent(self) -> int:
-        return sum(map(_TOKENS_SENT, self.calls))
+        return sum(_column(self.calls, "sent", _TOKENS_SENT))
 
     @property
     def overflow_failures(self) -> int:
-        return list(map(_OVERFLOW, self.calls)).count("failed")
+        calls = self.calls
+        if isinstance(calls, CallRecords):
+            return [rare[0] for rare in calls.columns.rare].count("failed")
+        return list(map(_OVERFLOW, calls)).count("failed")
 
     @property
     def failed_calls(self) -> int:
         """Calls the transcript records as failed by the provider (error turns)."""
-        return len(self.calls) - list(map(_ERROR, self.calls)).count(None)
+        calls = self.calls
+        if isinstance(calls, CallRecords):
+            return len(calls) - [rare[3] for rare in calls.columns.rare].count(None)
+        return len(calls) - list(map(_ERROR, calls)).count(None)

@@ -30,17 +30,21 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 
 import msgspec
 
 from simulator.replay.loop import ModelCall
+from simulator.replay.made_on_read import MadeWhenRead
 from simulator.replay.model import (
     BudgetExplanation,
+    CallColumns,
     CallRecord,
+    CallRecords,
     Fate,
     FateGroup,
+    Rare,
     SimulationResult,
     call_record,
     slot_builder,
@@ -172,7 +176,7 @@ class _Session:
     summary_chars: int
     transcript: Transcript
     on_demand: OnDemand
-    inputs: list[CallInput] = field(default_factory=list)
+    inputs: list[CallInput | _Pending] = field(default_factory=list)
     sizes: dict[int, tuple[AgentMessage, int]] = field(default_factory=dict)
     """Estimates of messages as sent, by identity (a rewritten message is often sent again, unchanged)."""
     image_fates: list[tuple[Sequence[int], str, FateGroup]] = field(default_factory=list)
@@ -229,7 +233,7 @@ def replay_openclaw(
     session = _Session(
         plan, version, prefix, explain_budget(settings), transforms, summary, transcript, on_demand
     )
-    calls = _run(session)
+    calls, resume = _run(session)
     return SimulationResult(
         runtime="openclaw",
         version=version,
@@ -247,15 +251,16 @@ def replay_openclaw(
         content_changes=(),
         estimator=ESTIMATOR,
         warnings=plan.warnings,
-        resume=tuple(session.inputs),
+        resume=resume,
     )
 
 
-def _run(session: _Session) -> tuple[CallRecord, ...]:
+def _run(session: _Session) -> tuple[Sequence[CallRecord], Sequence[object]]:
     """Every model call in order (``loop.run_calls`` with OpenClaw's step inline, what carries from call to
     call held in locals: the attempt's setup and state, the session's markers so far, the next recorded
     marker an attempt may read, the call a provider-side compaction fired at): open the attempt when the
-    call starts one, run the transforms, close it after its reply."""
+    call starts one, run the transforms, close it after its reply. Gives the records and the resume
+    entries, made when read for the calls ``kept_call`` answered (:func:`_made_when_read`)."""
     transforms, inputs, on_demand = session.transforms, session.inputs, session.on_demand
     quiet = _quiet_calls(session) if PLAIN_RECORDS else None
     setup: AttemptSetup | None = None
@@ -263,7 +268,7 @@ def _run(session: _Session) -> tuple[CallRecord, ...]:
     markers: list[CacheTtlMarker] = []  # the one growing buffer (copying it per attempt was quadratic)
     recorded_at = 0
     compaction_call: int | None = None
-    records: list[CallRecord] = []
+    records: list[object] = []  # a record, or a kept call's pending record (_made_when_read)
     for planned in session.plan.calls:
         call = planned.call
         if planned.starts_attempt or setup is None:
@@ -282,12 +287,96 @@ def _run(session: _Session) -> tuple[CallRecord, ...]:
         if planned.attempt_end is not None:
             _end_attempt(session, planned, setup, markers, recorded_at)
         attempt = after
-        # Every runtime's failed call is recorded as failed, whatever its step made of the error.
-        records.append(record if call.error is None else msgspec.structs.replace(record, error=call.error))
-    return tuple(records)
+        # Every runtime's failed call is recorded as failed, whatever its step made of the error (a pending
+        # record is made so: _made_record).
+        if call.error is None or not isinstance(record, CallRecord):
+            records.append(record)
+        else:
+            records.append(msgspec.structs.replace(record, error=call.error))
+    return _made_when_read(session, records)
 
 
-_Quiet = Callable[[PlannedCall, AttemptSetup, AttemptState], "tuple[CallRecord, AttemptState] | None"]
+_Pending = tuple[PlannedCall, AttemptSetup, AttemptState, KeptChanges]
+"""A call ``kept_call`` answered, with the state before it: its record and its resume entry are made from
+this when first read (:func:`_made_record`, :func:`_made_input`)."""
+
+_Quiet = Callable[
+    [PlannedCall, AttemptSetup, AttemptState], "tuple[CallRecord | _Pending, AttemptState] | None"
+]
+
+
+def _made_when_read(
+    session: _Session, records: list[object]
+) -> tuple[Sequence[CallRecord], Sequence[object]]:
+    """The replay's records and resume entries: tuples when every call's record was made while replaying;
+    else made when read (:class:`~simulator.replay.model.CallRecords`), with the columns a timeline reads
+    of every call. The records are made from a copy of the session without its transforms and its planned
+    calls, which no record reads (each the size of the session: a kept replay holds neither)."""
+    if not any(type(item) is tuple for item in records):
+        return tuple(records), tuple(session.inputs)  # type: ignore[arg-type]  # every one a record
+    prefix = session.prefix
+    numbers: list[int] = []
+    indices: list[int] = []
+    full: list[int] = []
+    sent: list[int] = []
+    trimmed: list[bool] = []
+    rare: list[Rare] = []
+    for item in records:
+        if type(item) is tuple:
+            planned, _, _, changes = item
+            call = planned.call
+            held = prefix[call.available]
+            numbers.append(call.number)
+            indices.append(call.message_index)
+            # _sent_whole's counts of _changed_record's record: ceil(chars / 4) on whole numbers.
+            full.append(-(-held // CHARS_PER_TOKEN))
+            sent.append(-(-(held - prefix[0] + changes.sent_delta) // CHARS_PER_TOKEN))
+            trimmed.append(bool(changes.changed))
+            error = call.error
+            if error is None:
+                rare.append(_KEPT_IMAGES_RARE if changes.images else _KEPT_RARE)
+            else:
+                rare.append(("none", (), _IMAGE_MARKS if changes.images else (), error))
+        else:
+            assert isinstance(item, CallRecord)
+            numbers.append(item.number)
+            indices.append(item.message_index)
+            full.append(item.tokens_full)
+            sent.append(item.tokens_sent)
+            trimmed.append(item.trimmed)
+            rare.append((item.overflow, item.retries, item.marks, item.error))
+    # Nor its plan's calls: a record is made from its own pending entry, which holds its planned call.
+    plan = replace(session.plan, calls=(), recorded=())
+    slim = replace(session, plan=plan, transforms=_NO_TRANSFORMS, inputs=[], sizes={})
+    columns = CallColumns(numbers, indices, full, sent, trimmed, rare)
+    calls = CallRecords(records, partial(_made_record, slim), columns)
+    return calls, MadeWhenRead(list(session.inputs), partial(_made_input, session.on_demand))
+
+
+def _made_record(session: _Session, pending: tuple[object, ...]) -> CallRecord:
+    """The record of a call ``kept_call`` answered (:func:`_quiet_2026_9`), as the replay would have made it
+    then: :func:`_kept_record`, failed when the transcript says so."""
+    planned, setup, attempt, changes = pending
+    assert isinstance(planned, PlannedCall) and isinstance(setup, AttemptSetup)
+    assert isinstance(attempt, AttemptState) and isinstance(changes, KeptChanges)
+    record = _kept_record(session, planned, setup, attempt.clock.last_cache_touch_at, changes)
+    error = planned.call.error
+    return record if error is None else msgspec.structs.replace(record, error=error)
+
+
+def _made_input(on_demand: OnDemand, pending: tuple[object, ...]) -> CallInput:
+    """The resume entry of a call ``kept_call`` answered, as the replay would have made it then."""
+    planned, setup, attempt, changes = pending
+    assert isinstance(planned, PlannedCall) and isinstance(setup, AttemptSetup)
+    assert isinstance(attempt, AttemptState) and isinstance(changes, KeptChanges)
+    return _call_input(setup, attempt, planned.now, planned.call.available, on_demand, changes.changed)
+
+
+_NO_TRANSFORMS = ReferenceTransforms(())
+"""What the records' copy of a session holds for transforms: nothing (a record reads none)."""
+_KEPT_RARE: Rare = ("none", (), (), None)
+_KEPT_IMAGES_RARE: Rare = ("none", (), ("image-cleanup",), None)
+"""A kept call's ``(overflow, retries, marks, error)``: its record's, shared (most calls)."""
 
 
 _KeptCall = Callable[
@@ -313,7 +402,7 @@ def _quiet_2026_9(
     planned: PlannedCall,
     setup: AttemptSetup,
     attempt: AttemptState,
-) -> tuple[CallRecord, AttemptState] | None:
+) -> tuple[CallRecord | _Pending, AttemptState] | None:
     """A 2026.9.6 call ``FastTransforms2026_9.quiet_state`` answers: its outcome would change and replay
     nothing, its last touch the attempt's; the record is :func:`_plain_record`'s of that outcome. Else one
     ``kept_call`` answers: what it sends changed is history image cleanup's and the transcript policy's
@@ -327,10 +416,11 @@ def _quiet_2026_9(
             return None
         changes, after = answer
         if type(changes) is KeptChanges:  # a final class
-            session.inputs.append(
-                _call_input(setup, attempt, now, call.available, session.on_demand, changes.changed)
-            )
-            return _kept_record(session, planned, setup, attempt.clock.last_cache_touch_at, changes), after
+            # Its record and resume entry, made when read (most calls of a session with old screenshots
+            # or thinking: a page reads one of them).
+            pending = (planned, setup, attempt, changes)
+            session.inputs.append(pending)
+            return pending, after
         assert isinstance(changes, Outcome)
         changed = changes.changed
         view = changed if type(changed) is ChangedView else None
@@ -789,11 +879,13 @@ def _image_fate(session: _Session, images: Sequence[int]) -> tuple[str, FateGrou
     """History image cleanup's note and fate group of the messages ``images`` (the same ones as the last
     record's, in the same view, at most calls of a session with old screenshots: kept, not made again)."""
     kept = session.image_fates
-    if not kept or kept[0][0] is not images:
+    found = kept[0] if kept else None  # read once: records made when read may be made in two threads
+    if found is None or found[0] is not images:
         # The entry keeps the view alive, so its identity is not reused while kept; groups are frozen.
         note = f"history image cleanup changed {len(images)} older messages"
-        kept[:] = [(images, note, _fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))]
-    return kept[0][1], kept[0][2]
+        found = (images, note, _fate_group(Fate.IMAGE_REPLACED, _IMAGE_RULE, images))
+        kept[:] = [found]
+    return found[1], found[2]
 
 
 def _sent_whole(

@@ -19,7 +19,15 @@ from typing import Literal, NamedTuple, TypeAlias
 from simulator.long_lived import collector_paused
 from simulator.replay.counts import CallCounts, call_counts
 from simulator.replay.made_on_read import MadeOnRead
-from simulator.replay.model import CallRecord, Change, Fate, FateGroup, SimulationResult
+from simulator.replay.model import (
+    CallColumns,
+    CallRecord,
+    Change,
+    Fate,
+    FateGroup,
+    SimulationResult,
+    call_columns,
+)
 from simulator.transcript import Message, Role, Transcript
 
 PREVIEW = 160
@@ -79,16 +87,6 @@ class Timeline:
         return self.trimmed_calls[at - 1] if at else None
 
 
-_FULL = attrgetter("tokens_full")
-_SENT = attrgetter("tokens_sent")
-_TRIMMED = attrgetter("trimmed")
-_OVERFLOW = attrgetter("overflow")
-_RETRIES = attrgetter("retries")
-_MARKS = attrgetter("marks")
-_ERROR = attrgetter("error")
-_NUMBER = attrgetter("number")
-
-
 @dataclass(slots=True)
 class _Totals:
     """The replay's totals, gathered bar by bar (``SimulationResult``'s properties each walk the calls)."""
@@ -101,35 +99,40 @@ class _Totals:
 
 
 def timeline(result: SimulationResult, *, max_bars: int = 400) -> Timeline:
-    """Context size per call; long sessions are bucketed (each bar shows its bucket's largest call)."""
-    calls = result.calls
-    size = max(1, math.ceil(len(calls) / max_bars))
+    """Context size per call; long sessions are bucketed (each bar shows its bucket's largest call).
+
+    Read from the calls' columns (:func:`~simulator.replay.model.call_columns`): a replay whose records are
+    made when read is drawn without making them."""
+    columns = call_columns(result.calls)
+    count = len(result.calls)
+    size = max(1, math.ceil(count / max_bars))
     totals = _Totals()
-    bars = tuple(_bar(calls[start : start + size], totals) for start in range(0, len(calls), size))
+    bars = tuple(_bar(columns, start, min(start + size, count), totals) for start in range(0, count, size))
     return _scaled(result, bars, totals)
 
 
-_RARE = attrgetter("overflow", "retries", "marks", "error")
 _QUIET = ("none", (), (), None)
 """A call without overflow, retries, marks or error: most calls, so a bucket of them skips those fields."""
 
 
-def _bar(bucket: Sequence[CallRecord], totals: _Totals) -> Bar:
-    """The bar of a bucket of calls, its totals added to ``totals``.
-
-    Each field of a bucket read with C-level maps (a long session has a bucket of a hundred calls or
-    more), a bucket at a time: its records are then read while they are in the cache."""
-    sent = list(map(_SENT, bucket))
-    trimmed = list(map(_TRIMMED, bucket))
-    trims = list(map(_NUMBER, compress(bucket, trimmed)))
+def _bar(columns: CallColumns, start: int, stop: int, totals: _Totals) -> Bar:
+    """The bar of calls ``[start, stop)``, its totals added to ``totals`` (each field a slice of its
+    column, read with C-level functions: a long session has a bucket of a hundred calls or more)."""
+    numbers, sent, trimmed = (
+        columns.numbers[start:stop],
+        columns.sent[start:stop],
+        columns.trimmed[start:stop],
+    )
+    trims = list(compress(numbers, trimmed))
     totals.trimmed_calls += trims
     totals.trims += len(trims)
     totals.sent += sum(sent)
-    first, last, full = bucket[0].number, bucket[-1].number, max(map(_FULL, bucket))
-    if list(map(_RARE, bucket)).count(_QUIET) == len(bucket):
+    first, last, full = numbers[0], numbers[-1], max(columns.full[start:stop])
+    rare = columns.rare[start:stop]
+    if rare.count(_QUIET) == len(rare):
         return Bar(first, last, full, max(sent), bool(trims), "none", 0)
-    states = list(map(_OVERFLOW, bucket))
-    failed = len(bucket) - list(map(_ERROR, bucket)).count(None)
+    states = [r[0] for r in rare]
+    failed = len(rare) - [r[3] for r in rare].count(None)
     totals.overflow_failures += states.count("failed")
     totals.failed += failed
     return Bar(
@@ -139,8 +142,8 @@ def _bar(bucket: Sequence[CallRecord], totals: _Totals) -> Bar:
         sent=max(sent),
         trimmed=bool(trims),
         overflow="failed" if "failed" in states else "recovered" if "recovered" in states else "none",
-        retries=sum(map(len, map(_RETRIES, bucket))),
-        marks=tuple(dict.fromkeys(chain.from_iterable(map(_MARKS, bucket)))),
+        retries=sum(len(r[1]) for r in rare),
+        marks=tuple(dict.fromkeys(chain.from_iterable(r[2] for r in rare))),
         failed=failed,
     )
 

@@ -272,15 +272,16 @@ def test_a_broken_cleaned_record_is_noticed(field: str, monkeypatch: pytest.Monk
 
 
 def _kept_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The numbers of the calls :func:`_kept_record` answers from now on."""
-    kept = replay_module._kept_record
+    """The numbers of the calls ``kept_call`` answers from now on: those whose record the replay leaves to
+    be made when read (by :func:`_kept_record`)."""
+    made = replay_module._made_when_read
     answered: list[int] = []
 
-    def counted(*args: Any) -> Any:
-        answered.append(args[1].call.number)
-        return kept(*args)
+    def counted(session: Any, records: list[object]) -> Any:
+        answered.extend(item[0].call.number for item in records if type(item) is tuple)  # type: ignore[index]
+        return made(session, records)
 
-    monkeypatch.setattr(replay_module, "_kept_record", counted)
+    monkeypatch.setattr(replay_module, "_made_when_read", counted)
     return answered
 
 

@@ -412,8 +412,8 @@ def _blind(field: str, value: object):
     """A broken bar reader: it reads ``field`` as ``value`` in every bar."""
     read = view._bar
 
-    def bar(bucket, totals):
-        return dataclasses.replace(read(bucket, totals), **{field: value})
+    def bar(*args):
+        return dataclasses.replace(read(*args), **{field: value})
 
     return bar
 
@@ -426,7 +426,12 @@ def test_a_broken_timeline_bar_is_noticed(monkeypatch, field, value):
 
 def test_a_broken_quiet_bucket_check_is_noticed(monkeypatch):
     """A bucket wrongly taken for one without overflow, retries, marks or errors."""
-    monkeypatch.setattr(view, "_RARE", lambda call: view._QUIET)
+    columns = view.call_columns
+
+    def quiet(calls):
+        return dataclasses.replace(columns(calls), rare=[view._QUIET] * len(calls))
+
+    monkeypatch.setattr(view, "call_columns", quiet)
     _a_timeline_differs()
 
 
