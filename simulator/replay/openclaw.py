@@ -296,9 +296,11 @@ def _run(session: _Session) -> tuple[Sequence[CallRecord], Sequence[object]]:
     return _made_when_read(session, records)
 
 
-_Pending = tuple[PlannedCall, AttemptSetup, AttemptState, KeptChanges]
-"""A call ``kept_call`` answered, with the state before it: its record and its resume entry are made from
-this when first read (:func:`_made_record`, :func:`_made_input`)."""
+_Pending = tuple[PlannedCall, AttemptSetup, AttemptState, KeptChanges | QuietChanges, tuple[str, ...] | None]
+"""A call whose only changes are old images cleaned and old thinking stripped, answered without its
+outcome (2026.9.6's ``kept_call``, 2026.7.1's ``quiet_gate``), with the state before it, what it sends
+changed and (2026.7.1) its gate's notes: its record and its resume entry are made from this when first
+read (:func:`_made_record`, :func:`_made_input`)."""
 
 _Quiet = Callable[
     [PlannedCall, AttemptSetup, AttemptState], "tuple[CallRecord | _Pending, AttemptState] | None"
@@ -323,7 +325,7 @@ def _made_when_read(
     rare: list[Rare] = []
     for item in records:
         if type(item) is tuple:
-            planned, _, _, changes = item
+            planned, _, _, changes, _ = item
             call = planned.call
             held = prefix[call.available]
             numbers.append(call.number)
@@ -331,7 +333,8 @@ def _made_when_read(
             # _sent_whole's counts of _changed_record's record: ceil(chars / 4) on whole numbers.
             full.append(-(-held // CHARS_PER_TOKEN))
             sent.append(-(-(held - prefix[0] + changes.sent_delta) // CHARS_PER_TOKEN))
-            trimmed.append(bool(changes.changed))
+            # _changed_record's changed: a 2026.7.1 cleaned record's always (_cleaned_record)
+            trimmed.append(bool(changes.changed) if type(changes) is KeptChanges else True)
             error = call.error
             if error is None:
                 rare.append(_KEPT_IMAGES_RARE if changes.images else _KEPT_RARE)
@@ -354,22 +357,28 @@ def _made_when_read(
 
 
 def _made_record(session: _Session, pending: tuple[object, ...]) -> CallRecord:
-    """The record of a call ``kept_call`` answered (:func:`_quiet_2026_9`), as the replay would have made it
-    then: :func:`_kept_record`, failed when the transcript says so."""
-    planned, setup, attempt, changes = pending
+    """The record of a call left pending (:data:`_Pending`), as the replay would have made it then:
+    :func:`_kept_record` or :func:`_cleaned_record`, failed when the transcript says so."""
+    planned, setup, attempt, changes, notes = pending
     assert isinstance(planned, PlannedCall) and isinstance(setup, AttemptSetup)
-    assert isinstance(attempt, AttemptState) and isinstance(changes, KeptChanges)
-    record = _kept_record(session, planned, setup, attempt.clock.last_cache_touch_at, changes)
+    assert isinstance(attempt, AttemptState)
+    if isinstance(changes, KeptChanges):
+        record = _kept_record(session, planned, setup, attempt.clock.last_cache_touch_at, changes)
+    else:
+        assert isinstance(changes, QuietChanges) and isinstance(notes, tuple)
+        record = _cleaned_record(session, planned, setup, notes, changes)
     error = planned.call.error
     return record if error is None else msgspec.structs.replace(record, error=error)
 
 
 def _made_input(on_demand: OnDemand, pending: tuple[object, ...]) -> CallInput:
-    """The resume entry of a call ``kept_call`` answered, as the replay would have made it then."""
-    planned, setup, attempt, changes = pending
+    """The resume entry of a call left pending, as the replay would have made it then (the view a call
+    keeps is 2026.9.6's: a 2026.7.1 call is recomputed on demand)."""
+    planned, setup, attempt, changes, _ = pending
     assert isinstance(planned, PlannedCall) and isinstance(setup, AttemptSetup)
-    assert isinstance(attempt, AttemptState) and isinstance(changes, KeptChanges)
-    return _call_input(setup, attempt, planned.now, planned.call.available, on_demand, changes.changed)
+    assert isinstance(attempt, AttemptState)
+    changed = changes.changed if isinstance(changes, KeptChanges) else None
+    return _call_input(setup, attempt, planned.now, planned.call.available, on_demand, changed)
 
 
 _NO_TRANSFORMS = ReferenceTransforms(())
@@ -418,7 +427,7 @@ def _quiet_2026_9(
         if type(changes) is KeptChanges:  # a final class
             # Its record and resume entry, made when read (most calls of a session with old screenshots
             # or thinking: a page reads one of them).
-            pending = (planned, setup, attempt, changes)
+            pending = (planned, setup, attempt, changes, None)
             session.inputs.append(pending)
             return pending, after
         assert isinstance(changes, Outcome)
@@ -443,7 +452,7 @@ def _quiet_2026_7(
     planned: PlannedCall,
     setup: AttemptSetup,
     attempt: AttemptState,
-) -> tuple[CallRecord, AttemptState] | None:
+) -> tuple[CallRecord | _Pending, AttemptState] | None:
     """A 2026.7.1 call ``FastTransforms.quiet_gate`` answers: the gate closed, nothing guarded, the state as
     it was; the record is :func:`_plain_record`'s of that outcome when it changed nothing (or overflowed),
     else :func:`_full_record`'s of old images cleaned and thinking stripped (:func:`_cleaned_record`)."""
@@ -452,13 +461,17 @@ def _quiet_2026_7(
     if answer is None:
         return None
     gate, overflow, changes = answer
-    # The view a call keeps is 2026.9.6's: a 2026.7.1 call is recomputed on demand, quiet or not.
-    session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, None))
     pruning = setup.pruning
     assert pruning is not None  # quiet_gate answers only calls with pruning active
     notes = _gate_notes(gate.decision, gate.elapsed_ms, pruning.settings.ttl_ms)
     if changes is not None:
-        return _cleaned_record(session, planned, setup, notes, changes), attempt
+        # Its record and resume entry, made when read (most calls of a session with old screenshots or
+        # thinking), as a kept 2026.9.6 call's.
+        pending = (planned, setup, attempt, changes, notes)
+        session.inputs.append(pending)
+        return pending, attempt
+    # The view a call keeps is 2026.9.6's: a 2026.7.1 call is recomputed on demand, quiet or not.
+    session.inputs.append(_call_input(setup, attempt, now, call.available, session.on_demand, None))
     return _quiet_record(session, planned, setup, notes, overflow), attempt
 
 

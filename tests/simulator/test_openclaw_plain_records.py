@@ -25,7 +25,7 @@ from simulator.profiles import profile_from_document
 from simulator.replay import openclaw as replay_module
 from simulator.replay.model import SimulationResult
 from simulator.replay.openclaw import replay_openclaw
-from simulator.replay.openclaw_transforms import FastTransforms
+from simulator.replay.openclaw_transforms import FastTransforms, QuietChanges
 from simulator.replay.openclaw_transforms_2026_9 import FastTransforms2026_9, KeptChanges
 from simulator.runtimes.openclaw.route import OPENCLAW_VERSIONS, OpenClawVersion
 from simulator.synthetic import synthetic_openclaw_session
@@ -173,16 +173,18 @@ def test_most_calls_of_a_long_session_get_the_quiet_record(
 
 @contextmanager
 def _cleaned_counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Yields the numbers of the calls answered quietly with old images cleaned or thinking stripped."""
+    """Yields the numbers of the calls answered quietly with old images cleaned or thinking stripped: those
+    whose record the replay leaves to be made when read (by :func:`_cleaned_record`)."""
     answered: list[int] = []
-    cleaned = replay_module._cleaned_record
+    made = replay_module._made_when_read
 
-    def counted(*args: Any) -> Any:
-        answered.append(args[1].call.number)
-        return cleaned(*args)
+    def counted(session: Any, records: list[object]) -> Any:
+        pending = [item for item in records if type(item) is tuple]
+        answered.extend(item[0].call.number for item in pending if isinstance(item[3], QuietChanges))
+        return made(session, records)
 
     with monkeypatch.context() as patched:
-        patched.setattr(replay_module, "_cleaned_record", counted)
+        patched.setattr(replay_module, "_made_when_read", counted)
         yield answered
 
 
@@ -278,7 +280,8 @@ def _kept_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     answered: list[int] = []
 
     def counted(session: Any, records: list[object]) -> Any:
-        answered.extend(item[0].call.number for item in records if type(item) is tuple)  # type: ignore[index]
+        pending = [item for item in records if type(item) is tuple]
+        answered.extend(item[0].call.number for item in pending if isinstance(item[3], KeptChanges))
         return made(session, records)
 
     monkeypatch.setattr(replay_module, "_made_when_read", counted)

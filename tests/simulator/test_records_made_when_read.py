@@ -1,5 +1,6 @@
-"""A replay's records made when read: a long OpenClaw 2026.9.6 session with old screenshots or thinking
-leaves the records of the calls ``kept_call`` answered to be made when a page reads them. Such a result
+"""A replay's records made when read: a long OpenClaw session with old screenshots or thinking leaves the
+records of the calls answered without their outcome (2026.9.6's ``kept_call``, 2026.7.1's ``quiet_gate``)
+to be made when a page reads them. Such a result
 must be the result the replay would have made at once: equal, shown the same (its fingerprint), its
 timeline and totals drawn from the kept columns the same as from the records, its resume entries the
 same, and reading one call makes that call's record alone."""
@@ -33,8 +34,11 @@ def _heavy(turns: int = 30, *, system: bool = False) -> Transcript:
     return transcript
 
 
-def _newer() -> object:
-    return profile_from_document(dict(PRESETS_BY_KEY["openclaw-2026.9.6"].document), name="9.6")
+PRESETS = {"2026.9.6": "openclaw-2026.9.6", "2026.7.1": "openclaw"}
+
+
+def _newer(version: str = "2026.9.6") -> object:
+    return profile_from_document(dict(PRESETS_BY_KEY[PRESETS[version]].document), name=version)
 
 
 def _made_at_once(result: SimulationResult) -> SimulationResult:
@@ -64,8 +68,9 @@ def test_a_made_when_read_sequence_stands_for_its_tuple():
         values[4]
 
 
-def test_a_heavy_session_leaves_its_kept_records_to_be_read_and_a_page_makes_one():
-    result = simulate(_heavy(), _newer())
+@pytest.mark.parametrize("version", list(PRESETS))
+def test_a_heavy_session_leaves_its_kept_records_to_be_read_and_a_page_makes_one(version: str):
+    result = simulate(_heavy(), _newer(version))
     calls = result.calls
     assert isinstance(calls, CallRecords) and isinstance(result.resume, MadeWhenRead)
     pending = calls.pending
@@ -77,15 +82,16 @@ def test_a_heavy_session_leaves_its_kept_records_to_be_read_and_a_page_makes_one
     assert calls.pending >= pending - 1  # the page's call, at most
 
 
+@pytest.mark.parametrize("version", list(PRESETS))
 @pytest.mark.parametrize("system", [False, True])
-def test_records_made_when_read_are_those_made_at_once(system: bool):
+def test_records_made_when_read_are_those_made_at_once(system: bool, version: str):
     transcript = _heavy(system=system)
-    lazy = simulate(transcript, _newer())
+    lazy = simulate(transcript, _newer(version))
     assert isinstance(lazy.calls, CallRecords)
     # The reference replay makes every record at once (no kept answers): the same records.
-    reference = simulate(transcript, _newer(), reference=True)
+    reference = simulate(transcript, _newer(version), reference=True)
     assert type(reference.calls) is tuple
-    eager = _made_at_once(simulate(transcript, _newer()))
+    eager = _made_at_once(simulate(transcript, _newer(version)))
     # Columns and timeline first, while nothing is made: those of the records once made.
     kept = lazy.calls.columns
     assert kept == call_columns(eager.calls)
@@ -102,10 +108,11 @@ def test_records_made_when_read_are_those_made_at_once(system: bool):
     assert tuple(lazy.calls) == reference.calls
 
 
-def test_records_read_out_of_order_and_from_two_threads_are_the_same():
+@pytest.mark.parametrize("version", list(PRESETS))
+def test_records_read_out_of_order_and_from_two_threads_are_the_same(version: str):
     transcript = _heavy()
-    ordered = _made_at_once(simulate(transcript, _newer()))
-    shuffled = simulate(transcript, _newer())
+    ordered = _made_at_once(simulate(transcript, _newer(version)))
+    shuffled = simulate(transcript, _newer(version))
     count = len(shuffled.calls)
     order = list(range(count - 1, -1, -3)) + list(range(count))
     threads = [
@@ -119,7 +126,8 @@ def test_records_read_out_of_order_and_from_two_threads_are_the_same():
     assert shuffled.calls.pending == 0 and shuffled == ordered
 
 
-def test_a_pending_record_made_from_the_wrong_call_is_noticed(monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("version", list(PRESETS))
+def test_a_pending_record_made_wrong_is_noticed(monkeypatch: pytest.MonkeyPatch, version: str):
     """The records are compared with the reference's above: a maker that gets a count wrong fails."""
     from simulator.replay import openclaw
 
@@ -130,5 +138,5 @@ def test_a_pending_record_made_from_the_wrong_call_is_noticed(monkeypatch: pytes
 
     monkeypatch.setattr(openclaw, "_made_record", shifted)
     transcript = _heavy()
-    lazy = simulate(transcript, _newer())
-    assert tuple(lazy.calls) != simulate(transcript, _newer(), reference=True).calls
+    lazy = simulate(transcript, _newer(version))
+    assert tuple(lazy.calls) != simulate(transcript, _newer(version), reference=True).calls
