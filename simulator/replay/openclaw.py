@@ -260,7 +260,8 @@ def _run(session: _Session) -> tuple[Sequence[CallRecord], Sequence[object]]:
     call held in locals: the attempt's setup and state, the session's markers so far, the next recorded
     marker an attempt may read, the call a provider-side compaction fired at): open the attempt when the
     call starts one, run the transforms, close it after its reply. Gives the records and the resume
-    entries, made when read for the calls ``kept_call`` answered (:func:`_made_when_read`)."""
+    entries, made when read for the calls that only clean or strip (:data:`_Pending`,
+    :func:`_made_when_read`)."""
     transforms, inputs, on_demand = session.transforms, session.inputs, session.on_demand
     quiet = _quiet_calls(session) if PLAIN_RECORDS else None
     setup: AttemptSetup | None = None
@@ -268,7 +269,7 @@ def _run(session: _Session) -> tuple[Sequence[CallRecord], Sequence[object]]:
     markers: list[CacheTtlMarker] = []  # the one growing buffer (copying it per attempt was quadratic)
     recorded_at = 0
     compaction_call: int | None = None
-    records: list[object] = []  # a record, or a kept call's pending record (_made_when_read)
+    records: list[object] = []  # a record, or a call's pending entry (_Pending)
     for planned in session.plan.calls:
         call = planned.call
         if planned.starts_attempt or setup is None:
