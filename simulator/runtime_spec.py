@@ -241,14 +241,20 @@ def _with_outside(
         return result
     if isinstance(result.calls, CallRecords):
         return replace(result, calls=_records_with_outside(result.calls, outside), outside=outside)
-    calls: list[CallRecord] = []
+    before = _outside_before([call.message_index for call in result.calls], outside)
+    return replace(result, calls=tuple(map(_with_tokens_outside, result.calls, before)), outside=outside)
+
+
+def _outside_before(indices: Sequence[int], outside: tuple[tuple[int, int], ...]) -> list[int]:
+    """Per call (its reply's transcript index, ascending), the tokens of ``outside`` sent before it."""
+    before: list[int] = []
     position, tokens = 0, 0
-    for call in result.calls:
-        while position < len(outside) and outside[position][0] < call.message_index:
+    for index in indices:
+        while position < len(outside) and outside[position][0] < index:
             tokens += outside[position][1]
             position += 1
-        calls.append(_with_tokens_outside(call, tokens))
-    return replace(result, calls=tuple(calls), outside=outside)
+        before.append(tokens)
+    return before
 
 
 def _with_tokens_outside(call: CallRecord, tokens: int) -> CallRecord:
@@ -264,13 +270,7 @@ def _records_with_outside(calls: CallRecords, outside: tuple[tuple[int, int], ..
     """:func:`_with_outside` of records made when read: each made from the replay's own when read, the
     columns counted now."""
     columns = calls.columns
-    before: list[int] = []
-    position, tokens = 0, 0
-    for index in columns.message_indices:
-        while position < len(outside) and outside[position][0] < index:
-            tokens += outside[position][1]
-            position += 1
-        before.append(tokens)
+    before = _outside_before(columns.message_indices, outside)
 
     def make(item: tuple[object, ...]) -> CallRecord:
         (k,) = item
