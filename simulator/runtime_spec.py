@@ -267,15 +267,15 @@ def _with_tokens_outside(call: CallRecord, tokens: int) -> CallRecord:
 
 
 def _records_with_outside(calls: CallRecords, outside: tuple[tuple[int, int], ...]) -> CallRecords:
-    """:func:`_with_outside` of records made when read: each made from the replay's own when read, the
-    columns counted now."""
+    """:func:`_with_outside` of records made when read: each made from the replay's own when read (made
+    and not kept there: the record with the outside tokens is the one kept), the columns counted now."""
     columns = calls.columns
     before = _outside_before(columns.message_indices, outside)
 
     def make(item: tuple[object, ...]) -> CallRecord:
         (k,) = item
         assert isinstance(k, int)
-        return _with_tokens_outside(calls[k], before[k])
+        return _with_tokens_outside(calls.unkept(k), before[k])
 
     counted = replace(
         columns,

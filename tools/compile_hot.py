@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,17 +34,29 @@ from simulator.replay.compiled import (  # noqa: E402 - the project's root first
     manifest_of,
 )
 
-MYPY_CONFIG = """\
-[mypy]
-python_version = 3.11
-strict = True
-warn_unreachable = True
-ignore_missing_imports = True
-"""
-"""The project's mypy settings for the simulator without its Django plugin and with third-party stubs
-optional: ``make run`` installs neither django-stubs nor types-PyYAML (the test extra does), and neither is
-read by a compiled module (an import without stubs is typed ``Any`` there). ``make typecheck`` keeps the
-project's own strict settings."""
+LEFT_OUT = frozenset({"plugins", "exclude", "overrides"})
+"""Keys of the project's ``[tool.mypy]`` a compiled build does not take: the Django plugin (it needs
+django-stubs and the settings, and no compiled module imports Django), the paths ``make typecheck`` skips
+(a build names its modules) and the per-module overrides (for tests, benchmarks and third-party packages
+without stubs: the build makes every such import optional)."""
+
+
+def mypy_config(pyproject: Path = ROOT / "pyproject.toml") -> str:
+    """The project's own mypy settings (``[tool.mypy]``, read, never restated) as the build's ``mypy.ini``,
+    but for :data:`LEFT_OUT` and with third-party stubs optional: ``make run`` installs no stubs (the test
+    extra does), and an import without them is typed ``Any`` in a compiled module, which reads none."""
+    settings = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["mypy"]
+    lines = ["[mypy]"]
+    for key, value in settings.items():
+        if key in LEFT_OUT:
+            continue
+        if isinstance(value, bool):
+            value = "True" if value else "False"
+        elif isinstance(value, list):
+            value = ", ".join(value)
+        lines.append(f"{key} = {value}")
+    lines.append("ignore_missing_imports = True")
+    return "\n".join(lines) + "\n"
 
 
 def build(scratch: Path) -> Path:
@@ -52,7 +65,7 @@ def build(scratch: Path) -> Path:
     from setuptools import setup  # type: ignore[import-untyped]
 
     config = scratch / "mypy.ini"
-    config.write_text(MYPY_CONFIG, encoding="utf-8")
+    config.write_text(mypy_config(), encoding="utf-8")
     paths = [str(Path(*name.split(".")).with_suffix(".py")) for name in HOT_MODULES]
     modules = mypycify(
         [f"--config-file={config}", *paths], opt_level="3", group_name=GROUP, target_dir=str(scratch / "c")

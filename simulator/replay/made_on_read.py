@@ -74,6 +74,15 @@ class MadeWhenRead(MadeOnRead[T]):
             return made
         return item  # type: ignore[return-value]  # every item not pending is a value
 
+    def unkept(self, k: int) -> T:
+        """Value ``k`` (``0 <= k < len(self)``), made if pending but not kept: for a sequence whose values
+        are made from this one's and keeps its own (two kept copies of each value read would be one too
+        many)."""
+        item = self._items[k]
+        if type(item) is tuple:
+            return self._make(item)
+        return item  # type: ignore[return-value]  # every item not pending is a value
+
     @overload  # type: ignore[override]  # a slice is a tuple here: the value stands for one
     def __getitem__(self, index: int) -> T: ...
     @overload

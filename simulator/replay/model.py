@@ -308,7 +308,8 @@ class CallRecords(MadeWhenRead[CallRecord]):
         self.columns = columns
 
 
-_RARE = attrgetter("overflow", "retries", "marks", "error")
+rare_of: Callable[[CallRecord], Rare] = attrgetter("overflow", "retries", "marks", "error")
+"""A record's :data:`Rare` column value (its overflow, retries, marks and error)."""
 _NUMBER = attrgetter("number")
 _MESSAGE_INDEX = attrgetter("message_index")
 _FULL = attrgetter("tokens_full")
@@ -324,7 +325,7 @@ def call_columns(calls: Sequence[CallRecord]) -> CallColumns:
         list(map(_FULL, calls)),
         list(map(_TOKENS_SENT, calls)),
         list(map(_TRIMMED, calls)),
-        list(map(_RARE, calls)),
+        list(map(rare_of, calls)),
     )
 
 

@@ -47,6 +47,7 @@ from simulator.replay.model import (
     Rare,
     SimulationResult,
     call_record,
+    rare_of,
     slot_builder,
 )
 from simulator.replay.openclaw_fast import FastPrune
@@ -348,7 +349,7 @@ def _made_when_read(
             full.append(item.tokens_full)
             sent.append(item.tokens_sent)
             trimmed.append(item.trimmed)
-            rare.append((item.overflow, item.retries, item.marks, item.error))
+            rare.append(rare_of(item))
     # Nor its plan's calls: a record is made from its own pending entry, which holds its planned call.
     plan = replace(session.plan, calls=(), recorded=())
     slim = replace(session, plan=plan, transforms=_NO_TRANSFORMS, inputs=[], sizes={})

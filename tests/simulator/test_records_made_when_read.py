@@ -68,6 +68,23 @@ def test_a_made_when_read_sequence_stands_for_its_tuple():
         values[4]
 
 
+def test_a_value_read_unkept_is_made_each_time_and_leaves_its_item_pending():
+    """What a sequence of values made from another's reads (the records with the tokens sent outside the
+    history): the inner value is made for it, not kept beside the outer one."""
+    made: list[int] = []
+
+    def make(item: tuple[object, ...]) -> int:
+        (k,) = item
+        assert isinstance(k, int)
+        made.append(k)
+        return k * 10
+
+    values = MadeWhenRead([(0,), 7], make)
+    assert values.unkept(0) == 0 and values.unkept(0) == 0 and made == [0, 0]
+    assert values.pending == 1 and values.unkept(1) == 7
+    assert values[0] == 0 and values.pending == 0 and values.unkept(0) == 0 and made == [0, 0, 0]
+
+
 @pytest.mark.parametrize("version", list(PRESETS))
 def test_a_heavy_session_leaves_its_kept_records_to_be_read_and_a_page_makes_one(version: str):
     result = simulate(_heavy(), _newer(version))
