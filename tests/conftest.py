@@ -45,6 +45,10 @@ def pytest_report_header(config):
     return f"simulator hot modules: {how} ({COMPILED.reason})"
 
 
+BROWSER_TIMEOUT = 240
+"""Seconds a browser test may take (pytest-timeout) before it fails with its stack."""
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     from simulator.replay import COMPILED
@@ -60,6 +64,11 @@ def pytest_collection_modifyitems(items):
                 item.add_marker(skip)
     # Browser tests leave Playwright's loop running in the main thread; every asyncio test must run first.
     items.sort(key=lambda item: "page" in getattr(item, "fixturenames", ()))
+    # The slowest browser test takes seconds; one that hangs (a browser starved on a loaded machine) fails
+    # with its stack after BROWSER_TIMEOUT rather than the suite's 15 minutes.
+    for item in items:
+        if "page" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT))
 
 
 def reset_after_fork() -> None:
