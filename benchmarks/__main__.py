@@ -206,7 +206,8 @@ def main() -> None:
                 old = "\n".join(spliced_document(old, {"pages": []}, long_sessions=True))
             lines += kept_sections(old)
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")  # one newline at the end, as git wants
+    # One newline at the end of the document, however the last section ends.
+    OUT.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
     print("\n".join(lines))
 
