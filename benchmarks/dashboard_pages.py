@@ -186,6 +186,7 @@ KNOBS = {
 def _heavy_openclaw(messages: int, user: Any, client: Any, *profiles: Any) -> dict[str, float]:
     """Both OpenClaw versions' first bodies and knob changes on the browser-heavy shape."""
     from dashboard import memo, services
+    from dashboard.services.transcripts import transcript_count_all
     from simulator.synthetic import synthetic_openclaw_session
 
     memo.clear()
@@ -194,7 +195,11 @@ def _heavy_openclaw(messages: int, user: Any, client: Any, *profiles: Any) -> di
     transcript = services.transcript_import(
         text=text, name=f"heavy {messages:,}", format="openclaw", user=user, copy=True
     )
+    # As the task worker does after a long upload: every message counted and stored, so each cost panel
+    # below is the pricing of its replay, not the counting (the first cost rows above count).
+    transcript_count_all(transcript_id=transcript.pk)
     body = {"HX-Request": "true", "HX-Target": "sim-body"}
+    late = max(1, messages // 2 * 9 // 10)
     out: dict[str, float] = {}
     for profile, version in zip(profiles, KNOBS, strict=True):
         sim = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
@@ -203,6 +208,11 @@ def _heavy_openclaw(messages: int, user: Any, client: Any, *profiles: Any) -> di
         replayed = f"<dd>OpenClaw {version}"  # the summary's runtime: the version the row names
         out[f"simulation first view, {label}: its body (htmx; its first replay)"] = _timed(
             _get(client, sim, body, shows=(replayed,))
+        )
+        # Every call of this session sends old messages changed (screenshots cleaned, thinking stripped):
+        # each is priced as sent, and a record made when read is made here.
+        out[f"simulation cost panel, {label} (htmx, after the page; counts stored by the worker)"] = _timed(
+            _get(client, f"/simulate/cost/{sim[10:]}&call={late}", {})
         )
         path, values = KNOBS[version]
         out[f"knob re-simulation, {label} (htmx partial), median of 3"] = statistics.median(
@@ -254,10 +264,10 @@ def report(results: dict[int, dict[str, float]]) -> list[str]:
         "Every first view is a first replay (those asked before it forgotten, the parse kept as after the "
         "upload); above 5,000 messages the page is drawn at once and asks for its body, whose time is the "
         "row. A knob re-simulation changes one knob of the stored profile (its URL names that knob alone; "
-        "the others keep their stored values) and replays the kept preparation. The last four rows are a "
+        "the others keep their stored values) and replays the kept preparation. The last six rows are a "
         "browser-heavy session of the same length: a screenshot in every fourth turn's tool result, "
         "thinking in every assistant on a Claude 3.7 route (each body is checked to show the version its "
-        "row names)."
+        "row names; its messages counted first, as the worker does after a long upload)."
         f" Ratio: {high:,} over {low:,} messages "
         f"(×{high // low} would be linear).",
         "",
