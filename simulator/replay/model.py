@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from enum import StrEnum
 from itertools import islice
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Literal, TypeVar, overload
 
 import msgspec
@@ -270,8 +270,6 @@ def slot_builder(cls: type[T]) -> Callable[..., T]:
 
 _TRIMMED = attrgetter("trimmed")
 _TOKENS_SENT = attrgetter("tokens_sent")
-_OVERFLOW = attrgetter("overflow")
-_ERROR = attrgetter("error")
 
 Rare = tuple[Overflow, tuple[RetryStep, ...], tuple[str, ...], str | None]
 """A call's ``(overflow, retries, marks, error)``: what most calls have none of (a timeline reads them
@@ -310,6 +308,8 @@ class CallRecords(MadeWhenRead[CallRecord]):
 
 rare_of: Callable[[CallRecord], Rare] = attrgetter("overflow", "retries", "marks", "error")
 """A record's :data:`Rare` column value (its overflow, retries, marks and error)."""
+_OVERFLOW_OF_RARE = itemgetter(0)
+_ERROR_OF_RARE = itemgetter(3)
 _NUMBER = attrgetter("number")
 _MESSAGE_INDEX = attrgetter("message_index")
 _FULL = attrgetter("tokens_full")
@@ -388,15 +388,9 @@ class SimulationResult:
 
     @property
     def overflow_failures(self) -> int:
-        calls = self.calls
-        if isinstance(calls, CallRecords):
-            return [rare[0] for rare in calls.columns.rare].count("failed")
-        return list(map(_OVERFLOW, calls)).count("failed")
+        return list(map(_OVERFLOW_OF_RARE, _column(self.calls, "rare", rare_of))).count("failed")
 
     @property
     def failed_calls(self) -> int:
         """Calls the transcript records as failed by the provider (error turns)."""
-        calls = self.calls
-        if isinstance(calls, CallRecords):
-            return len(calls) - [rare[3] for rare in calls.columns.rare].count(None)
-        return len(calls) - list(map(_ERROR, calls)).count(None)
+        return len(self.calls) - list(map(_ERROR_OF_RARE, _column(self.calls, "rare", rare_of))).count(None)

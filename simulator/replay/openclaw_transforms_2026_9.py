@@ -401,8 +401,9 @@ class FastTransforms2026_9:
         """``(k0, k1, view)`` of the last :meth:`_images` (its view handed out again while they hold)."""
         self._last_stripping = (-1, 0, False, 0, 0)
         """``(lo, end, drops, t0, t1)`` of the last :meth:`_stripping` (facts of the session too)."""
-        self._stripping_hints = (0, 0, 0)
-        """Where :meth:`_stripping`'s three bisections found their answers last (:func:`left_from`)."""
+        self._assistant_hint = 0
+        """Where :meth:`_stripping`'s bisection of the assistants found its answer last (:func:`left_from`;
+        those of the thinking start from ``_last_stripping``'s)."""
         self._reset()
 
     # -- what the state says, mirrored ------------------------------------------------------------------
@@ -906,21 +907,21 @@ class FastTransforms2026_9:
         last = self._last_stripping
         if last[0] == lo and last[1] == end and last[2] == drops:
             return last[3], last[4]  # asked again at the same call (its strips, then its quiet checks)
-        # Bisections from the last call's answers (the next call's history is a little longer).
-        thinking, hints = self._thinking, self._stripping_hints
-        t0 = left_from(thinking, lo, hints[0])
+        # Bisections from the last call's answers (the next call's history is a little longer; a t1 of -1
+        # is no place to start from).
+        thinking = self._thinking
+        t0 = left_from(thinking, lo, last[3])
         if not drops or t0 == len(thinking) or thinking[t0] >= end:
             t1 = t0
         else:
             assistants = self._n.assistants
-            a = left_from(assistants, end, hints[1])
+            a = self._assistant_hint = left_from(assistants, end, self._assistant_hint)
             latest = assistants[a - 1]  # thinking[t0] is one before end
             message = self._natives[latest]
             if not isinstance(message, AssistantMessage) or type(message.content) is not tuple:
                 t1 = -1
             else:
-                t1 = max(t0, left_from(thinking, latest, hints[2]))
-                self._stripping_hints = (t0, a, t1)
+                t1 = max(t0, left_from(thinking, latest, last[4] if last[4] >= 0 else t0))
         self._last_stripping = (lo, end, drops, t0, t1)
         return t0, t1
 
