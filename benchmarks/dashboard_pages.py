@@ -51,6 +51,11 @@ def _forget_replays() -> None:
         store.clear()
 
 
+def _late_call(messages: int) -> int:
+    """A call 90 % of the way through a session of ``messages`` (2 messages per call)."""
+    return max(1, messages // 2 * 9 // 10)
+
+
 def _timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
@@ -92,7 +97,7 @@ def run_one(messages: int) -> dict[str, float]:
     ai_profile = Profile.objects.filter(runtime="ai_profile").order_by("pk").first()
     assert zeroclaw is not None and ai_profile is not None
     sim = f"/simulate/?transcript={transcript.pk}&profile={zeroclaw.pk}"
-    late = max(1, messages // 2 * 9 // 10)  # a call 90 % of the way through (2 messages per call)
+    late = _late_call(messages)
     tokens = f"/simulate/tokens/?transcript={transcript.pk}&profile={zeroclaw.pk}&call={late}"
     knob = "knob:runtime_profiles.default.max_history_messages"
     compare = f"/compare/?transcript={transcript.pk}&profiles={zeroclaw.pk},{ai_profile.pk}"
@@ -199,7 +204,7 @@ def _heavy_openclaw(messages: int, user: Any, client: Any, *profiles: Any) -> di
     # below is the pricing of its replay, not the counting (the first cost rows above count).
     transcript_count_all(transcript_id=transcript.pk)
     body = {"HX-Request": "true", "HX-Target": "sim-body"}
-    late = max(1, messages // 2 * 9 // 10)
+    late = _late_call(messages)
     out: dict[str, float] = {}
     for profile, version in zip(profiles, KNOBS, strict=True):
         sim = f"/simulate/?transcript={transcript.pk}&profile={profile.pk}"
